@@ -1,0 +1,8 @@
+// POST /api/v1/projects: create a project, optionally with its first tasks.
+import { httpRoute } from '#shared/http/route';
+import { CreateProjectBody } from '#shared/projects/schemas';
+import { createProject } from '#shared/projects/store';
+
+export const handler = httpRoute({ body: CreateProjectBody, status: 201 }, ({ caller, body }) =>
+  createProject(caller.userId, body),
+);

@@ -1,0 +1,85 @@
+// The embedded AWS of the local runtime and the tests: dynalite (DynamoDB on LevelDB) and s3rver
+// (S3 on the file system) on loopback ports, reached by the real SDK clients through the environment.
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { resetDynamo } from '../../shared/aws/dynamo.ts';
+import { resetS3 } from '../../shared/aws/s3.ts';
+import { createTableInput } from '../../shared/db/table.ts';
+
+export const LOCAL_TABLE = 'team-content';
+export const LOCAL_BUCKET = 'team-content-uploads';
+/** s3rver's built-in account; dynalite accepts any credentials. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface EmbeddedAws {
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Persist under this folder; in memory (and a temporary S3 folder) when absent. */
+  dataDir?: string;
+  dynamodbPort?: number;
+  s3Port?: number;
+}
+
+export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<EmbeddedAws> {
+  const dynamoDir = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
+  const s3Dir = options.dataDir ? join(options.dataDir, 's3') : await mkdtemp(join(tmpdir(), 'tcs-s3-'));
+  if (dynamoDir) await mkdir(dynamoDir, { recursive: true });
+  await mkdir(s3Dir, { recursive: true });
+
+  const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => dynamo.listen(options.dynamodbPort ?? 0, '127.0.0.1', resolve));
+  const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: options.s3Port ?? 0,
+    directory: s3Dir,
+    silent: true,
+    configureBuckets: [{ name: LOCAL_BUCKET, configs: [] }],
+  });
+  const { port: s3Port } = (await s3.run()) as AddressInfo;
+  const s3Endpoint = `http://127.0.0.1:${s3Port}`;
+
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    TABLE_NAME: LOCAL_TABLE,
+    BUCKET_NAME: LOCAL_BUCKET,
+    DYNAMODB_ENDPOINT: dynamodbEndpoint,
+    S3_ENDPOINT: s3Endpoint,
+  });
+  resetClients();
+  await ensureTable(dynamodbEndpoint);
+
+  return {
+    dynamodbEndpoint,
+    s3Endpoint,
+    close: async () => {
+      resetClients();
+      await Promise.all([new Promise((resolve) => dynamo.close(resolve)), s3.close()]);
+    },
+  };
+}
+
+const resetClients = () => {
+  resetDynamo();
+  resetS3();
+};
+
+async function ensureTable(endpoint: string) {
+  const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
+  const { TableNames = [] } = await client.send(new ListTablesCommand({}));
+  if (!TableNames.includes(LOCAL_TABLE))
+    await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE)));
+  client.destroy();
+}

@@ -1,0 +1,45 @@
+// Loads and invokes the same handler modules Lambda runs, with a Lambda-like context.
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { functionId, type Route } from '../routes.ts';
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const loaded = new Map<string, Promise<Handler>>();
+
+export function loadHandler(route: Route): Promise<Handler> {
+  let handler = loaded.get(route.entry);
+  if (!handler) {
+    const url = new URL(`../../functions/${route.entry}.ts`, import.meta.url);
+    handler = import(url.href).then((module: { handler: Handler }) => module.handler);
+    loaded.set(route.entry, handler);
+  }
+  return handler;
+}
+
+export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSeconds ?? 29): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const name = functionId(route);
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+    memoryLimitInMB: String(route.memoryMb ?? 512),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export async function invoke(route: Route, event: APIGatewayProxyEventV2) {
+  const handler = await loadHandler(route);
+  return handler(event, lambdaContext(route));
+}

@@ -1,0 +1,95 @@
+// The local runtime's data folder: embedded stores, the dev secret, seed.json, and a note of where
+// a running instance listens (so `npm run invoke` can use the same stores while `npm start` runs).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
+import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
+import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
+
+export const localSettings = () => ({
+  port: Number(process.env.PORT ?? 3000),
+  dataDir: resolve(process.env.DATA_DIR ?? '.data'),
+});
+
+export interface SeedFile {
+  base_url: string;
+  users: { owner: { id: string; token: string }; other: { id: string; token: string } };
+  [id: string]: unknown;
+}
+
+const readJson = async <T>(file: string): Promise<T | undefined> => {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+};
+
+interface RunningInstance {
+  pid: number;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Opens the data folder's stores: its own embedded AWS, or the one a running `npm start` holds. */
+export async function openLocalStores(dataDir: string): Promise<{ aws?: EmbeddedAws; secret: string }> {
+  await mkdir(dataDir, { recursive: true });
+  const secret = await loadOrCreateSecret(dataDir);
+  useDevAuth(secret);
+  const running = await readJson<RunningInstance>(join(dataDir, 'running.json'));
+  if (running && running.pid !== process.pid && isAlive(running.pid)) {
+    const { LOCAL_TABLE, LOCAL_BUCKET } = await import('./embedded.ts');
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      TABLE_NAME: LOCAL_TABLE,
+      BUCKET_NAME: LOCAL_BUCKET,
+      DYNAMODB_ENDPOINT: running.dynamodbEndpoint,
+      S3_ENDPOINT: running.s3Endpoint,
+    });
+    return { secret };
+  }
+  return { aws: await startEmbeddedAws({ dataDir }), secret };
+}
+
+export async function markRunning(dataDir: string, aws: EmbeddedAws) {
+  const note: RunningInstance = {
+    pid: process.pid,
+    dynamodbEndpoint: aws.dynamodbEndpoint,
+    s3Endpoint: aws.s3Endpoint,
+  };
+  await writeFile(join(dataDir, 'running.json'), JSON.stringify(note));
+}
+
+/** Seeds on the first start; afterwards keeps the ids and refreshes base_url and tokens. */
+export async function ensureSeed(dataDir: string, baseUrl: string, secret: string): Promise<SeedFile> {
+  const file = join(dataDir, 'seed.json');
+  const existing = await readJson<SeedFile>(file);
+  let users: SeedUsers;
+  let ids: SeedIds;
+  if (existing) {
+    const { base_url: _, users: known, ...rest } = existing;
+    users = { owner: known.owner.id, other: known.other.id };
+    ids = rest as SeedIds;
+  } else ({ users, ids } = await seedDemoData());
+  const seed: SeedFile = {
+    base_url: baseUrl,
+    users: {
+      owner: { id: users.owner, token: await signDevToken(secret, users.owner) },
+      other: { id: users.other, token: await signDevToken(secret, users.other) },
+    },
+    ...ids,
+  };
+  await writeFile(file, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+  return seed;
+}

@@ -1,0 +1,232 @@
+// One stack: the table, the bucket, the HTTP API with a JWT authorizer, and one function per route
+// of the route table, each granted only what its route declares.
+import { join } from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
+import { cdkBundling } from './bundling.ts';
+import { acknowledgeFindings } from './nag.ts';
+import { CORS, functionId, type Route, routes } from './routes.ts';
+
+export interface TeamContentStackProps extends StackProps {
+  /** An external OIDC issuer instead of the stack's Cognito user pool. */
+  issuerUrl?: string;
+  audience?: string;
+}
+
+const ROOT = join(import.meta.dirname, '..');
+
+export class TeamContentStack extends Stack {
+  readonly functions = new Map<string, NodejsFunction>();
+  private logsKey!: Key;
+
+  constructor(scope: Construct, id: string, props: TeamContentStackProps = {}) {
+    super(scope, id, props);
+
+    const table = new TableV2(this, 'Table', {
+      partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: Object.entries(TABLE_INDEXES).map(([indexName, keys]) => ({
+        indexName,
+        partitionKey: { name: keys.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: keys.sortKey, type: AttributeType.STRING },
+      })),
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      // New chat messages reach the answering agent, which lives outside this service, by the stream.
+      dynamoStream: StreamViewType.NEW_IMAGE,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const bucket = new Bucket(this, 'Uploads', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      versioned: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'uploads/',
+      // Browsers PUT directly to presigned URLs.
+      cors: [
+        { allowedMethods: [HttpMethods.PUT], allowedOrigins: [...CORS.allowOrigins], allowedHeaders: ['*'] },
+      ],
+      lifecycleRules: [
+        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        { prefix: 'drafts/', expiration: Duration.days(1) },
+        { noncurrentVersionExpiration: Duration.days(30) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Data key for secrets kept in the table (ads credentials); granted only to routes that ask.
+    const secretsKey = new Key(this, 'SecretsKey', {
+      enableKeyRotation: true,
+      description: 'Envelope key for integration secrets stored in the table',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Logs are encrypted with their own key: request lines carry ids and IP addresses.
+    this.logsKey = new Key(this, 'LogsKey', { enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
+    this.logsKey.grantEncryptDecrypt(new ServicePrincipal(`logs.${this.region}.amazonaws.com`));
+
+    const auth = this.authorizer(props);
+
+    const apiLogs = this.logGroup('ApiAccessLogs');
+    const api = new HttpApi(this, 'Api', {
+      description: 'Team Content Service',
+      corsPreflight: {
+        allowOrigins: [...CORS.allowOrigins],
+        allowMethods: CORS.allowMethods.map((m) => CorsHttpMethod[m]),
+        allowHeaders: [...CORS.allowHeaders],
+        maxAge: Duration.seconds(CORS.maxAgeSeconds),
+      },
+    });
+    const stage = api.defaultStage?.node.defaultChild as CfnStage;
+    stage.accessLogSettings = {
+      destinationArn: apiLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        time: '$context.requestTime',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        latency: '$context.responseLatency',
+        integrationError: '$context.integrationErrorMessage',
+      }),
+    };
+    // A ceiling on request rate for every route (OWASP API4: unrestricted resource consumption).
+    stage.defaultRouteSettings = { throttlingRateLimit: 200, throttlingBurstLimit: 400 };
+
+    const environment = {
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      SECRETS_KEY_ID: secretsKey.keyId,
+      AUTH_ISSUER: auth.issuer,
+      AUTH_AUDIENCE: auth.audience,
+      AUTH_JWKS_URL: `${auth.issuer}/.well-known/jwks.json`,
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+
+    for (const route of routes) {
+      const fn = this.routeFunction(route, environment);
+      if (route.table === 'read') table.grantReadData(fn);
+      if (route.table === 'write') table.grantWriteData(fn);
+      if (route.table === 'readWrite') table.grantReadWriteData(fn);
+      if (route.bucket === 'read') bucket.grantRead(fn);
+      if (route.bucket === 'write') bucket.grantPut(fn);
+      if (route.bucket === 'readWrite') bucket.grantReadWrite(fn);
+      if (route.secrets) secretsKey.grantEncryptDecrypt(fn);
+      api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${functionId(route)}Integration`, fn),
+        authorizer: route.auth === false ? new HttpNoneAuthorizer() : auth.authorizer,
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    acknowledgeFindings(this);
+  }
+
+  private routeFunction(route: Route, environment: Record<string, string>) {
+    const id = functionId(route);
+    const fn = new NodejsFunction(this, id, {
+      entry: join(ROOT, 'functions', `${route.entry}.ts`),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: route.memoryMb ?? 512,
+      timeout: Duration.seconds(route.timeoutSeconds ?? 10),
+      bundling: cdkBundling,
+      projectRoot: ROOT,
+      depsLockFilePath: join(ROOT, 'package-lock.json'),
+      environment,
+      loggingFormat: LoggingFormat.JSON,
+      logGroup: this.logGroup(`${id}Logs`),
+    });
+    this.functions.set(route.entry, fn);
+    return fn;
+  }
+
+  private logGroup(id: string) {
+    return new LogGroup(this, id, {
+      retention: RetentionDays.THREE_MONTHS,
+      encryptionKey: this.logsKey,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  }
+
+  private authorizer(props: TeamContentStackProps) {
+    if (props.issuerUrl && props.audience) {
+      return {
+        issuer: props.issuerUrl,
+        audience: props.audience,
+        authorizer: new HttpJwtAuthorizer('JwtAuthorizer', props.issuerUrl, {
+          jwtAudience: [props.audience],
+        }),
+      };
+    }
+    const pool = new UserPool(this, 'Users', {
+      selfSignUpEnabled: false,
+      signInAliases: { email: true },
+      passwordPolicy: {
+        minLength: 12,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+      },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      mfa: Mfa.REQUIRED,
+      mfaSecondFactor: { otp: true, sms: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const client = new UserPoolClient(this, 'ApiClient', {
+      userPool: pool,
+      authFlows: { userSrp: true },
+      generateSecret: false,
+    });
+    const issuer = `https://cognito-idp.${this.region}.amazonaws.com/${pool.userPoolId}`;
+    new CfnOutput(this, 'UserPoolId', { value: pool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: client.userPoolClientId });
+    return {
+      issuer,
+      audience: client.userPoolClientId,
+      authorizer: new HttpJwtAuthorizer('JwtAuthorizer', issuer, { jwtAudience: [client.userPoolClientId] }),
+    };
+  }
+}

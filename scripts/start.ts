@@ -1,0 +1,38 @@
+// npm start: the whole API on http://localhost:$PORT over embedded DynamoDB and S3 in $DATA_DIR.
+import { join } from 'node:path';
+import { ensureSeed, localSettings, markRunning, openLocalStores } from '../infra/local/runtime.ts';
+import { startServer } from '../infra/local/server.ts';
+
+const { port, dataDir } = localSettings();
+const { aws, secret } = await openLocalStores(dataDir);
+if (!aws) {
+  console.error(
+    `Another instance is already serving ${dataDir}. Stop it, or set DATA_DIR to another folder.`,
+  );
+  process.exit(1);
+}
+const server = await startServer(port);
+await markRunning(dataDir, aws);
+const seed = await ensureSeed(dataDir, server.url, secret);
+
+const token = seed.users.owner.token;
+console.log(`Team Content Service listening on ${server.url}
+Data folder: ${dataDir} (ids and tokens in ${join(dataDir, 'seed.json')})
+
+Bearer token for the demo owner (${seed.users.owner.id}):
+${token}
+
+Try:
+  curl -H "Authorization: Bearer ${token}" ${server.url}/api/v1/projects/${seed.project_id}
+  curl -H "Authorization: Bearer ${token}" ${server.url}/api/v1/brands
+  curl -X POST -H "Authorization: Bearer ${token}" -H 'content-type: application/json' \\
+       -d '{"name":"Acme"}' ${server.url}/api/v1/brands
+`);
+
+const shutdown = async () => {
+  await server.close();
+  await aws.close();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

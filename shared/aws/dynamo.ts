@@ -1,0 +1,28 @@
+// The DynamoDB document client, one per container, created on first use so the embedded runtime
+// and the tests can point it at dynalite through the environment first.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+export const dynamo = (): DynamoDBDocumentClient => {
+  if (!documentClient) {
+    const endpoint = config.dynamodbEndpoint;
+    const client = new DynamoDBClient({
+      region: config.region,
+      ...(endpoint ? { endpoint } : {}),
+      maxAttempts: 3,
+    });
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
+  return documentClient;
+};
+
+/** Drop the client so the next use reads the environment again (the stores were restarted). */
+export const resetDynamo = () => {
+  documentClient?.destroy();
+  documentClient = undefined;
+};

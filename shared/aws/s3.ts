@@ -1,0 +1,26 @@
+// The S3 client, one per container, created on first use (kept apart from DynamoDB's so functions
+// that never touch S3 do not bundle it).
+import { S3Client } from '@aws-sdk/client-s3';
+import { config } from '../config.ts';
+
+let s3Client: S3Client | undefined;
+
+export const s3 = (): S3Client => {
+  if (!s3Client) {
+    const endpoint = config.s3Endpoint;
+    s3Client = new S3Client({
+      region: config.region,
+      maxAttempts: 3,
+      // s3rver speaks path-style only and knows no flexible checksums; AWS accepts both settings.
+      ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+  return s3Client;
+};
+
+export const resetS3 = () => {
+  s3Client?.destroy();
+  s3Client = undefined;
+};

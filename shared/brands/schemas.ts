@@ -1,0 +1,47 @@
+// Spec §"Brand" and endpoint 7, with the limits exactly as the spec states them.
+import * as v from 'valibot';
+import { integer, model, optionalNullable, string, uuid } from '../http/fields.ts';
+
+export const BRAND_LIMITS = { name: { min: 1, max: 200 }, url: 500, industry: 100 } as const;
+
+export const CreateBrandBody = model({
+  name: string(BRAND_LIMITS.name),
+  website_url: optionalNullable(string({ max: BRAND_LIMITS.url })),
+  logo_url: optionalNullable(string({ max: BRAND_LIMITS.url })),
+  industry: optionalNullable(string({ max: BRAND_LIMITS.industry })),
+  description: optionalNullable(string()),
+});
+export type CreateBrandInput = v.InferOutput<typeof CreateBrandBody>;
+
+export const BrandPath = model({ brand_id: uuid() });
+
+export const LIST_LIMITS = {
+  limit: { default: 50, min: 1, max: 100 },
+  offset: { default: 0, max: 10_000 },
+} as const;
+
+export const ListBrandsQuery = model({
+  limit: v.optional(
+    integer({ ge: LIST_LIMITS.limit.min, le: LIST_LIMITS.limit.max }),
+    LIST_LIMITS.limit.default,
+  ),
+  offset: v.optional(integer({ ge: 0, le: LIST_LIMITS.offset.max }), LIST_LIMITS.offset.default),
+});
+
+const nullableString = v.nullable(v.string());
+
+export const Brand = v.object({
+  id: v.string(),
+  name: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+  website_url: nullableString,
+  logo_url: nullableString,
+  industry: nullableString,
+  description: nullableString,
+  partner_slug: nullableString,
+  brand_kit_count: v.number(),
+  audit_count: v.number(),
+  competitor_count: v.number(),
+});
+export type Brand = v.InferOutput<typeof Brand>;

@@ -1,0 +1,61 @@
+// Brands: one item per brand, listed per owner through gsi1.
+import { nowIso } from '../clock.ts';
+import { getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
+import { newId } from '../ids.ts';
+import { brandKeys } from './keys.ts';
+import type { Brand, CreateBrandInput } from './schemas.ts';
+
+interface BrandItem extends Brand {
+  owner: string;
+}
+
+/** The response is built from the spec's fields only, never by deleting keys from the item. */
+export const toBrand = (item: BrandItem): Brand => ({
+  id: item.id,
+  name: item.name,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+  website_url: item.website_url ?? null,
+  logo_url: item.logo_url ?? null,
+  industry: item.industry ?? null,
+  description: item.description ?? null,
+  partner_slug: item.partner_slug ?? null,
+  brand_kit_count: item.brand_kit_count ?? 0,
+  audit_count: item.audit_count ?? 0,
+  competitor_count: item.competitor_count ?? 0,
+});
+
+export async function createBrand(userId: string, input: CreateBrandInput): Promise<Brand> {
+  const id = newId();
+  const at = nowIso();
+  const item: BrandItem = {
+    id,
+    name: input.name,
+    website_url: input.website_url,
+    logo_url: input.logo_url,
+    industry: input.industry,
+    description: input.description,
+    partner_slug: null,
+    brand_kit_count: 0,
+    audit_count: 0,
+    competitor_count: 0,
+    created_at: at,
+    updated_at: at,
+    owner: userId,
+  };
+  await putNew({ ...brandKeys.brand(id), ...brandKeys.byOwner(userId, id), kind: 'brand', ...item });
+  return toBrand(item);
+}
+
+export async function getBrand(userId: string, brandId: string): Promise<Brand> {
+  return toBrand(ownedBy(await getItem<BrandItem>(brandKeys.brand(brandId)), userId, 'Brand'));
+}
+
+export async function listBrands(userId: string, page: { limit: number; offset: number }): Promise<Brand[]> {
+  const items = await queryPartition<BrandItem>(brandKeys.ownerPartition(userId), {
+    index: 'gsi1',
+    newestFirst: true,
+    limit: page.offset + page.limit,
+  });
+  return items.slice(page.offset).map(toBrand);
+}

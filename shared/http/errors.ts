@@ -1,0 +1,85 @@
+// The typed HTTP error family. Thrown anywhere; turned into a response in exactly one place
+// (the error mapper in pipeline.ts). Texts live here so every route says the same thing.
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    this.name = new.target.name;
+  }
+}
+
+export const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer' } as const;
+
+export class NotAuthenticatedError extends HttpError {
+  constructor() {
+    super(401, 'Not authenticated', AUTH_CHALLENGE);
+  }
+}
+
+export class InvalidCredentialsError extends HttpError {
+  constructor() {
+    super(401, 'Could not validate credentials', AUTH_CHALLENGE);
+  }
+}
+
+/** Unknown ids and other users' resources answer alike: existence is never revealed. */
+export class NotFoundError extends HttpError {
+  constructor(resource: string) {
+    super(404, `${resource} not found`);
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(detail: string) {
+    super(403, detail);
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(limitBytes: number) {
+    super(413, `Request body too large: the limit is ${limitBytes} bytes`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(detail = 'Unsupported Media Type') {
+    super(415, detail);
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(detail = 'There was an error parsing the body') {
+    super(400, detail);
+  }
+}
+
+export class ServiceUnavailableError extends HttpError {
+  constructor(retryAfterSeconds = 1) {
+    super(503, 'Service temporarily unavailable, retry later', { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
+/** One FastAPI validation item: keys in FastAPI's order (type, loc, msg, input, ctx). */
+export interface ValidationItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export class RequestValidationError extends HttpError {
+  constructor(readonly items: ValidationItem[]) {
+    super(422, items);
+  }
+}

@@ -1,0 +1,270 @@
+// Field schemas that validate like pydantic v2 in lax mode and fail with FastAPI's error items.
+// Each valibot message carries the whole FastAPI error (type, msg, ctx) encoded as JSON, so the
+// mapper in validation.ts only adds `loc` and `input`. One place for every error text.
+import * as v from 'valibot';
+import { uuidParseError } from './uuid.ts';
+
+export interface FastApiError {
+  type: string;
+  msg: string;
+  ctx?: Record<string, unknown>;
+}
+
+const MARK = '\u0000fastapi:';
+
+export const fastapi = (type: string, msg: string, ctx?: Record<string, unknown>): string =>
+  MARK + JSON.stringify(ctx === undefined ? { type, msg } : { type, msg, ctx });
+
+export const decodeFastapi = (message: string): FastApiError | undefined =>
+  message.startsWith(MARK) ? (JSON.parse(message.slice(MARK.length)) as FastApiError) : undefined;
+
+const plural = (limit: number, word: string) => `${limit} ${word}${limit === 1 ? '' : 's'}`;
+
+/** Python's repr() of a str or number, as pydantic prints literal choices. */
+export const pythonRepr = (value: string | number | boolean | null): string => {
+  if (value === null) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  const escaped = value
+    .replaceAll('\\', '\\\\')
+    .replaceAll('\n', '\\n')
+    .replaceAll('\r', '\\r')
+    .replaceAll('\t', '\\t')
+    .replaceAll(quote, `\\${quote}`);
+  return quote + escaped + quote;
+};
+
+/** `'a', 'b' or 'c'`: pydantic's join of expected values. */
+export const expectedChoices = (values: readonly (string | number)[]): string => {
+  const reprs = values.map(pythonRepr);
+  return reprs.length <= 1 ? (reprs[0] ?? '') : `${reprs.slice(0, -1).join(', ')} or ${reprs.at(-1)}`;
+};
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** Length in code points, as Python's len(): an astral character counts once. */
+export const codePointLength = (s: string): number => (SURROGATE.test(s) ? [...s].length : s.length);
+
+// ---- scalars -------------------------------------------------------------------------------
+
+export const string = (opts: { min?: number; max?: number } = {}) => {
+  const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [];
+  if (opts.min !== undefined) {
+    const min = opts.min;
+    checks.push(
+      v.check(
+        (s) => codePointLength(s) >= min,
+        fastapi('string_too_short', `String should have at least ${plural(min, 'character')}`, {
+          min_length: min,
+        }),
+      ),
+    );
+  }
+  if (opts.max !== undefined) {
+    const max = opts.max;
+    checks.push(
+      v.check(
+        (s) => codePointLength(s) <= max,
+        fastapi('string_too_long', `String should have at most ${plural(max, 'character')}`, {
+          max_length: max,
+        }),
+      ),
+    );
+  }
+  return v.pipe(v.string(fastapi('string_type', 'Input should be a valid string')), ...checks);
+};
+
+const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
+
+/** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
+export const integer = (opts: { ge?: number; le?: number } = {}) =>
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value;
+      const fail = (e: string) => {
+        addIssue({ message: e });
+        return NEVER;
+      };
+      let value: number;
+      if (typeof input === 'boolean') value = input ? 1 : 0;
+      else if (typeof input === 'number') {
+        if (!Number.isFinite(input)) return fail(fastapi('finite_number', 'Input should be a finite number'));
+        if (!Number.isInteger(input))
+          return fail(
+            fastapi('int_from_float', 'Input should be a valid integer, got a number with a fractional part'),
+          );
+        value = input;
+      } else if (typeof input === 'string') {
+        const text = input.trim();
+        if (text.length > 4300)
+          return fail(
+            fastapi('int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size'),
+          );
+        if (!INT_TEXT.test(text))
+          return fail(
+            fastapi('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
+          );
+        value = Number(text.replaceAll('_', '').replace(/\.0*$/, ''));
+      } else return fail(fastapi('int_type', 'Input should be a valid integer'));
+      if (opts.ge !== undefined && value < opts.ge)
+        return fail(
+          fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
+            ge: opts.ge,
+          }),
+        );
+      if (opts.le !== undefined && value > opts.le)
+        return fail(
+          fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
+        );
+      return value;
+    }),
+  );
+
+const FLOAT_TEXT = /^[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:_\d+)*(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
+
+/** pydantic's lax float (number). Bounds are printed Rust-style in msg and as floats in ctx. */
+export const number = (opts: { ge?: number; le?: number } = {}) =>
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value;
+      const fail = (e: string) => {
+        addIssue({ message: e });
+        return NEVER;
+      };
+      let value: number;
+      if (typeof input === 'boolean') value = input ? 1 : 0;
+      else if (typeof input === 'number') value = input;
+      else if (typeof input === 'string') {
+        const text = input.trim();
+        if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
+          return fail(
+            fastapi('float_parsing', 'Input should be a valid number, unable to parse string as a number'),
+          );
+        const lower = text.toLowerCase().replace(/^\+/, '');
+        value = lower.endsWith('nan')
+          ? Number.NaN
+          : lower.includes('inf')
+            ? lower.startsWith('-')
+              ? -Infinity
+              : Infinity
+            : Number(text.replaceAll('_', ''));
+      } else return fail(fastapi('float_type', 'Input should be a valid number'));
+      // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
+      if (!Number.isFinite(value)) return fail(fastapi('finite_number', 'Input should be a finite number'));
+      if (opts.ge !== undefined && value < opts.ge)
+        return fail(
+          fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
+            ge: opts.ge,
+          }),
+        );
+      if (opts.le !== undefined && value > opts.le)
+        return fail(
+          fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
+        );
+      return value;
+    }),
+  );
+
+const TRUE_TEXT = new Set(['1', 't', 'y', 'on', 'yes', 'true']);
+const FALSE_TEXT = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
+
+/** pydantic's lax bool: the words of §4 (case-insensitive, untrimmed), 0/1. */
+export const boolean = () =>
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value;
+      if (typeof input === 'boolean') return input;
+      const parsing = fastapi('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
+      if (typeof input === 'string') {
+        const text = input.toLowerCase();
+        if (TRUE_TEXT.has(text)) return true;
+        if (FALSE_TEXT.has(text)) return false;
+      } else if (typeof input === 'number') {
+        if (input === 1 || input === 0) return input === 1;
+        if (Number.isInteger(input)) {
+          addIssue({ message: parsing });
+          return NEVER;
+        }
+      }
+      addIssue({
+        message:
+          typeof input === 'string' ? parsing : fastapi('bool_type', 'Input should be a valid boolean'),
+      });
+      return NEVER;
+    }),
+  );
+
+/** A UUID in any form pydantic accepts, normalised to lower-case hyphenated. */
+export const uuid = () =>
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value;
+      if (typeof input !== 'string') {
+        addIssue({ message: fastapi('uuid_type', 'UUID input should be a string, bytes or UUID object') });
+        return NEVER;
+      }
+      const parsed = uuidParseError(input);
+      if ('error' in parsed) {
+        addIssue({
+          message: fastapi('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {
+            error: parsed.error,
+          }),
+        });
+        return NEVER;
+      }
+      return parsed.uuid;
+    }),
+  );
+
+export const literal = <const T extends readonly [string, ...string[]]>(choices: T) => {
+  const expected = expectedChoices(choices);
+  return v.picklist(choices, fastapi('literal_error', `Input should be ${expected}`, { expected }));
+};
+
+// ---- containers ----------------------------------------------------------------------------
+
+/** A JSON object validated as a pydantic model: extra keys are ignored, as FastAPI does by default. */
+const notAModel = fastapi(
+  'model_attributes_type',
+  'Input should be a valid dictionary or object to extract fields from',
+);
+const isObject = (input: unknown) => typeof input === 'object' && input !== null && !Array.isArray(input);
+
+export const model = <const E extends v.ObjectEntries>(entries: E) =>
+  // valibot's object() takes arrays for objects; pydantic does not.
+  v.pipe(v.custom<Record<string, unknown>>(isObject, notAModel), v.object(entries, notAModel));
+
+export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } = {}) => {
+  const checks: v.PipeItem<v.InferOutput<S>[], v.InferOutput<S>[], v.BaseIssue<unknown>>[] = [];
+  if (opts.max !== undefined) {
+    const max = opts.max;
+    checks.push(
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (dataset.typed && dataset.value.length > max)
+          addIssue({
+            message: fastapi(
+              'too_long',
+              `List should have at most ${plural(max, 'item')} after validation, not ${dataset.value.length}`,
+              { field_type: 'List', max_length: max, actual_length: dataset.value.length },
+            ),
+          });
+      }),
+    );
+  }
+  return v.pipe(v.array(item, fastapi('list_type', 'Input should be a valid list')), ...checks);
+};
+
+/** A free-form JSON object (pydantic `dict[str, Any]`). */
+export const dict = () =>
+  v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary'));
+
+/** `T | None = None`: optional and nullable, stored as null when absent. */
+export const optionalNullable = <S extends v.GenericSchema>(schema: S) =>
+  v.optional(v.nullable(schema), null);
+
+/** A failed custom rule: pydantic's `value_error`, whose ctx.error serialises as {}. */
+export const valueError = (reason: string) => fastapi('value_error', `Value error, ${reason}`, { error: {} });

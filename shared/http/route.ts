@@ -1,0 +1,272 @@
+// The one HTTP pipeline every handler is wrapped in. Order (DESIGN.md §3): request context →
+// bearer check (401) → body size (413) → body parsing (JSON or multipart, base64-aware) →
+// validation of path, query and body (422) → handler → one error mapper.
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import { log, setLogRequestId } from '../log.ts';
+import { authenticate, type Caller } from './auth.ts';
+import {
+  BadRequestError,
+  HttpError,
+  PayloadTooLargeError,
+  RequestValidationError,
+  ServiceUnavailableError,
+} from './errors.ts';
+import type { FormBody } from './multipart.ts';
+import { BodyTooDeepError, decodePythonJson } from './python-json.ts';
+import { validateRequest } from './validation.ts';
+
+export type Event = APIGatewayProxyEventV2;
+export type Result = APIGatewayProxyStructuredResultV2;
+
+/** API Gateway takes 10 MB; Lambda's synchronous payload is 6 MB, base64 included. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface RouteOptions<
+  P extends v.GenericSchema | undefined,
+  Q extends v.GenericSchema | undefined,
+  B extends v.GenericSchema | undefined,
+  F extends v.GenericSchema | undefined,
+> {
+  path?: P;
+  query?: Q;
+  /** JSON body schema. */
+  body?: B;
+  /** multipart/form-data body (see multipart.ts); a route may take both (the content type picks). */
+  form?: FormBody<NonNullable<F>>;
+  /** Success status (200 unless stated). */
+  status?: number;
+  /** Largest accepted body, after base64 decoding. */
+  maxBodyBytes?: number;
+  /** false only for routes that authenticate another way (the OpenAPI document, signed callbacks). */
+  auth?: boolean;
+}
+
+type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+
+export interface RouteRequest<P, Q, B, F> {
+  caller: Caller;
+  path: Out<P>;
+  query: Out<Q>;
+  /** The JSON body, when the request carried one. */
+  body: Out<B>;
+  /** The form, when the request was multipart. */
+  form: Out<F>;
+  headers: Record<string, string | undefined>;
+  event: Event;
+  requestId: string;
+}
+
+/** A handler may return a plain body (sent with the route's status) or a full reply. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+interface State {
+  caller?: Caller;
+  input?: { path: unknown; query: unknown; body: unknown; form: unknown };
+  started: number;
+}
+/** Middlewares hand their results to the handler on the invocation's context object. */
+type RouteContext = Context & { route?: State };
+type Req = Request<Event, Result, Error, RouteContext>;
+
+/** The caller of a route that authenticates another way (`auth: false`). */
+const ANONYMOUS: Caller = { userId: '' };
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Result => ({
+  statusCode: status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+const mediaType = (event: Event) =>
+  (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+const isJson = (type: string) =>
+  type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+const isMultipart = (type: string) => type === 'multipart/form-data';
+
+const rawBody = (event: Event): Buffer | undefined =>
+  event.body === undefined || event.body === null
+    ? undefined
+    : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+
+// ---- middlewares, one job each --------------------------------------------------------------
+
+const requestContext = (): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: (request: Req) => {
+    const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
+    setLogRequestId(requestId);
+    request.context.route = { started: performance.now() };
+  },
+  after: (request: Req) => logAccess(request),
+  onError: (request: Req) => logAccess(request),
+});
+
+const logAccess = (request: Req) => {
+  const { event, response } = request;
+  log.info('request', {
+    method: event.requestContext?.http?.method,
+    route: event.routeKey,
+    status: response?.statusCode,
+    ms: Math.round((performance.now() - (request.context.route?.started ?? performance.now())) * 100) / 100,
+  });
+};
+
+const bearerAuthentication = (): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request: Req) => {
+    request.context.route!.caller = await authenticate(request.event.headers?.authorization);
+  },
+});
+
+const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: (request: Req) => {
+    const { body, isBase64Encoded } = request.event;
+    if (!body) return;
+    // Decoded size without decoding: base64 carries 3 bytes in every 4 characters.
+    const size = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
+    if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
+  },
+});
+
+// Our own JSON parsing rather than @middy/http-json-body-parser: FastAPI clients need `json_invalid`
+// with CPython's message and position, and a body sent with another content type is not parsed.
+const parseJsonBody = (event: Event): unknown => {
+  const bytes = rawBody(event);
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  let decoded: string;
+  try {
+    decoded = text.decode(bytes);
+  } catch {
+    throw new BadRequestError();
+  }
+  if (!isJson(mediaType(event))) return decoded; // FastAPI validates the raw text, which fails as a model.
+  let result: ReturnType<typeof decodePythonJson>;
+  try {
+    result = decodePythonJson(decoded);
+  } catch (error) {
+    if (error instanceof BodyTooDeepError) throw new BadRequestError();
+    throw error;
+  }
+  if (!result.ok)
+    throw new RequestValidationError([
+      {
+        type: 'json_invalid',
+        loc: ['body', result.pos],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: result.msg },
+      },
+    ]);
+  return result.value;
+};
+
+type Schemas = {
+  path?: v.GenericSchema;
+  query?: v.GenericSchema;
+  body?: v.GenericSchema;
+  form?: FormBody;
+};
+
+const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request: Req) => {
+    const { event } = request;
+    const type = mediaType(event);
+    const { form } = schemas;
+    const asForm = form !== undefined && (isMultipart(type) || !schemas.body);
+    const body = asForm ? (isMultipart(type) ? await form.parse(event) : undefined) : parseJsonBody(event);
+    const input = validateRequest(
+      {
+        path: schemas.path,
+        query: schemas.query,
+        body: asForm ? form.schema : schemas.body,
+        bodyIsForm: asForm,
+      },
+      { path: event.pathParameters as Record<string, string>, query: queryParameters(event), body },
+    );
+    request.context.route!.input = {
+      path: input.path,
+      query: input.query,
+      body: asForm ? undefined : input.body,
+      form: asForm ? input.body : undefined,
+    };
+  },
+});
+
+/** Repeated query keys: the last value wins, as in FastAPI (API Gateway would join them with commas). */
+const queryParameters = (event: Event): Record<string, string> => {
+  const query: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(event.rawQueryString ?? '')) query[key] = value;
+  return query;
+};
+
+const RETRYABLE_AWS = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'SlowDown',
+  'TimeoutError',
+]);
+
+/** The one place errors become responses. Only sub-500 texts reach clients. */
+const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
+  onError: (request: Req) => {
+    let error = request.error as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+    if (!(error instanceof HttpError)) {
+      const status = error.$metadata?.httpStatusCode ?? 0;
+      if (RETRYABLE_AWS.has(error.name) || error.$retryable || status >= 500 || error.name === 'TimeoutError')
+        error = new ServiceUnavailableError();
+    }
+    if (error instanceof HttpError) {
+      if (error.status >= 500) log.warn('dependency unavailable', { error: error.name });
+      request.response = json(error.status, { detail: error.detail }, error.headers);
+      return;
+    }
+    log.error('unhandled error', { error: error.name, message: error.message, stack: error.stack });
+    request.response = json(500, { detail: 'Internal Server Error' });
+  },
+});
+
+// ---- composition --------------------------------------------------------------------------
+
+export function httpRoute<
+  P extends v.GenericSchema | undefined = undefined,
+  Q extends v.GenericSchema | undefined = undefined,
+  B extends v.GenericSchema | undefined = undefined,
+  F extends v.GenericSchema | undefined = undefined,
+>(options: RouteOptions<P, Q, B, F>, handle: (request: RouteRequest<P, Q, B, F>) => Promise<unknown>) {
+  const status = options.status ?? 200;
+  const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
+  if (options.auth !== false) pipeline.use(bearerAuthentication());
+  pipeline
+    .use(bodySizeLimit(options.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES))
+    .use(
+      requestValidator({ path: options.path, query: options.query, body: options.body, form: options.form }),
+    );
+  return pipeline.handler(async (event, context) => {
+    const state = (context as RouteContext).route!;
+    const input = state.input!;
+    const result = await handle({
+      caller: state.caller ?? ANONYMOUS,
+      path: input.path as Out<P>,
+      query: input.query as Out<Q>,
+      body: input.body as Out<B>,
+      form: input.form as Out<F>,
+      headers: event.headers ?? {},
+      event,
+      requestId: event.requestContext?.requestId ?? context.awsRequestId,
+    });
+    if (!(result instanceof Reply)) return json(status, result);
+    if (typeof result.body === 'string' && !result.headers['content-type']?.includes('json'))
+      return { statusCode: result.status, headers: result.headers, body: result.body };
+    return json(result.status, result.body, result.headers);
+  });
+}

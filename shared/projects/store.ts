@@ -1,0 +1,132 @@
+// Projects. Totals are counters on the project item (kept by every task write), so a read is one
+// bounded Query whatever the project's size: the project item plus its first tasks.
+import { nowIso } from '../clock.ts';
+import { addToCounters, getItem, ownedBy, putMany, putNew, queryPartition } from '../db/store.ts';
+import { newId } from '../ids.ts';
+import { projectKeys } from './keys.ts';
+import {
+  type CreateProjectInput,
+  PROJECT_LIMITS,
+  type Project,
+  type ProjectTask,
+  type ProjectTaskInput,
+} from './schemas.ts';
+
+interface ProjectItem {
+  kind: 'project';
+  id: string;
+  owner: string;
+  title: string;
+  status: string;
+  mode: string;
+  description: string | null;
+  composer_prompt: string | null;
+  bundle_template: string | null;
+  task_count: number;
+  completed_count: number;
+  /** Money is summed in cents: adding float dollars drifts. */
+  total_budget_cents: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ProjectTaskItem extends ProjectTask {
+  kind: 'project_task';
+  budget_cents: number;
+}
+
+const toCents = (usd: number) => Math.round(usd * 100);
+
+const toProjectTask = (item: ProjectTaskItem): ProjectTask => ({
+  id: item.id,
+  project_id: item.project_id,
+  title: item.title,
+  status: item.status,
+  budget_usd: item.budget_cents / 100,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+const toProject = (item: ProjectItem, tasks: ProjectTaskItem[]): Project => ({
+  id: item.id,
+  user_id: item.owner,
+  title: item.title,
+  status: item.status,
+  mode: item.mode,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+  description: item.description,
+  composer_prompt: item.composer_prompt,
+  bundle_template: item.bundle_template,
+  project_tasks: tasks.map(toProjectTask),
+  task_count: item.task_count,
+  completed_count: item.completed_count,
+  total_budget_usd: item.total_budget_cents / 100,
+});
+
+const taskItem = (projectId: string, input: ProjectTaskInput, at: string) => {
+  const id = newId();
+  const item: ProjectTaskItem = {
+    kind: 'project_task',
+    id,
+    project_id: projectId,
+    title: input.title,
+    status: input.status,
+    budget_usd: input.budget_usd,
+    budget_cents: toCents(input.budget_usd),
+    created_at: at,
+    updated_at: at,
+  };
+  return { ...projectKeys.task(projectId, id), ...item };
+};
+
+/** Tasks first, the project item last: until it exists the project is not there at all. */
+export async function createProject(userId: string, input: CreateProjectInput): Promise<Project> {
+  const id = newId();
+  const at = nowIso();
+  const tasks = input.tasks.map((task) => taskItem(id, task, at));
+  const project: ProjectItem = {
+    kind: 'project',
+    id,
+    owner: userId,
+    title: input.title,
+    status: 'active',
+    mode: input.mode,
+    description: input.description,
+    composer_prompt: input.composer_prompt,
+    bundle_template: input.bundle_template,
+    task_count: tasks.length,
+    completed_count: tasks.filter((task) => task.status === 'completed').length,
+    total_budget_cents: tasks.reduce((sum, task) => sum + task.budget_cents, 0),
+    created_at: at,
+    updated_at: at,
+  };
+  await putMany(tasks);
+  await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
+  return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
+}
+
+export async function getProject(userId: string, projectId: string): Promise<Project> {
+  const [first, ...tasks] = await queryPartition<ProjectItem | ProjectTaskItem>(
+    projectKeys.partition(projectId),
+    {
+      limit: PROJECT_LIMITS.tasksShown + 1,
+    },
+  );
+  const project = ownedBy(first?.kind === 'project' ? first : undefined, userId, 'Project');
+  return toProject(project, tasks as ProjectTaskItem[]);
+}
+
+/** The agents' write path: a task added to an existing project, counters kept in step. */
+export async function addProjectTask(projectId: string, input: ProjectTaskInput): Promise<ProjectTask> {
+  const project = await getItem<ProjectItem>(projectKeys.project(projectId));
+  if (!project) throw new Error(`No project ${projectId}`);
+  const item = taskItem(projectId, input, nowIso());
+  await putNew(item);
+  await addToCounters(projectKeys.project(projectId), {
+    task_count: 1,
+    completed_count: item.status === 'completed' ? 1 : 0,
+    total_budget_cents: item.budget_cents,
+  });
+  return toProjectTask(item);
+}

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../infra/local/tokens.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const sign = (
+  claims: { iss?: string; aud?: string; exp?: number; nbf?: number; sub?: string },
+  secret = h.secret,
+) => {
+  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
+  jwt.setSubject(claims.sub ?? h.owner.id);
+  jwt.setIssuer(claims.iss ?? LOCAL_ISSUER);
+  jwt.setAudience(claims.aud ?? LOCAL_AUDIENCE);
+  jwt.setExpirationTime(claims.exp ?? Math.floor(Date.now() / 1000) + 600);
+  if (claims.nbf) jwt.setNotBefore(claims.nbf);
+  return jwt.sign(new TextEncoder().encode(secret));
+};
+
+const NOT_AUTHENTICATED = { detail: 'Not authenticated' };
+const INVALID = { detail: 'Could not validate credentials' };
+
+describe('bearer authentication', () => {
+  const cases: [string, () => Promise<string | undefined>, object][] = [
+    ['no header', async () => undefined, NOT_AUTHENTICATED],
+    ['wrong scheme', async () => `Basic ${Buffer.from('a:b').toString('base64')}`, NOT_AUTHENTICATED],
+    ['empty token', async () => 'Bearer   ', NOT_AUTHENTICATED],
+    ['scheme only', async () => 'Bearer', NOT_AUTHENTICATED],
+    ['garbage', async () => 'Bearer not.a.jwt', INVALID],
+    ['wrong key', async () => `Bearer ${await sign({}, 'x'.repeat(64))}`, INVALID],
+    ['expired', async () => `Bearer ${await sign({ exp: Math.floor(Date.now() / 1000) - 60 })}`, INVALID],
+    [
+      'not yet valid',
+      async () => `Bearer ${await sign({ nbf: Math.floor(Date.now() / 1000) + 600 })}`,
+      INVALID,
+    ],
+    ['wrong issuer', async () => `Bearer ${await sign({ iss: 'https://evil.example' })}`, INVALID],
+    ['wrong audience', async () => `Bearer ${await sign({ aud: 'another-api' })}`, INVALID],
+    [
+      'alg none',
+      async () =>
+        `Bearer ${new UnsecuredJWT({}).setSubject(h.owner.id).setIssuer(LOCAL_ISSUER).setAudience(LOCAL_AUDIENCE).setExpirationTime('1h').encode()}`,
+      INVALID,
+    ],
+  ];
+  for (const [title, header, detail] of cases) {
+    it(`401 with WWW-Authenticate: Bearer for ${title}`, async () => {
+      const authorization = await header();
+      const res = await h.call('POST', '/api/v1/brands', {
+        json: { name: '' },
+        ...(authorization === undefined ? { token: null } : { authorization }),
+      });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'Bearer');
+      assert.deepEqual(res.body, detail); // and nothing about the invalid body
+    });
+  }
+
+  it('accepts a valid token with a case-insensitive scheme', async () => {
+    const res = await h.call('GET', '/api/v1/brands', { authorization: `bEaReR ${h.owner.token}` });
+    assert.equal(res.status, 200);
+  });
+});

@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const create = (json: unknown, token?: string) => h.call('POST', '/api/v1/brands', { json, token });
+
+describe('POST /api/v1/brands', () => {
+  it('creates a brand owned by the caller with counts defaulting to 0', async () => {
+    const res = await create({ name: 'Acme', website_url: 'https://acme.example', industry: 'Tools' });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.match(res.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.deepEqual(
+      { ...res.body, id: undefined, created_at: undefined, updated_at: undefined },
+      {
+        id: undefined,
+        name: 'Acme',
+        created_at: undefined,
+        updated_at: undefined,
+        website_url: 'https://acme.example',
+        logo_url: null,
+        industry: 'Tools',
+        description: null,
+        partner_slug: null,
+        brand_kit_count: 0,
+        audit_count: 0,
+        competitor_count: 0,
+      },
+    );
+    assert.equal(res.body.created_at, res.body.updated_at);
+    const read = await h.call('GET', `/api/v1/brands/${res.body.id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, res.body);
+  });
+
+  it('accepts the limits exactly, counted in code points', async () => {
+    const res = await create({
+      name: '😀'.repeat(200),
+      website_url: 'u'.repeat(500),
+      logo_url: 'l'.repeat(500),
+      industry: 'i'.repeat(100),
+      description: 'd'.repeat(20_000),
+    });
+    assert.equal(res.status, 201);
+    assert.equal([...res.body.name].length, 200);
+  });
+
+  const cases: [string, unknown, object][] = [
+    [
+      'name missing',
+      { website_url: null },
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: { website_url: null } },
+    ],
+    [
+      'name empty',
+      { name: '' },
+      {
+        type: 'string_too_short',
+        loc: ['body', 'name'],
+        msg: 'String should have at least 1 character',
+        input: '',
+        ctx: { min_length: 1 },
+      },
+    ],
+    [
+      'name too long',
+      { name: 'x'.repeat(201) },
+      {
+        type: 'string_too_long',
+        loc: ['body', 'name'],
+        msg: 'String should have at most 200 characters',
+        input: 'x'.repeat(201),
+        ctx: { max_length: 200 },
+      },
+    ],
+    [
+      'name not a string',
+      { name: 5 },
+      { type: 'string_type', loc: ['body', 'name'], msg: 'Input should be a valid string', input: 5 },
+    ],
+    [
+      'name null',
+      { name: null },
+      { type: 'string_type', loc: ['body', 'name'], msg: 'Input should be a valid string', input: null },
+    ],
+    [
+      'website_url too long',
+      { name: 'a', website_url: 'w'.repeat(501) },
+      {
+        type: 'string_too_long',
+        loc: ['body', 'website_url'],
+        msg: 'String should have at most 500 characters',
+        input: 'w'.repeat(501),
+        ctx: { max_length: 500 },
+      },
+    ],
+    [
+      'logo_url too long',
+      { name: 'a', logo_url: 'w'.repeat(501) },
+      {
+        type: 'string_too_long',
+        loc: ['body', 'logo_url'],
+        msg: 'String should have at most 500 characters',
+        input: 'w'.repeat(501),
+        ctx: { max_length: 500 },
+      },
+    ],
+    [
+      'industry too long (astral characters count once)',
+      { name: 'a', industry: '😀'.repeat(101) },
+      {
+        type: 'string_too_long',
+        loc: ['body', 'industry'],
+        msg: 'String should have at most 100 characters',
+        input: '😀'.repeat(101),
+        ctx: { max_length: 100 },
+      },
+    ],
+    [
+      'description not a string',
+      { name: 'a', description: ['x'] },
+      {
+        type: 'string_type',
+        loc: ['body', 'description'],
+        msg: 'Input should be a valid string',
+        input: ['x'],
+      },
+    ],
+  ];
+  for (const [title, body, item] of cases) {
+    it(`422 when ${title}`, async () => {
+      const res = await create(body);
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body, { detail: [item] });
+    });
+  }
+
+  it('reports every invalid field at once, in declared order, keys in FastAPI order', async () => {
+    const res = await create({ industry: 'x'.repeat(101), name: '' });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.detail.map((d: { type: string }) => d.type),
+      ['string_too_short', 'string_too_long'],
+    );
+    assert.equal(
+      res.text,
+      '{"detail":[{"type":"string_too_short","loc":["body","name"],"msg":"String should have at least 1 character","input":"","ctx":{"min_length":1}},{"type":"string_too_long","loc":["body","industry"],"msg":"String should have at most 100 characters","input":"' +
+        'x'.repeat(101) +
+        '","ctx":{"max_length":100}}]}',
+    );
+  });
+
+  it('malformed JSON gives json_invalid with the position', async () => {
+    const res = await h.call('POST', '/api/v1/brands', {
+      body: '{"name": "Foo",}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'json_invalid',
+          loc: ['body', 15],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting property name enclosed in double quotes' },
+        },
+      ],
+    });
+  });
+
+  it('a missing body is `missing` at ["body"]; a JSON array is not a model', async () => {
+    const empty = await h.call('POST', '/api/v1/brands', { headers: { 'content-type': 'application/json' } });
+    assert.deepEqual(empty.body, {
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+    });
+    const list = await create([1, 2]);
+    assert.deepEqual(list.body, {
+      detail: [
+        {
+          type: 'model_attributes_type',
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input: [1, 2],
+        },
+      ],
+    });
+  });
+
+  it('JSON sent as text/plain is validated as its raw text', async () => {
+    const res = await h.call('POST', '/api/v1/brands', {
+      body: '{"name":"a"}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.detail[0].type, 'model_attributes_type');
+    assert.equal(res.body.detail[0].input, '{"name":"a"}');
+  });
+
+  it('a body that is not UTF-8 (it arrives base64-encoded) is a 400', async () => {
+    const res = await h.call('POST', '/api/v1/brands', {
+      body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { detail: 'There was an error parsing the body' });
+  });
+
+  it('an oversized body is a 413 before parsing', async () => {
+    const res = await h.call('POST', '/api/v1/brands', {
+      body: `{"name":"a","description":"${'x'.repeat(1024 * 1024 + 10)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 413);
+    assert.match(res.body.detail, /limit/);
+  });
+
+  it('nothing is written when validation fails', async () => {
+    const token = await h.tokenFor('01a1fc6e-0000-7000-8000-000000000001');
+    await create({ name: '' }, token);
+    const list = await h.call('GET', '/api/v1/brands', { token });
+    assert.deepEqual(list.body, []);
+  });
+});
+
+describe('GET /api/v1/brands and /brands/{brand_id}', () => {
+  it("lists only the caller's brands, newest first, with limit and offset", async () => {
+    const token = await h.tokenFor('01a1fc6e-0000-7000-8000-000000000002');
+    const names = ['one', 'two', 'three'];
+    for (const name of names) assert.equal((await create({ name }, token)).status, 201);
+    const all = await h.call('GET', '/api/v1/brands', { token });
+    assert.deepEqual(
+      all.body.map((b: { name: string }) => b.name),
+      ['three', 'two', 'one'],
+    );
+    const page = await h.call('GET', '/api/v1/brands?limit=1&offset=1', { token });
+    assert.deepEqual(
+      page.body.map((b: { name: string }) => b.name),
+      ['two'],
+    );
+    const bad = await h.call('GET', '/api/v1/brands?limit=101', { token });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0], {
+      type: 'less_than_equal',
+      loc: ['query', 'limit'],
+      msg: 'Input should be less than or equal to 100',
+      input: '101',
+      ctx: { le: 100 },
+    });
+  });
+
+  it("answers 404 for another user's brand exactly as for a missing one", async () => {
+    const mine = await create({ name: 'Private' });
+    const theirs = await h.call('GET', `/api/v1/brands/${mine.body.id}`, { token: h.other.token });
+    const missing = await h.call('GET', '/api/v1/brands/01a1fc6e-0000-7000-8000-0000000000ff', {
+      token: h.other.token,
+    });
+    assert.equal(theirs.status, 404);
+    assert.deepEqual(theirs.body, { detail: 'Brand not found' });
+    assert.equal(theirs.text, missing.text);
+  });
+
+  it('a non-UUID id gives uuid_parsing at ["path","brand_id"]', async () => {
+    const res = await h.call('GET', '/api/v1/brands/not-a-valid-uuid');
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'uuid_parsing',
+          loc: ['path', 'brand_id'],
+          msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+          input: 'not-a-valid-uuid',
+          ctx: { error: 'invalid character: found `n` at 1' },
+        },
+      ],
+    });
+  });
+});

@@ -1,0 +1,48 @@
+// Walks the route table: every route refuses a request without a token, and has a sample event.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { eventFile, pathParameterNames, routeKey, routes } from '../../infra/routes.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const sampleUrl = (path: string) => path.replace(/\{\w+\}/g, '01a1fc6e-0000-7000-8000-000000000000');
+
+describe('route table', () => {
+  for (const route of routes.filter((r) => r.auth !== false)) {
+    it(`${routeKey(route)} answers 401 without a token`, async () => {
+      const res = await h.call(route.method, sampleUrl(route.path), { token: null, json: {} });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'Bearer');
+      assert.deepEqual(res.body, { detail: 'Not authenticated' });
+    });
+  }
+
+  for (const route of routes) {
+    it(`${routeKey(route)} has a valid v2.0 sample event`, async () => {
+      const event = JSON.parse(await readFile(eventFile(route), 'utf8'));
+      assert.equal(event.version, '2.0');
+      assert.equal(event.routeKey, routeKey(route));
+      assert.equal(event.requestContext.routeKey, routeKey(route));
+      assert.equal(event.requestContext.http.method, route.method);
+      assert.equal(typeof event.rawPath, 'string');
+      assert.equal(typeof event.rawQueryString, 'string');
+      assert.equal(typeof event.isBase64Encoded, 'boolean');
+      assert.deepEqual(Object.keys(event.pathParameters ?? {}).sort(), pathParameterNames(route).sort());
+      for (const name of Object.keys(event.headers)) assert.equal(name, name.toLowerCase());
+      if (route.auth !== false) assert.match(event.headers.authorization, /^Bearer /);
+    });
+  }
+
+  it('answers an unknown path with 404 and a wrong method with 405', async () => {
+    assert.deepEqual((await h.call('GET', '/api/v1/nowhere')).body, { detail: 'Not Found' });
+    const wrong = await h.call('DELETE', '/api/v1/brands');
+    assert.equal(wrong.status, 405);
+    assert.deepEqual(wrong.body, { detail: 'Method Not Allowed' });
+  });
+});

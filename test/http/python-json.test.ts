@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { BodyTooDeepError, decodePythonJson, pythonFloatRepr } from '../../shared/http/python-json.ts';
+
+const fails = (text: string) => {
+  const r = decodePythonJson(text);
+  assert.equal(r.ok, false, `expected ${JSON.stringify(text)} to fail`);
+  return r.ok ? undefined : { msg: r.msg, pos: r.pos };
+};
+const value = (text: string) => {
+  const r = decodePythonJson(text);
+  assert.ok(r.ok, `expected ${JSON.stringify(text)} to decode: ${JSON.stringify(r)}`);
+  return r.value;
+};
+
+const PROP = 'Expecting property name enclosed in double quotes';
+// fastapi-errors.md §3.2, "JSON decode errors", Python <= 3.12 column.
+const TABLE: [string, string, number][] = [
+  ['{', PROP, 1],
+  ['{a:1}', PROP, 1],
+  ["{'a':1}", PROP, 1],
+  ['{"a" 1}', "Expecting ':' delimiter", 5],
+  ['{"a":1 "b":2}', "Expecting ',' delimiter", 7],
+  ['[1 2]', "Expecting ',' delimiter", 3],
+  ['{"a":1,}', PROP, 7],
+  ['[1,2,]', 'Expecting value', 5],
+  ['{"a":tru}', 'Expecting value', 5],
+  ['{"a":-}', 'Expecting value', 5],
+  ['{"a":.5}', 'Expecting value', 5],
+  ['nul', 'Expecting value', 0],
+  ['{"a":1}x', 'Extra data', 7],
+  ['{"a":"x', 'Unterminated string starting at', 5],
+  ['{"a":"\\q"}', 'Invalid \\escape', 6],
+  ['{"a":"\\uZZZZ"}', 'Invalid \\uXXXX escape', 7],
+  ['{"a":"a\tb"}', 'Invalid control character at', 7],
+  ['{"a":01}', "Expecting ',' delimiter", 6],
+  ['{"a":1.}', "Expecting ',' delimiter", 6],
+];
+
+describe('decodePythonJson: CPython error messages and positions', () => {
+  for (const [text, msg, pos] of TABLE) {
+    it(`${JSON.stringify(text)} → ${msg} @${pos}`, () => assert.deepEqual(fails(text), { msg, pos }));
+  }
+
+  it('more scanner edge cases', () => {
+    const cases: [string, string, number][] = [
+      ['', 'Expecting value', 0],
+      ['   ', 'Expecting value', 3],
+      ['[', 'Expecting value', 1],
+      ['[1', "Expecting ',' delimiter", 2],
+      ['{"a"', "Expecting ':' delimiter", 4],
+      ['{"a":', 'Expecting value', 5],
+      ['{"a":1', "Expecting ',' delimiter", 6],
+      ['{"a" : 1 ,  }', PROP, 12],
+      ['[1,  ]', 'Expecting value', 5],
+      ['{"a":1} \n x', 'Extra data', 10],
+      ['"abc', 'Unterminated string starting at', 0],
+      ['"ab\\', 'Unterminated string starting at', 0],
+      ['"\\u004', 'Invalid \\uXXXX escape', 2],
+      ['"\\u0041', 'Invalid \\uXXXX escape', 2], // CPython wants a character after the 4 digits
+      ['"\\ud800\\uzzzz"', 'Invalid \\uXXXX escape', 8],
+      ['"a\u0000', 'Invalid control character at', 2],
+      ['["a\nb"]', 'Invalid control character at', 3],
+      ['-', 'Expecting value', 0],
+      ['-Inf', 'Expecting value', 0],
+      ['Nan', 'Expecting value', 0],
+      ['infinity', 'Expecting value', 0],
+      ['1e', 'Extra data', 1],
+      ['1e+', 'Extra data', 1],
+      ['0x10', 'Extra data', 1],
+      ['[1,]', 'Expecting value', 3],
+      ['{"a":1}{', 'Extra data', 7],
+      ['\u00a0{}', 'Expecting value', 0], // only space, \t, \n, \r are whitespace
+    ];
+    for (const [text, msg, pos] of cases) assert.deepEqual(fails(text), { msg, pos }, JSON.stringify(text));
+  });
+
+  it('counts positions in code points, not UTF-16 units', () => {
+    assert.deepEqual(fails('{"😀":x}'), { msg: 'Expecting value', pos: 5 });
+    assert.deepEqual(fails('["😀😀", "\\x"]'), { msg: 'Invalid \\escape', pos: 8 });
+    assert.deepEqual(fails('😀'), { msg: 'Expecting value', pos: 0 });
+    assert.deepEqual(fails('{"a":1}😀'), { msg: 'Extra data', pos: 7 });
+    assert.deepEqual(fails('["\ud800", x]'), { msg: 'Expecting value', pos: 6 }); // a lone surrogate counts once
+  });
+
+  it('strips a leading BOM before indexing', () => {
+    assert.deepEqual(value('\ufeff{"a":1}'), { a: 1 });
+    assert.deepEqual(fails('\ufeff{"a":x}'), { msg: 'Expecting value', pos: 5 });
+  });
+});
+
+describe('decodePythonJson: accepted values', () => {
+  it('accepts NaN, Infinity and -Infinity, also nested and with errors after them', () => {
+    assert.ok(Number.isNaN(value('NaN')));
+    assert.equal(value('Infinity'), Number.POSITIVE_INFINITY);
+    assert.deepEqual(value(' [NaN, -Infinity, {"x": Infinity}, "NaN"] '), [
+      Number.NaN,
+      Number.NEGATIVE_INFINITY,
+      { x: Number.POSITIVE_INFINITY },
+      'NaN',
+    ]);
+    assert.deepEqual(fails('[NaN, nan]'), { msg: 'Expecting value', pos: 6 });
+  });
+
+  it('decodes values like Python', () => {
+    assert.equal(value('1e400'), Number.POSITIVE_INFINITY);
+    assert.equal(value('-1e400'), Number.NEGATIVE_INFINITY);
+    assert.equal(value('99999999999999999999'), 1e20); // precision lost, as accepted
+    assert.deepEqual(value('{"a":1,"b":2,"a":3}'), { a: 3, b: 2 });
+    assert.deepEqual(value('[NaN,{"a":1,"a":"x"}]'), [Number.NaN, { a: 'x' }]);
+    assert.equal(value('"\\ud83d\\ude00 \\u00e9\\/\\b\\f\\n\\r\\t\\"\\\\"'), '😀 é/\b\f\n\r\t"\\');
+    assert.deepEqual(value('[NaN,"\\ud83d\\ude00\\u00E9\\/\\n\\ud800"]'), [Number.NaN, '😀é/\n\ud800']);
+    assert.equal(value('"\u007f\u2028"'), '\u007f\u2028');
+  });
+
+  it('accepts top-level scalars', () => {
+    assert.equal(value('1'), 1);
+    assert.equal(value(' -2.5e1 '), -25);
+    assert.equal(value('"s"'), 's');
+    assert.equal(value('true'), true);
+    assert.equal(value('false'), false);
+    assert.equal(value('null'), null);
+  });
+
+  it('makes __proto__ and constructor own properties without pollution', () => {
+    for (const text of [
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}',
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"n":NaN}',
+    ]) {
+      const v = value(text) as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(v), Object.prototype);
+      assert.ok(Object.hasOwn(v, '__proto__'));
+      assert.ok(Object.hasOwn(v, 'constructor'));
+      assert.deepEqual(Object.keys(v).slice(0, 2), ['__proto__', 'constructor']);
+      assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+      assert.equal(Reflect.get(Object.getOwnPropertyDescriptor(v, '__proto__')?.value ?? {}, 'polluted'), 1);
+    }
+  });
+
+  it('round-trips any JSON value (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const r = decodePythonJson(JSON.stringify(v));
+        assert.ok(r.ok);
+        assert.deepEqual(r.value, JSON.parse(JSON.stringify(v))); // -0 becomes 0 through stringify
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the scanner builds the same value as JSON.parse (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = `[${JSON.stringify(v, null, 1)}, NaN]`; // NaN forces the scanner
+        const r = decodePythonJson(text);
+        assert.ok(r.ok);
+        assert.deepEqual((r.value as unknown[])[0], JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('decodePythonJson: bodies CPython refuses outright (FastAPI 400)', () => {
+  const nest = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
+
+  it('allows 1000 levels and rejects 1001', () => {
+    assert.ok(decodePythonJson(nest(1000)).ok);
+    assert.ok(decodePythonJson('{"a":'.repeat(1000) + '1' + '}'.repeat(1000)).ok);
+    assert.throws(() => decodePythonJson(nest(1001)), BodyTooDeepError);
+    assert.throws(() => decodePythonJson('{"a":'.repeat(1001) + '1' + '}'.repeat(1001)), BodyTooDeepError);
+    assert.throws(() => decodePythonJson(nest(1001, 'NaN')), BodyTooDeepError);
+    assert.throws(() => decodePythonJson(nest(5000, 'x')), BodyTooDeepError);
+    assert.throws(() => decodePythonJson(nest(100000)), BodyTooDeepError);
+  });
+
+  it('reports a syntax error met before the depth limit', () => {
+    assert.deepEqual(fails('[x' + nest(2000)), { msg: 'Expecting value', pos: 1 });
+  });
+
+  it('does not count brackets inside strings', () => {
+    const many = JSON.stringify(['['.repeat(3000), Array.from({ length: 1500 }, () => [{}])]);
+    assert.ok(decodePythonJson(many).ok);
+  });
+
+  it('rejects integers of more than 4300 digits (sys.int_max_str_digits)', () => {
+    assert.ok(decodePythonJson('1'.repeat(4300)).ok);
+    assert.ok(decodePythonJson(`-${'1'.repeat(4300)}`).ok);
+    assert.ok(decodePythonJson(`["${'1'.repeat(5000)}", 0.${'1'.repeat(5000)}, 1e${'0'.repeat(5000)}]`).ok);
+    assert.throws(() => decodePythonJson(`[1, ${'1'.repeat(4301)}]`), BodyTooDeepError);
+    assert.throws(() => decodePythonJson(`[NaN, -${'1'.repeat(4301)}]`), BodyTooDeepError);
+  });
+});
+
+describe('pythonFloatRepr', () => {
+  const cases: [number, string][] = [
+    [10.0, '10.0'],
+    [100, '100.0'],
+    [1e20, '1e+20'],
+    [1e16, '1e+16'],
+    [1e15, '1000000000000000.0'],
+    [1234567890123456.8, '1234567890123456.8'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [2.5e-5, '2.5e-05'],
+    [0, '0.0'],
+    [-0, '-0.0'],
+    [-1.5, '-1.5'],
+    [1 / 3, '0.3333333333333333'],
+    [0.1, '0.1'],
+    [123.456, '123.456'],
+    [1.5e300, '1.5e+300'],
+    [5e-324, '5e-324'],
+    [Number.MAX_VALUE, '1.7976931348623157e+308'],
+    [-1.25e-7, '-1.25e-07'],
+    [Number.NaN, 'nan'],
+    [Number.POSITIVE_INFINITY, 'inf'],
+    [Number.NEGATIVE_INFINITY, '-inf'],
+  ];
+  for (const [n, repr] of cases) it(`${n} → ${repr}`, () => assert.equal(pythonFloatRepr(n), repr));
+});

@@ -1,0 +1,139 @@
+// Synthesizes the real stack (bundling every function, cdk-nag packs attached) and checks the template.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import cdkNag from 'cdk-nag';
+import { functionId, routeKey, routes } from '../../infra/routes.ts';
+import { TeamContentStack } from '../../infra/stack.ts';
+import { TABLE_INDEXES } from '../../shared/db/table.ts';
+
+const { AwsSolutionsChecks, NIST80053R5Checks } = cdkNag;
+let template: Template;
+let stack: TeamContentStack;
+let synthError: unknown;
+
+before(() => {
+  const app = new App({ context: { 'cli-telemetry': false } });
+  stack = new TeamContentStack(app, 'TestStack', { env: { account: '123456789012', region: 'eu-west-1' } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new NIST80053R5Checks(app));
+  try {
+    // Synthesis fails when a cdk-nag finding is not acknowledged.
+    template = Template.fromJSON(app.synth().getStackByName(stack.stackName).template);
+  } catch (error) {
+    synthError = error;
+  }
+});
+
+const logicalIdOf = (entry: string) =>
+  stack.getLogicalId(stack.functions.get(entry)!.node.defaultChild as never);
+
+describe('CDK stack', () => {
+  it('synthesizes with no unacknowledged AwsSolutions or NIST 800-53 rev 5 finding', () => {
+    assert.equal(synthError, undefined);
+  });
+
+  it('has one function per route, on arm64 and a current Node.js runtime, and one API route each', () => {
+    template.resourceCountIs('AWS::Lambda::Function', routes.length);
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Architectures: ['arm64'],
+      Runtime: Match.stringLikeRegexp('^nodejs(2[2-9]|[3-9]\\d)\\.x$'),
+    });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+    for (const route of routes) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey(route),
+        AuthorizationType: route.auth === false ? 'NONE' : 'JWT',
+      });
+      assert.ok(stack.functions.has(route.entry), `no function for ${functionId(route)}`);
+    }
+  });
+
+  it('builds the table from the shared key definition, with PITR, deletion protection and a stream', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Object.entries(TABLE_INDEXES).map(([IndexName, keys]) =>
+        Match.objectLike({
+          IndexName,
+          KeySchema: [
+            { AttributeName: keys.partitionKey, KeyType: 'HASH' },
+            { AttributeName: keys.sortKey, KeyType: 'RANGE' },
+          ],
+        }),
+      ),
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      ],
+    });
+  });
+
+  it('grants each function only what its route declares', () => {
+    const policies = template.findResources('AWS::IAM::Policy');
+    for (const route of routes) {
+      const role = stack.getLogicalId(stack.functions.get(route.entry)!.role!.node.defaultChild as never);
+      const policy = Object.values(policies).find((p) =>
+        (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
+      );
+      const actions = JSON.stringify(policy?.Properties.PolicyDocument.Statement ?? []);
+      assert.equal(
+        actions.includes('dynamodb:PutItem'),
+        route.table === 'write' || route.table === 'readWrite',
+        route.entry,
+      );
+      assert.equal(
+        actions.includes('dynamodb:Query'),
+        route.table === 'read' || route.table === 'readWrite',
+        route.entry,
+      );
+      assert.equal(
+        actions.includes('s3:PutObject'),
+        route.bucket === 'write' || route.bucket === 'readWrite',
+        route.entry,
+      );
+      assert.equal(actions.includes('kms:Decrypt'), route.secrets === true, route.entry);
+    }
+    assert.ok(logicalIdOf(routes[0]!.entry));
+  });
+
+  it('keeps the bucket private and TLS-only, with lifecycle rules for abandoned uploads', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('protects the API with a JWT authorizer, access logs and throttling', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerType: 'JWT' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: Match.anyValue() }),
+    });
+    template.allResourcesProperties('AWS::Logs::LogGroup', {
+      RetentionInDays: 90,
+      KmsKeyId: Match.anyValue(),
+    });
+  });
+});
