@@ -1,6 +1,9 @@
 // The one route table. The CDK stack, the local server, the sample events and the tests that walk
 // every route all read it. `entry` names the handler module under functions/ (without .ts);
 // `table` and `bucket` are the grants the route's function gets, and nothing more.
+import { brandRoutes } from './routes/brands.ts';
+import { projectRoutes } from './routes/projects.ts';
+
 export type Access = 'read' | 'write' | 'readWrite';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -20,13 +23,8 @@ export interface Route {
 
 export const API_PREFIX = '/api/v1';
 
-export const routes: readonly Route[] = [
-  { method: 'POST', path: '/api/v1/brands', entry: 'brands/create-brand', table: 'write' },
-  { method: 'GET', path: '/api/v1/brands', entry: 'brands/list-brands', table: 'read' },
-  { method: 'GET', path: '/api/v1/brands/{brand_id}', entry: 'brands/get-brand', table: 'read' },
-  { method: 'POST', path: '/api/v1/projects', entry: 'projects/create-project', table: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{project_id}', entry: 'projects/get-project', table: 'read' },
-];
+/** Each domain lists its routes in infra/routes/<domain>.ts; this is their union. */
+export const routes: readonly Route[] = [...brandRoutes, ...projectRoutes];
 
 export const routeKey = (route: Route) => `${route.method} ${route.path}`;
 

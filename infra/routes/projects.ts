@@ -1,0 +1,6 @@
+import type { Route } from '../routes.ts';
+
+export const projectRoutes: Route[] = [
+  { method: 'POST', path: '/api/v1/projects', entry: 'projects/create-project', table: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{project_id}', entry: 'projects/get-project', table: 'read' },
+];

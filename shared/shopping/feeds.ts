@@ -1,0 +1,621 @@
+// Merchant feed import: Google Merchant Center (TSV/CSV), the Agentic Commerce Protocol flat feed
+// (TSV/CSV) and JSON Lines with minor-unit prices (Universal Commerce Protocol style), all turned
+// into CatalogProduct. Row problems are reported and the row skipped; a file that cannot be read as
+// a whole throws FeedError so the caller keeps its current catalogue untouched.
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { CatalogProduct, MerchantType } from './catalog.ts';
+
+export type FeedFormat = 'gmc' | 'acp' | 'jsonl';
+
+export interface ParseFeedOptions {
+  /** Merchant domain ("example.com"; a URL is accepted). Product links must live on it. */
+  merchant: string;
+  merchantType: MerchantType;
+  /** Affiliate tracking parameters appended to product_url to make affiliate_url. */
+  trackingParams?: Record<string, string>;
+  format?: 'auto' | FeedFormat;
+}
+
+export interface FeedRowError {
+  /** 1-based line in the file where the row starts. */
+  line: number;
+  reason: string;
+}
+
+export interface ParseFeedResult {
+  format: FeedFormat;
+  products: CatalogProduct[];
+  errors: FeedRowError[];
+}
+
+/** The file as a whole is unusable; nothing from it should be applied. */
+export class FeedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FeedError';
+  }
+}
+
+/** A single row is unusable; it is reported and skipped. */
+class RowError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Prices
+
+const minorDigitsCache = new Map<string, number>();
+
+/** Decimal places of a currency's minor unit (2 for USD, 0 for JPY, 3 for KWD), from ICU. */
+export const currencyMinorDigits = (currency: string): number => {
+  let digits = minorDigitsCache.get(currency);
+  if (digits === undefined) {
+    if (!/^[A-Z]{3}$/.test(currency)) throw new RowError(`"${currency}" is not an ISO 4217 currency code`);
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+      .maximumFractionDigits as number;
+    minorDigitsCache.set(currency, digits);
+  }
+  return digits;
+};
+
+const SPACES_RE = /[\s\u00a0\u202f\u2009']/g;
+
+/**
+ * "1,299.99", "1.299,99", "1299,99", "15" → integer minor units. A lone comma followed by one or two
+ * digits is a decimal comma; otherwise commas group thousands (Merchant Center uses a decimal dot).
+ */
+// [pattern, separator to drop from the integer part]; tried in order.
+const DECIMAL_FORMS: readonly [RegExp, string][] = [
+  [/^(\d+)(?:\.(\d+))?$/, ''],
+  [/^(\d{1,3}(?:,\d{3})+)(?:\.(\d+))?$/, ','],
+  [/^(\d+),(\d{1,2})$/, ''],
+  [/^(\d{1,3}(?:\.\d{3})+),(\d+)$/, '.'],
+];
+
+const decimalToMinor = (numberText: string, digits: number): number => {
+  const s = numberText.replace(SPACES_RE, '');
+  let intPart: string | undefined;
+  let frac = '';
+  for (const [pattern, group] of DECIMAL_FORMS) {
+    const m = pattern.exec(s);
+    if (!m) continue;
+    intPart = group ? m[1]!.replaceAll(group, '') : m[1]!;
+    frac = m[2] ?? '';
+    break;
+  }
+  if (intPart === undefined) throw new RowError(`"${numberText}" is not a price`);
+  // Integer arithmetic on the digit strings: 0.1 + 0.2 style float errors never reach a price.
+  let minor = Number(intPart + frac.slice(0, digits).padEnd(digits, '0'));
+  if (frac.length > digits && Number(frac[digits]) >= 5) minor += 1;
+  if (!Number.isSafeInteger(minor)) throw new RowError(`price "${numberText}" is out of range`);
+  return minor;
+};
+
+export interface Price {
+  /** Integer minor units of `currency`. */
+  amount_minor: number;
+  currency: string;
+}
+
+/**
+ * Parses a feed price: "15.00 USD", "USD 15.00", "1,299.99 EUR", or a bare number when the feed has
+ * a separate currency column. Throws on anything else (no symbol guessing: "$" is not one currency).
+ */
+export const parsePrice = (text: string, defaultCurrency?: string): Price => {
+  const t = text.trim();
+  const m = /^([A-Za-z]{3})?\s*([\d.,\s\u00a0\u202f\u2009']+?)\s*([A-Za-z]{3})?$/.exec(t);
+  if (!m || (m[1] && m[3])) throw new RowError(`"${text}" is not a price like "15.00 USD"`);
+  const currency = (m[1] ?? m[3] ?? defaultCurrency ?? '').toUpperCase();
+  if (!currency) throw new RowError(`price "${text}" has no currency`);
+  const digits = currencyMinorDigits(currency);
+  return { amount_minor: decimalToMinor(m[2]!, digits), currency };
+};
+
+// ---------------------------------------------------------------------------------------------
+// URLs and merchants
+
+const normalizeHost = (host: string): string =>
+  host
+    .toLowerCase()
+    .replace(/^www\./, '')
+    .replace(/\.$/, '');
+
+/** "https://www.Example.com/shop" or "example.com" → "example.com". */
+export const normalizeMerchantDomain = (merchant: string): string => {
+  const trimmed = merchant.trim();
+  try {
+    const url = new URL(trimmed.includes('://') ? trimmed : `https://${trimmed}`);
+    const host = normalizeHost(url.hostname);
+    if (host.includes('.') && !trimmed.includes(' ')) return host;
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new FeedError(`merchant "${merchant}" is not a domain name`);
+};
+
+const parseHttpUrl = (value: string): URL | null => {
+  try {
+    const url = new URL(value.trim());
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Adds tracking parameters to a product URL. Existing parameters are kept byte for byte (a
+ * URLSearchParams round trip would re-encode them); one with the same name as a tracking
+ * parameter is replaced so the merchant sees a single value. The fragment stays last.
+ */
+export const buildAffiliateUrl = (
+  productUrl: string,
+  trackingParams: Record<string, string> = {},
+): string => {
+  const entries = Object.entries(trackingParams);
+  if (entries.length === 0) return productUrl;
+  const url = new URL(productUrl);
+  const ours = new Set(entries.map(([k]) => k));
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => {
+      if (pair === '') return false;
+      const rawKey = pair.split('=', 1)[0]!;
+      let key = rawKey;
+      try {
+        key = decodeURIComponent(rawKey.replaceAll('+', ' '));
+      } catch {
+        // A malformed escape is kept as it is.
+      }
+      return !ours.has(key);
+    });
+  const added = new URLSearchParams(entries).toString();
+  url.search = [...kept, added].join('&');
+  return url.toString();
+};
+
+// ---------------------------------------------------------------------------------------------
+// Field helpers
+
+/** Canonical fields and the column / key names the formats use for them. */
+const ALIASES = {
+  id: ['id', 'item_id', 'offer_id', 'product_id', 'sku'],
+  title: ['title', 'name', 'product_name'],
+  description: ['description', 'product_description'],
+  link: ['link', 'url', 'product_url', 'product_link'],
+  image: ['image_link', 'image_url', 'image', 'main_image_url'],
+  price: ['price'],
+  sale_price: ['sale_price'],
+  currency: ['currency', 'price_currency', 'currency_code'],
+  availability: ['availability', 'stock_status'],
+  brand: ['brand', 'vendor'],
+  product_type: ['product_type'],
+  category: ['google_product_category', 'product_category', 'category'],
+  rating: ['product_rating', 'rating', 'average_rating', 'product_review_average', 'review_average'],
+} as const;
+
+type Field = keyof typeof ALIASES;
+type RawRow = Partial<Record<Field, unknown>>;
+
+const REQUIRED: readonly Field[] = ['id', 'title', 'link', 'price'];
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Feeds carry stray HTML in titles and descriptions; the index and the API want plain text. */
+const cleanText = (value: unknown): string => {
+  if (typeof value !== 'string' && typeof value !== 'number') return '';
+  let s = String(value);
+  if (s.includes('<')) s = s.replace(/<[^>]*>/g, ' ');
+  if (s.includes('&')) {
+    s = s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ent: string) => {
+      if (ent[0] === '#') {
+        const code =
+          ent[1] === 'x' || ent[1] === 'X' ? Number.parseInt(ent.slice(2), 16) : Number(ent.slice(1));
+        return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[ent.toLowerCase()] ?? whole;
+    });
+  }
+  return s.replace(/\s+/g, ' ').trim();
+};
+
+/** "in stock", "InStock", "https://schema.org/InStock", "in_stock" → "in_stock". */
+const normalizeAvailability = (value: unknown): string => {
+  if (typeof value === 'boolean') return value ? 'in_stock' : 'out_of_stock';
+  const s = cleanText(value)
+    .replace(/^https?:\/\/schema\.org\//i, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  return s || 'unknown';
+};
+
+/** A 0–5 star rating, or null: a broken rating never costs a product its place in the catalogue. */
+const parseRating = (value: unknown): number | null => {
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string') {
+    const m = /^\s*(\d+(?:[.,]\d+)?)/.exec(value);
+    if (!m) return null;
+    n = Number(m[1]!.replace(',', '.'));
+  } else if (typeof value === 'object' && value !== null) {
+    const o = value as Record<string, unknown>;
+    return parseRating(o.value ?? o.average ?? o.rating);
+  } else return null;
+  return Number.isFinite(n) && n >= 0 && n <= 5 ? Math.round(n * 100) / 100 : null;
+};
+
+/** Category paths may come as "A > B", as arrays, or as bare Google taxonomy ids. */
+const categoryText = (value: unknown): string => {
+  if (Array.isArray(value)) return value.map(cleanText).filter(Boolean).join(' > ');
+  return cleanText(value);
+};
+
+const firstString = (value: unknown): string => {
+  if (Array.isArray(value)) return firstString(value[0]);
+  if (typeof value === 'object' && value !== null) {
+    const o = value as Record<string, unknown>;
+    return firstString(o.url ?? o.link ?? o.name ?? o.value);
+  }
+  return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+};
+
+/** A JSON Lines price: minor units ({amount}, bare number, price_cents) or a decimal string. */
+const jsonPrice = (value: unknown, currencyField: unknown, label: string): Price => {
+  const fallback = typeof currencyField === 'string' ? currencyField.trim().toUpperCase() : undefined;
+  if (typeof value === 'number') {
+    if (!fallback) throw new RowError(`${label} has no currency`);
+    return { amount_minor: minorInteger(value, label), currency: fallback };
+  }
+  if (typeof value === 'string') return parsePrice(value, fallback);
+  if (typeof value === 'object' && value !== null) {
+    const o = value as Record<string, unknown>;
+    const cur = o.currency ?? o.currency_code ?? o.currencyCode ?? fallback;
+    if (typeof cur !== 'string' || !cur) throw new RowError(`${label} has no currency`);
+    const currency = cur.trim().toUpperCase();
+    currencyMinorDigits(currency);
+    const minor = o.amount ?? o.amount_minor ?? o.minor ?? o.cents ?? o.value_minor;
+    if (minor !== undefined) return { amount_minor: minorInteger(minor, label), currency };
+    if (typeof o.value === 'string' || typeof o.value === 'number') {
+      // {value: "15.00"} is Google's decimal style, not minor units.
+      return { amount_minor: decimalToMinor(String(o.value), currencyMinorDigits(currency)), currency };
+    }
+  }
+  throw new RowError(`${label} is missing or not understood`);
+};
+
+const minorInteger = (value: unknown, label: string): number => {
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new RowError(`${label} ${JSON.stringify(value)} is not an integer amount in minor units`);
+  }
+  return n;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rows → products
+
+interface Context {
+  merchant: string;
+  merchantType: MerchantType;
+  trackingParams: Record<string, string>;
+  seen: Map<string, number>;
+  products: CatalogProduct[];
+  errors: FeedRowError[];
+  json: boolean;
+}
+
+const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
+  const id = firstString(row.id);
+  if (!id) throw new RowError('id is empty');
+  const title = cleanText(row.title);
+  if (!title) throw new RowError('title is empty');
+  const link = firstString(row.link);
+  if (!link) throw new RowError('link is empty');
+  const url = parseHttpUrl(link);
+  if (!url) throw new RowError(`link "${link}" is not an http(s) URL`);
+  const host = normalizeHost(url.hostname);
+  // A feed only speaks for its own merchant: a row pointing elsewhere is refused.
+  if (host !== ctx.merchant && !host.endsWith(`.${ctx.merchant}`)) {
+    throw new RowError(`link host ${host} is not on merchant ${ctx.merchant}`);
+  }
+
+  const price = priceOf(row.price, row.currency, 'price', ctx.json);
+  if (price.amount_minor <= 0) throw new RowError('price must be greater than zero');
+  if (row.sale_price !== undefined && row.sale_price !== '' && row.sale_price !== null) {
+    // A broken or foreign-currency sale price is ignored: the regular price is still right.
+    try {
+      const sale = priceOf(row.sale_price, row.currency ?? price.currency, 'sale_price', ctx.json);
+      if (
+        sale.currency === price.currency &&
+        sale.amount_minor > 0 &&
+        sale.amount_minor < price.amount_minor
+      ) {
+        price.amount_minor = sale.amount_minor;
+      }
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+    }
+  }
+
+  const image = parseHttpUrl(firstString(row.image));
+  const productUrl = url.toString();
+  return {
+    id,
+    title,
+    description: cleanText(row.description),
+    product_url: productUrl,
+    image_url: image ? image.toString() : '',
+    brand: cleanText(firstString(row.brand)),
+    product_type: categoryText(row.product_type),
+    category: categoryText(row.category),
+    price_cents: price.amount_minor,
+    currency: price.currency,
+    rating: parseRating(row.rating),
+    availability: normalizeAvailability(row.availability),
+    merchant_domain: host,
+    merchant_type: ctx.merchantType,
+    affiliate_url: buildAffiliateUrl(productUrl, ctx.trackingParams),
+  };
+};
+
+const priceOf = (value: unknown, currency: unknown, label: string, json: boolean): Price => {
+  if (json) return jsonPrice(value, currency, label);
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!text) throw new RowError(`${label} is empty`);
+  const cur = typeof currency === 'string' && currency.trim() ? currency.trim().toUpperCase() : undefined;
+  return parsePrice(text, cur);
+};
+
+const acceptRow = (row: RawRow, line: number, ctx: Context): void => {
+  try {
+    const product = toProduct(row, ctx);
+    const first = ctx.seen.get(product.id);
+    if (first !== undefined) throw new RowError(`duplicate id "${product.id}" (first on line ${first})`);
+    ctx.seen.set(product.id, line);
+    ctx.products.push(product);
+  } catch (err) {
+    if (!(err instanceof RowError)) throw err;
+    ctx.errors.push({ line, reason: err.message });
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Formats
+
+const normalizeHeader = (name: string): string =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/^g:/, '')
+    .replace(/[\s-]+/g, '_');
+
+const ACP_ONLY_COLUMNS = ['item_id', 'seller_name', 'seller_url', 'enable_search', 'enable_checkout'];
+
+const pickDelimiter = (headerLine: string): string => {
+  const count = (ch: string) => headerLine.split(ch).length - 1;
+  const tabs = count('\t');
+  const commas = count(',');
+  const semis = count(';');
+  if (tabs > 0 && tabs >= commas) return '\t';
+  if (semis > commas) return ';';
+  return ',';
+};
+
+const parseDelimited = (text: string, requested: 'auto' | 'gmc' | 'acp', ctx: Context): FeedFormat => {
+  const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+  const delimiter = pickDelimiter(firstLine);
+  let columns: Partial<Record<Field, number>> = {};
+  let width = 0;
+  let format: FeedFormat = requested === 'auto' ? 'gmc' : requested;
+  let lastEndLine = 0;
+
+  const onHeader = (header: string[]) => {
+    const names = header.map(normalizeHeader);
+    width = names.length;
+    columns = {};
+    for (const field of Object.keys(ALIASES) as Field[]) {
+      for (const alias of ALIASES[field]) {
+        const at = names.indexOf(alias);
+        if (at !== -1) {
+          columns[field] = at;
+          break;
+        }
+      }
+    }
+    const missing = REQUIRED.filter((f) => columns[f] === undefined);
+    if (missing.length > 0) {
+      const wanted = missing.map((f) => `${f} (${ALIASES[f].join(' | ')})`).join(', ');
+      throw new FeedError(`missing required column(s): ${wanted}; header was: ${names.join(', ')}`);
+    }
+    if (requested === 'auto') {
+      const acp =
+        names.some((n) => ACP_ONLY_COLUMNS.includes(n)) || (names.includes('url') && !names.includes('link'));
+      format = acp ? 'acp' : 'gmc';
+    }
+  };
+
+  try {
+    parseCsv(text, {
+      delimiter,
+      raw: true,
+      bom: true,
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      on_record: (record, info) => {
+        // With `raw: true` csv-parse hands over { record, raw }; its typings only know string[].
+        const rec = record as unknown as { record: string[]; raw: string };
+        const line = startLine(rec.raw, info.lines);
+        lastEndLine = info.lines;
+        if (info.records === 1) {
+          onHeader(rec.record);
+          return null;
+        }
+        const fields = rec.record;
+        if (fields.every((f) => f.trim() === '')) return null;
+        if (fields.length > width) {
+          ctx.errors.push({
+            line,
+            reason: `row has ${fields.length} fields but the header has ${width} (unquoted ${delimiter === '\t' ? 'tab' : `"${delimiter}"`}?)`,
+          });
+          return null;
+        }
+        const row: RawRow = {};
+        for (const [field, at] of Object.entries(columns) as [Field, number][]) {
+          const value = fields[at];
+          if (value !== undefined && value.trim() !== '') row[field] = value;
+        }
+        acceptRow(row, line, ctx);
+        return null;
+      },
+    });
+  } catch (err) {
+    if (err instanceof FeedError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'CSV_QUOTE_NOT_CLOSED') {
+      // Everything after an unclosed quote is swallowed into one field: no row after it can be trusted.
+      throw new FeedError(
+        `line ${lastEndLine + 1}: a quoted field is never closed; the rest of the file is unreadable`,
+      );
+    }
+    throw new FeedError(
+      `not a readable ${delimiter === '\t' ? 'TSV' : 'CSV'} file: ${(err as Error).message}`,
+    );
+  }
+  if (width === 0) throw new FeedError('feed has no header row');
+  return format;
+};
+
+/** csv-parse reports the line where a record ends; rows are reported where they start. */
+const startLine = (raw: string, endLine: number): number => {
+  let body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
+  body = body.replace(/^\n+/, '');
+  let breaks = 0;
+  for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) breaks++;
+  return endLine - breaks;
+};
+
+const JSON_ALIASES: Record<Field, readonly string[]> = {
+  ...ALIASES,
+  image: [...ALIASES.image, 'images', 'image_urls', 'imageUrl'],
+  link: [...ALIASES.link, 'productUrl'],
+  id: [...ALIASES.id, 'offer_id'],
+  category: [...ALIASES.category, 'categories'],
+  price: ['price', 'price_cents', 'price_minor'],
+  sale_price: ['sale_price', 'salePrice'],
+  product_type: ['product_type', 'productType'],
+};
+
+const parseJsonLines = (text: string, ctx: Context): void => {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const source = lines[i]!.trim();
+    if (source === '') continue;
+    const line = i + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch (err) {
+      ctx.errors.push({ line, reason: `invalid JSON: ${(err as Error).message}` });
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.errors.push({ line, reason: 'not a JSON object' });
+      continue;
+    }
+    const o = value as Record<string, unknown>;
+    const row: RawRow = {};
+    for (const field of Object.keys(JSON_ALIASES) as Field[]) {
+      for (const key of JSON_ALIASES[field]) {
+        if (o[key] !== undefined && o[key] !== null) {
+          row[field] = o[key];
+          break;
+        }
+      }
+    }
+    // The sale price may rely on the currency given inside the regular price object.
+    if (row.currency === undefined && typeof o.price === 'object' && o.price !== null) {
+      row.currency = (o.price as Record<string, unknown>).currency;
+    }
+    acceptRow(row, line, ctx);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+const decodeInput = (input: string | Uint8Array): string => {
+  if (typeof input === 'string') return input;
+  if (input[0] === 0x1f && input[1] === 0x8b)
+    throw new FeedError('feed is gzip-compressed; decompress it first');
+  if (input[0] === 0x50 && input[1] === 0x4b) throw new FeedError('feed is a zip archive; extract it first');
+  if ((input[0] === 0xff && input[1] === 0xfe) || (input[0] === 0xfe && input[1] === 0xff)) {
+    throw new FeedError('feed is UTF-16; export it as UTF-8');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(input);
+  } catch {
+    throw new FeedError('feed is not UTF-8 text');
+  }
+};
+
+export const detectFormat = (text: string): FeedFormat | 'delimited' => {
+  const first = text.replace(/^\ufeff/, '').trimStart();
+  if (first.startsWith('{')) return 'jsonl';
+  if (first.startsWith('['))
+    throw new FeedError('feed is a JSON array; send JSON Lines (one object per line)');
+  if (first.startsWith('<'))
+    throw new FeedError('feed looks like XML/HTML; only TSV, CSV and JSON Lines are read');
+  return 'delimited';
+};
+
+/**
+ * Parses a merchant feed into catalogue products. Throws FeedError when the file as a whole is
+ * unusable (not text, unknown format, missing required columns, or no valid row at all).
+ */
+export const parseFeed = (input: string | Uint8Array, opts: ParseFeedOptions): ParseFeedResult => {
+  const trackingParams = opts.trackingParams ?? {};
+  const hasTracking = Object.keys(trackingParams).length > 0;
+  if (hasTracking && opts.merchantType !== 'affiliate') {
+    throw new FeedError(`tracking parameters only apply to affiliate merchants, not ${opts.merchantType}`);
+  }
+  for (const key of Object.keys(trackingParams)) {
+    if (!key.trim()) throw new FeedError('tracking parameter names must not be empty');
+  }
+  const ctx: Context = {
+    merchant: normalizeMerchantDomain(opts.merchant),
+    merchantType: opts.merchantType,
+    trackingParams,
+    seen: new Map(),
+    products: [],
+    errors: [],
+    json: false,
+  };
+  const raw = decodeInput(input);
+  if (raw.includes('\u0000')) throw new FeedError('feed is not text (it contains NUL bytes)');
+  // One line ending everywhere keeps line numbers honest for CR LF files.
+  const text = raw.replace(/\r\n?/g, '\n').replace(/^\ufeff/, '');
+  if (text.trim() === '') throw new FeedError('feed is empty');
+
+  const detected = detectFormat(text);
+  const requested = opts.format ?? 'auto';
+  let format: FeedFormat;
+  if (requested === 'jsonl' || (requested === 'auto' && detected === 'jsonl')) {
+    if (detected !== 'jsonl')
+      throw new FeedError('feed was declared JSON Lines but does not start with a JSON object');
+    ctx.json = true;
+    parseJsonLines(text, ctx);
+    format = 'jsonl';
+  } else {
+    if (detected === 'jsonl') throw new FeedError(`feed was declared ${requested} but is JSON Lines`);
+    format = parseDelimited(text, requested === 'auto' ? 'auto' : requested, ctx);
+  }
+
+  if (ctx.products.length === 0 && ctx.errors.length > 0) {
+    const first = ctx.errors[0]!;
+    // Applying an all-bad file would empty the merchant's catalogue; refuse it instead.
+    throw new FeedError(
+      `no valid rows (${ctx.errors.length} rejected; first on line ${first.line}: ${first.reason})`,
+    );
+  }
+  return { format, products: ctx.products, errors: ctx.errors };
+};

@@ -1,0 +1,468 @@
+// In-memory product search: BM25F over title, brand, product type/category and description, plus a
+// title-bigram field that rewards the query's words appearing side by side ("coffee table").
+//
+// Layout: one term dictionary and CSR postings (term offsets → ascending doc numbers and a
+// precomputed per-posting weight in typed arrays). Because BM25F's saturated term frequency depends
+// only on (term, doc), it is computed once at build time; a query is then a few array walks plus a
+// bounded min-heap for the top k.
+import type { CatalogProduct, MerchantType } from './catalog.ts';
+import { MERCHANT_TYPES } from './catalog.ts';
+import { forEachWord, queryTerms, STOP_WORDS, stem, tokenize } from './text.ts';
+
+export interface FieldSpec {
+  name: string;
+  /** Text of this field for a product. */
+  text: (p: CatalogProduct) => string;
+  weight: number;
+  /** Length normalisation, 0 (none) to 1 (full). */
+  b: number;
+}
+
+export interface IndexOptions {
+  fields: readonly FieldSpec[];
+  k1: number;
+  /** Weight of the title-bigram field; 0 turns bigrams off. */
+  bigramWeight: number;
+  /**
+   * How much matching more of the query's terms counts beyond BM25's sum: the score is multiplied by
+   * (1 + c · matched/terms) / (1 + c). 0 is plain BM25F.
+   */
+  coordination: number;
+}
+
+const categoryText = (p: CatalogProduct): string => {
+  // Bare Google taxonomy ids ("2271") mean nothing to a shopper's query.
+  const category = /^\d+$/.test(p.category) ? '' : p.category;
+  return p.product_type && category ? `${p.product_type} ${category}` : p.product_type || category;
+};
+
+export const DEFAULT_FIELDS: readonly FieldSpec[] = [
+  { name: 'title', text: (p) => p.title, weight: 3, b: 0.75 },
+  { name: 'brand', text: (p) => p.brand, weight: 2, b: 0.3 },
+  { name: 'category', text: categoryText, weight: 1.5, b: 0.5 },
+  { name: 'description', text: (p) => p.description, weight: 1, b: 0.75 },
+];
+
+export const DEFAULT_INDEX_OPTIONS: IndexOptions = {
+  fields: DEFAULT_FIELDS,
+  k1: 1.2,
+  bigramWeight: 1.5,
+  coordination: 1,
+};
+
+/** Plain single-field BM25 (k1 1.2, b 0.75) over all text: the baseline the evaluation compares to. */
+export const PLAIN_BM25_OPTIONS: IndexOptions = {
+  fields: [
+    {
+      name: 'all',
+      text: (p) => [p.title, p.brand, categoryText(p), p.description].join(' '),
+      weight: 1,
+      b: 0.75,
+    },
+  ],
+  k1: 1.2,
+  bigramWeight: 0,
+  coordination: 0,
+};
+
+export interface SearchQuery {
+  query: string;
+  merchant_type?: MerchantType | null;
+  /** Page size; defaults to 10. */
+  max_results?: number;
+  price_min_cents?: number | null;
+  price_max_cents?: number | null;
+}
+
+export interface SearchHit extends CatalogProduct {
+  score: number;
+}
+
+export interface SearchResponse {
+  results: SearchHit[];
+  /** All matches after filters, not only the returned page. */
+  total_count: number;
+}
+
+export interface IndexStats {
+  products: number;
+  terms: number;
+  postings: number;
+  /** Bytes held by the typed arrays of the index (not the product objects). */
+  typedArrayBytes: number;
+}
+
+export interface SearchIndex {
+  readonly size: number;
+  search(query: SearchQuery): SearchResponse;
+  /** Every match after filters with its score, in index order. For evaluation and tests. */
+  matchAll(query: SearchQuery): { product: CatalogProduct; score: number }[];
+  stats(): IndexStats;
+}
+
+const MAX_QUERY_TERMS = 32;
+
+const bigramKey = (a: string, b: string) => `${a} ${b}`; // tokens never contain a space
+
+/** Title tokens without stop-words, paired with their neighbour: "pair of shoes" → "pair shoe". */
+const bigramsOf = (tokens: readonly string[]): string[] => {
+  const content = tokens.filter((t) => !STOP_WORDS.has(t));
+  const out: string[] = [];
+  for (let i = 1; i < content.length; i++) out.push(bigramKey(content[i - 1]!, content[i]!));
+  return out;
+};
+
+/** Growable typed buffer: avoids millions of boxed JS numbers while the index is built. */
+class GrowList<T extends Int32Array | Float32Array> {
+  length = 0;
+  constructor(public data: T) {}
+  push(v: number) {
+    if (this.length === this.data.length) {
+      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+const intList = () => new GrowList(new Int32Array(1024));
+
+/**
+ * Tokenises and weights every product. Kept apart from buildIndex so its large temporaries die with
+ * it: closures of one function share a context, and the query closures would otherwise pin them.
+ */
+const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) => {
+  const { fields, k1 } = opts;
+  const n = products.length;
+  const useBigrams = opts.bigramWeight > 0;
+  const fieldCount = fields.length + (useBigrams ? 1 : 0);
+  const weights = [...fields.map((f) => f.weight), opts.bigramWeight];
+  const bs = [...fields.map((f) => f.b), 0.5];
+
+  // Pass 1: tokenise every field into one stream of term ids, remembering field lengths.
+  const dict = new Map<string, number>();
+  const termOf = (token: string): number => {
+    let id = dict.get(token);
+    if (id === undefined) {
+      id = dict.size;
+      dict.set(token, id);
+    }
+    return id;
+  };
+  const stream = intList(); // per doc and field: term ids; field boundaries from lengths
+  const lengths = new Float32Array(n * fieldCount);
+  const totalLength = new Float64Array(fieldCount);
+  const filled = new Float64Array(fieldCount);
+  // Brands and categories repeat across thousands of products: tokenise each distinct text once.
+  const caches = fields.map(() => new Map<string, Int32Array>());
+  // Each distinct spelling is stemmed and looked up once; later it is one map hit.
+  const wordTerm = new Map<string, number>();
+  const scratch = intList();
+  const collect = (word: string) => {
+    let id = wordTerm.get(word);
+    if (id === undefined) {
+      id = termOf(stem(word));
+      wordTerm.set(word, id);
+    }
+    scratch.push(id);
+  };
+  const termIds = (text: string): Int32Array => {
+    scratch.length = 0;
+    forEachWord(text, collect);
+    return scratch.data.slice(0, scratch.length);
+  };
+  const pushField = (d: number, f: number, ids: Int32Array) => {
+    for (let i = 0; i < ids.length; i++) stream.push(ids[i]!);
+    lengths[d * fieldCount + f] = ids.length;
+    totalLength[f]! += ids.length;
+    if (ids.length > 0) filled[f]! += 1;
+  };
+  for (let d = 0; d < n; d++) {
+    const p = products[d]!;
+    for (let f = 0; f < fields.length; f++) {
+      const text = fields[f]!.text(p);
+      if (f === 0 && useBigrams) {
+        const tokens = tokenize(text);
+        pushField(d, f, Int32Array.from(tokens, termOf));
+        pushField(d, fields.length, Int32Array.from(bigramsOf(tokens), termOf));
+        continue;
+      }
+      // Short texts (brands, categories) are often shared; long ones (descriptions) rarely are.
+      if (text.length > 80) {
+        pushField(d, f, termIds(text));
+        continue;
+      }
+      const cache = caches[f]!;
+      let ids = cache.get(text);
+      if (ids === undefined) {
+        ids = termIds(text);
+        cache.set(text, ids);
+      }
+      pushField(d, f, ids);
+    }
+  }
+  const termCount = dict.size;
+  // Averaged over products that have the field: most feeds leave brand or category empty on many
+  // rows, and counting those would make every filled one look long and penalise it.
+  const avgLength = Array.from(totalLength, (t, f) => (t > 0 ? t / filled[f]! : 1));
+
+  // Pass 2: per doc, per-field term frequencies → one saturated BM25F weight per (term, doc).
+  const tf = new Float32Array(termCount * fieldCount);
+  const lastDoc = new Int32Array(termCount).fill(-1);
+  const df = new Int32Array(termCount);
+  const postTerm = intList();
+  const postDoc = intList();
+  const postWeight = new GrowList(new Float32Array(1024));
+  const docTerms: number[] = [];
+  let cursor = 0;
+  // Field order in the stream: title, (bigrams), brand, category, description.
+  const streamOrder = useBigrams
+    ? [0, fields.length, ...fields.slice(1).map((_, i) => i + 1)]
+    : fields.map((_, i) => i);
+  for (let d = 0; d < n; d++) {
+    docTerms.length = 0;
+    for (const f of streamOrder) {
+      const len = lengths[d * fieldCount + f]!;
+      for (let i = 0; i < len; i++) {
+        const t = stream.data[cursor++]!;
+        if (lastDoc[t] !== d) {
+          lastDoc[t] = d;
+          docTerms.push(t);
+          for (let f2 = t * fieldCount, e = f2 + fieldCount; f2 < e; f2++) tf[f2] = 0;
+        }
+        tf[t * fieldCount + f]! += 1;
+      }
+    }
+    for (const t of docTerms) {
+      let pseudo = 0;
+      for (let f = 0; f < fieldCount; f++) {
+        const count = tf[t * fieldCount + f]!;
+        if (count === 0) continue;
+        const norm = 1 - bs[f]! + (bs[f]! * lengths[d * fieldCount + f]!) / avgLength[f]!;
+        pseudo += (weights[f]! * count) / norm;
+      }
+      postTerm.push(t);
+      postDoc.push(d);
+      postWeight.push(pseudo / (k1 + pseudo));
+      df[t]! += 1;
+    }
+  }
+
+  // Group postings by term (counting sort; docs stay ascending within a term).
+  const offsets = new Uint32Array(termCount + 1);
+  for (let t = 0; t < termCount; t++) offsets[t + 1] = offsets[t]! + df[t]!;
+  const total = postTerm.length;
+  const docs = new Uint32Array(total);
+  const postingWeights = new Float32Array(total);
+  const fill = offsets.slice(0, termCount);
+  for (let i = 0; i < total; i++) {
+    const t = postTerm.data[i]!;
+    const at = fill[t]!++;
+    docs[at] = postDoc.data[i]!;
+    postingWeights[at] = postWeight.data[i]!;
+  }
+  const idf = new Float64Array(termCount);
+  for (let t = 0; t < termCount; t++) idf[t] = Math.log(1 + (n - df[t]! + 0.5) / (df[t]! + 0.5));
+
+  return { dict, offsets, docs, postingWeights, idf, termCount, total };
+};
+
+export const buildIndex = (
+  input: readonly CatalogProduct[],
+  options: Partial<IndexOptions> = {},
+): SearchIndex => {
+  const opts: IndexOptions = { ...DEFAULT_INDEX_OPTIONS, ...options };
+
+  // Doc numbers follow id order, so "lower doc number" is the deterministic tie-break.
+  const products = [...input].sort((a, b) =>
+    a.id < b.id
+      ? -1
+      : a.id > b.id
+        ? 1
+        : a.merchant_domain < b.merchant_domain
+          ? -1
+          : a.merchant_domain > b.merchant_domain
+            ? 1
+            : 0,
+  );
+  const n = products.length;
+
+  const { dict, offsets, docs, postingWeights, idf, termCount, total } = buildPostings(products, opts);
+  const useBigrams = opts.bigramWeight > 0;
+
+  // Filter columns.
+  const merchantCode = new Uint8Array(n);
+  const price = new Float64Array(n);
+  for (let d = 0; d < n; d++) {
+    const p = products[d]!;
+    merchantCode[d] = MERCHANT_TYPES.indexOf(p.merchant_type);
+    price[d] = p.price_cents;
+  }
+
+  // Query scratch, reused: a Lambda container serves one request at a time and search is synchronous.
+  const scores = new Float64Array(n);
+  const matched = new Uint8Array(n);
+  const touched = new Uint32Array(n);
+
+  /** Scores every matching doc; calls `visit` for each one passing the filters. Returns nothing. */
+  const run = (q: SearchQuery, visit: (doc: number, score: number) => void): void => {
+    // Capped: longer queries add latency, not precision.
+    const terms = queryTerms(q.query).slice(0, MAX_QUERY_TERMS);
+    const ids: number[] = [];
+    for (const term of terms) {
+      const id = dict.get(term);
+      if (id !== undefined) ids.push(id);
+    }
+    if (ids.length === 0) return;
+    let touchedCount = 0;
+    for (const t of ids) {
+      const w = idf[t]!;
+      for (let i = offsets[t]!, end = offsets[t + 1]!; i < end; i++) {
+        const d = docs[i]!;
+        if (matched[d] === 0) touched[touchedCount++] = d;
+        matched[d]! += 1;
+        scores[d]! += w * postingWeights[i]!;
+      }
+    }
+    if (useBigrams) {
+      for (let i = 1; i < terms.length; i++) {
+        const t = dict.get(bigramKey(terms[i - 1]!, terms[i]!));
+        if (t === undefined) continue;
+        const w = idf[t]!;
+        for (let j = offsets[t]!, end = offsets[t + 1]!; j < end; j++)
+          scores[docs[j]!]! += w * postingWeights[j]!;
+      }
+    }
+    // Terms unknown to the catalogue still count as unmatched in the coordination factor.
+    const termTotal = terms.length;
+    const c = opts.coordination;
+    const wantType = q.merchant_type == null ? -1 : MERCHANT_TYPES.indexOf(q.merchant_type);
+    const min = q.price_min_cents ?? Number.NEGATIVE_INFINITY;
+    const max = q.price_max_cents ?? Number.POSITIVE_INFINITY;
+    for (let i = 0; i < touchedCount; i++) {
+      const d = touched[i]!;
+      const raw = scores[d]!;
+      const hits = matched[d]!;
+      scores[d] = 0;
+      matched[d] = 0;
+      if (wantType !== -1 && merchantCode[d] !== wantType) continue;
+      const p = price[d]!;
+      if (p < min || p > max) continue;
+      visit(d, c > 0 ? (raw * (1 + (c * hits) / termTotal)) / (1 + c) : raw);
+    }
+  };
+
+  const search = (q: SearchQuery): SearchResponse => {
+    const k = q.max_results ?? 10;
+    if (!Number.isInteger(k) || k < 0) throw new RangeError('max_results must be a non-negative integer');
+    const heap = new TopK(Math.min(k, n));
+    let totalCount = 0;
+    run(q, (d, s) => {
+      totalCount++;
+      heap.offer(s, d);
+    });
+    const results = heap.drain().map(({ doc, score }) => ({ ...products[doc]!, score }));
+    return { results, total_count: totalCount };
+  };
+
+  const matchAll = (q: SearchQuery) => {
+    const out: { doc: number; product: CatalogProduct; score: number }[] = [];
+    run(q, (doc, score) => out.push({ doc, product: products[doc]!, score }));
+    out.sort((a, b) => a.doc - b.doc);
+    return out.map(({ product, score }) => ({ product, score }));
+  };
+
+  const typedArrayBytes =
+    offsets.byteLength +
+    docs.byteLength +
+    postingWeights.byteLength +
+    idf.byteLength +
+    merchantCode.byteLength +
+    price.byteLength +
+    scores.byteLength +
+    matched.byteLength +
+    touched.byteLength;
+
+  return {
+    size: n,
+    search,
+    matchAll,
+    stats: () => ({ products: n, terms: termCount, postings: total, typedArrayBytes }),
+  };
+};
+
+/**
+ * Bounded min-heap keeping the k best (score, doc) pairs: higher score first, then lower doc number.
+ * The root is the worst kept entry, so a new candidate costs one comparison unless it gets in.
+ */
+export class TopK {
+  private readonly scores: Float64Array;
+  private readonly docs: Int32Array;
+  private count = 0;
+
+  constructor(readonly capacity: number) {
+    this.scores = new Float64Array(capacity);
+    this.docs = new Int32Array(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** True when entry a ranks below entry b. */
+  private worse(sa: number, da: number, sb: number, db: number): boolean {
+    return sa < sb || (sa === sb && da > db);
+  }
+
+  offer(score: number, doc: number): void {
+    if (this.capacity === 0) return;
+    if (this.count < this.capacity) {
+      let i = this.count++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.worse(score, doc, this.scores[parent]!, this.docs[parent]!)) break;
+        this.scores[i] = this.scores[parent]!;
+        this.docs[i] = this.docs[parent]!;
+        i = parent;
+      }
+      this.scores[i] = score;
+      this.docs[i] = doc;
+      return;
+    }
+    if (!this.worse(this.scores[0]!, this.docs[0]!, score, doc)) return;
+    this.siftDown(score, doc, this.count);
+  }
+
+  private siftDown(score: number, doc: number, size: number): void {
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      let child = left;
+      if (
+        right < size &&
+        this.worse(this.scores[right]!, this.docs[right]!, this.scores[left]!, this.docs[left]!)
+      ) {
+        child = right;
+      }
+      if (!this.worse(this.scores[child]!, this.docs[child]!, score, doc)) break;
+      this.scores[i] = this.scores[child]!;
+      this.docs[i] = this.docs[child]!;
+      i = child;
+    }
+    this.scores[i] = score;
+    this.docs[i] = doc;
+  }
+
+  /** Empties the heap, best first. */
+  drain(): { score: number; doc: number }[] {
+    const out: { score: number; doc: number }[] = new Array(this.count);
+    while (this.count > 0) {
+      const last = --this.count;
+      out[last] = { score: this.scores[0]!, doc: this.docs[0]! };
+      if (last > 0) this.siftDown(this.scores[last]!, this.docs[last]!, last);
+    }
+    return out;
+  }
+}

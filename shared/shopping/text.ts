@@ -1,0 +1,106 @@
+// Tokenisation shared by the search index, the feed importer and the offline evaluation, so a
+// query and a product title are always cut the same way.
+
+// Letters that NFKD does not decompose but shoppers type without the diacritic.
+const FOLD: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+};
+const FOLD_RE = /[ßæœøłđðþı]/g;
+const MARKS_RE = /\p{M}+/gu;
+const NON_ASCII_RE = /[\u0080-\uffff]/;
+const SPLIT_RE = /[^\p{L}\p{N}]+/u;
+
+/** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
+export const foldText = (text: string): string => {
+  const lower = text.toLowerCase();
+  if (!NON_ASCII_RE.test(lower)) return lower;
+  return lower
+    .normalize('NFKD')
+    .replace(MARKS_RE, '')
+    .replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+};
+
+// Words that carry no product meaning; queries such as "a pair of shoes for the beach" are full of
+// them. "s" and "t" are the debris of "men's" and "don't" after splitting on the apostrophe.
+// Held in stemmed form because tokens are compared after stemming ("does" -> "doe").
+const STOP_WORD_LIST = (
+  'a an and are as at be but by for from has have i in into is it its me my of off on or our ' +
+  's so t than that the their them then there these they this those to too very was we were what ' +
+  'when where which who with without you your will can just some any all also more most such ' +
+  'about over under only own same both each few other nor not no do does did doing having been ' +
+  'being am if because until while against between through during before after above below up down ' +
+  'out again further once here why how he him his she her hers itself ours yours ' +
+  'looking want need buy find show get'
+).split(' ');
+
+/**
+ * Light English stemming: plurals and possessives only. Wider suffix stripping (-ing, -ed) was left
+ * out on purpose: it merges product words that shoppers keep apart (bedding/bed, earrings/ear).
+ */
+export const stem = (word: string): string => {
+  const n = word.length;
+  if (n <= 3) return word;
+  const last = word.charCodeAt(n - 1);
+  if (last !== 115 /* s */) return word;
+  if (word.endsWith('ies') && n > 4) return word.slice(0, -3) + 'y';
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('ss') || word.endsWith('us') || word.endsWith('is')) return word;
+  if (word.endsWith('xes') || word.endsWith('ches') || word.endsWith('shes') || word.endsWith('zzes')) {
+    return word.slice(0, -2);
+  }
+  return word.slice(0, -1);
+};
+
+export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) => stem(w)));
+
+/**
+ * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed. The index
+ * builder uses it with a word → term cache so each distinct spelling is stemmed once.
+ */
+export const forEachWord = (text: string, emit: (word: string) => void): void => {
+  if (!text) return;
+  const lower = text.toLowerCase();
+  // Hand-rolled scan for the common all-ASCII case: index builds spend most of their time here.
+  let start = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (c >= 128) {
+      // Restart on the Unicode path from the current word, so no word is emitted twice.
+      for (const part of foldText(lower.slice(start < 0 ? i : start)).split(SPLIT_RE)) {
+        if (part) emit(part);
+      }
+      return;
+    } else if (start >= 0) {
+      emit(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0) emit(lower.slice(start));
+};
+
+/** Every token of a text in order, stemmed, stop-words included (the index keeps them). */
+export const tokenize = (text: string): string[] => {
+  const out: string[] = [];
+  forEachWord(text, (word) => out.push(stem(word)));
+  return out;
+};
+
+/**
+ * Query terms: tokens without stop-words, unless the query is nothing but stop-words (then all of
+ * them, so "the who" still finds something). Order kept, duplicates removed.
+ */
+export const queryTerms = (query: string): string[] => {
+  const tokens = tokenize(query);
+  const content = tokens.filter((t) => !STOP_WORDS.has(t));
+  return [...new Set(content.length > 0 ? content : tokens)];
+};

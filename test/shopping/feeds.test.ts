@@ -1,0 +1,338 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  parseSnapshot,
+  SnapshotError,
+  serializeSnapshot,
+  toSearchResult,
+} from '../../shared/shopping/catalog.ts';
+import { buildAffiliateUrl, FeedError, parseFeed, parsePrice } from '../../shared/shopping/feeds.ts';
+
+const GMC_HEADER = [
+  'id',
+  'title',
+  'description',
+  'link',
+  'image_link',
+  'price',
+  'sale_price',
+  'availability',
+  'brand',
+  'gtin',
+  'product_type',
+  'google_product_category',
+  'product_rating',
+];
+
+const tsv = (rows: string[][]) => rows.map((r) => r.join('\t')).join('\n') + '\n';
+
+describe('parsePrice', () => {
+  test('reads Merchant Center prices into minor units', () => {
+    assert.deepEqual(parsePrice('15.00 USD'), { amount_minor: 1500, currency: 'USD' });
+    assert.deepEqual(parsePrice('1,299.99 EUR'), { amount_minor: 129999, currency: 'EUR' });
+    assert.deepEqual(parsePrice('USD 7.5'), { amount_minor: 750, currency: 'USD' });
+    assert.deepEqual(parsePrice('12,50 eur'), { amount_minor: 1250, currency: 'EUR' });
+    assert.deepEqual(parsePrice('1.299,99 EUR'), { amount_minor: 129999, currency: 'EUR' });
+    assert.deepEqual(parsePrice('1500 JPY'), { amount_minor: 1500, currency: 'JPY' });
+    assert.deepEqual(parsePrice('19.99', 'GBP'), { amount_minor: 1999, currency: 'GBP' });
+    // No float drift: 0.29 * 100 is 28.999999999999996 in floating point.
+    assert.deepEqual(parsePrice('0.29 USD'), { amount_minor: 29, currency: 'USD' });
+  });
+
+  test('refuses what is not a price', () => {
+    for (const bad of ['', 'free', '$15.00', '15.00', '-3 USD', '15.00 USD EUR', '1,2,3 USD']) {
+      assert.throws(() => parsePrice(bad), `accepted "${bad}"`);
+    }
+  });
+});
+
+describe('buildAffiliateUrl', () => {
+  test('appends tracking parameters and keeps the existing query and fragment verbatim', () => {
+    assert.equal(
+      buildAffiliateUrl('https://shop.com/p/1?color=dark%20blue&size=m#reviews', {
+        tag: 'tcs-20',
+        utm_source: 'tcs',
+      }),
+      'https://shop.com/p/1?color=dark%20blue&size=m&tag=tcs-20&utm_source=tcs#reviews',
+    );
+  });
+
+  test('replaces a parameter of the same name instead of duplicating it', () => {
+    assert.equal(
+      buildAffiliateUrl('https://shop.com/p?tag=old&x=1', { tag: 'new' }),
+      'https://shop.com/p?x=1&tag=new',
+    );
+  });
+
+  test('is the product URL when there are no tracking parameters', () => {
+    assert.equal(buildAffiliateUrl('https://shop.com/p?x=1'), 'https://shop.com/p?x=1');
+  });
+});
+
+describe('parseFeed: Google Merchant Center', () => {
+  const feed = tsv([
+    GMC_HEADER,
+    [
+      'SKU-1',
+      'Trail Running Shoes',
+      'Light <b>mesh</b> upper &amp; grippy sole',
+      'https://www.Shop.com/p/1?ref=feed',
+      'https://cdn.shop.com/1.jpg',
+      '129.99 USD',
+      '99.00 USD',
+      'in stock',
+      'Strideline',
+      '0001',
+      'Shoes > Running',
+      '187',
+      '4.6',
+    ],
+    [
+      'SKU-2',
+      'Beach Towel',
+      'Cotton',
+      'https://shop.com/p/2',
+      '',
+      '20.00 USD',
+      '25.00 USD',
+      'out of stock',
+      '',
+      '',
+      '',
+      'Home & Garden > Linens',
+      'n/a',
+    ],
+  ]);
+
+  test('normalises every field', () => {
+    const { format, products, errors } = parseFeed(feed, {
+      merchant: 'shop.com',
+      merchantType: 'affiliate',
+      trackingParams: { tag: 'tcs-20' },
+    });
+    assert.equal(format, 'gmc');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(products[0], {
+      id: 'SKU-1',
+      title: 'Trail Running Shoes',
+      description: 'Light mesh upper & grippy sole',
+      product_url: 'https://www.shop.com/p/1?ref=feed',
+      image_url: 'https://cdn.shop.com/1.jpg',
+      brand: 'Strideline',
+      product_type: 'Shoes > Running',
+      category: '187',
+      price_cents: 9900, // the lower sale price wins
+      currency: 'USD',
+      rating: 4.6,
+      availability: 'in_stock',
+      merchant_domain: 'shop.com',
+      merchant_type: 'affiliate',
+      affiliate_url: 'https://www.shop.com/p/1?ref=feed&tag=tcs-20',
+    });
+    const towel = products[1]!;
+    assert.equal(towel.price_cents, 2000, 'a higher sale price is ignored');
+    assert.equal(towel.rating, null);
+    assert.equal(towel.availability, 'out_of_stock');
+    assert.equal(towel.image_url, '');
+  });
+
+  test('reads CSV with RFC 4180 quoting: commas, doubled quotes and newlines inside fields', () => {
+    const csv =
+      'id,title,description,link,price\r\n' +
+      '1,"Sofa, 3-seat","The ""Cloud"" sofa\r\nwith two lines",https://shop.com/sofa,"1,299.00 USD"\r\n' +
+      '2,Lamp,Plain,https://shop.com/lamp,15 USD\r\n';
+    const { products, errors } = parseFeed(csv, { merchant: 'shop.com', merchantType: 'affiliate' });
+    assert.deepEqual(errors, []);
+    assert.equal(products[0]!.title, 'Sofa, 3-seat');
+    assert.equal(products[0]!.description, 'The "Cloud" sofa with two lines');
+    assert.equal(products[0]!.price_cents, 129900);
+    assert.equal(products[1]!.affiliate_url, 'https://shop.com/lamp');
+  });
+
+  test('skips bad rows and reports the line each starts on', () => {
+    const text =
+      'id\ttitle\tlink\tprice\n' +
+      'a\tGood\thttps://shop.com/a\t5.00 USD\n' +
+      'b\t\thttps://shop.com/b\t5.00 USD\n' + // line 3: no title
+      'c\t"Two\nlines"\thttps://shop.com/c\tcheap\n' + // line 4 (to 5): bad price
+      'd\tElsewhere\thttps://evil.example/d\t5.00 USD\n' + // line 6: foreign host
+      'a\tAgain\thttps://shop.com/a2\t5.00 USD\n' + // line 7: duplicate id
+      'e\tExtra\thttps://shop.com/e\t5.00 USD\tsurplus\n' + // line 8: too many fields
+      '\n' +
+      'f\tFine\thttps://shop.com/f\t0,99 EUR\n';
+    const { products, errors } = parseFeed(text, { merchant: 'shop.com', merchantType: 'ucp' });
+    assert.deepEqual(
+      products.map((p) => p.id),
+      ['a', 'f'],
+    );
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [3, 4, 6, 7, 8],
+    );
+    assert.match(errors[0]!.reason, /title/);
+    assert.match(errors[1]!.reason, /price/);
+    assert.match(errors[2]!.reason, /evil\.example/);
+    assert.match(errors[3]!.reason, /duplicate id "a" \(first on line 2\)/);
+    assert.match(errors[4]!.reason, /5 fields/);
+  });
+
+  test('throws for files that are bad as a whole', () => {
+    const opts = { merchant: 'shop.com', merchantType: 'affiliate' as const };
+    assert.throws(() => parseFeed('', opts), FeedError);
+    assert.throws(
+      () => parseFeed('id\ttitle\tdescription\nx\ty\tz\n', opts),
+      /missing required column.*link.*price/,
+    );
+    assert.throws(() => parseFeed('<?xml version="1.0"?><rss></rss>', opts), /XML/);
+    assert.throws(() => parseFeed(new Uint8Array([0x1f, 0x8b, 8, 0]), opts), /gzip/);
+    assert.throws(() => parseFeed(new Uint8Array([0x69, 0x64, 0xff, 0xfe, 0x00]), opts), /not UTF-8/);
+    assert.throws(
+      () => parseFeed('id,title,link,price\n1,"open,https://shop.com/1,1 USD\n2,b,c,d\n', opts),
+      /line 2.*never closed/,
+    );
+    assert.throws(
+      () => parseFeed('id,title,link,price\n1,x,https://elsewhere.com/1,1 USD\n', opts),
+      /no valid rows/,
+    );
+    assert.throws(() => parseFeed('id,title,link,price\n', { ...opts, merchant: 'not a domain' }), /domain/);
+    assert.throws(
+      () =>
+        parseFeed('id,title,link,price\n', {
+          merchant: 'shop.com',
+          merchantType: 'ucp',
+          trackingParams: { tag: 'x' },
+        }),
+      /affiliate/,
+    );
+    assert.throws(() => parseFeed('{"id":1}\n', { ...opts, format: 'gmc' }), /JSON Lines/);
+  });
+
+  test('a header-only file is valid and empty', () => {
+    assert.deepEqual(
+      parseFeed('id,title,link,price\n', { merchant: 'shop.com', merchantType: 'affiliate' }).products,
+      [],
+    );
+  });
+});
+
+describe('parseFeed: Agentic Commerce Protocol flat feed', () => {
+  test('is detected by its columns and accepts price as number plus currency', () => {
+    const text =
+      'item_id,title,description,url,brand,image_url,price,currency,availability,seller_name\n' +
+      'acp-1,"Chef Knife, 8""",Forged steel,https://store.example.org/k,Ferro,https://store.example.org/k.jpg,89.5,usd,InStock,Ferro Store\n' +
+      'acp-2,Kettle,Glass,https://store.example.org/t,Culina,,45.00 EUR,,https://schema.org/PreOrder,Culina\n';
+    const { format, products, errors } = parseFeed(text, {
+      merchant: 'store.example.org',
+      merchantType: 'acp',
+    });
+    assert.equal(format, 'acp');
+    assert.deepEqual(errors, []);
+    assert.equal(products[0]!.title, 'Chef Knife, 8"');
+    assert.equal(products[0]!.price_cents, 8950);
+    assert.equal(products[0]!.currency, 'USD');
+    assert.equal(products[0]!.availability, 'in_stock');
+    assert.equal(products[0]!.merchant_type, 'acp');
+    assert.equal(products[1]!.price_cents, 4500);
+    assert.equal(products[1]!.currency, 'EUR');
+    assert.equal(products[1]!.availability, 'pre_order');
+  });
+});
+
+describe('parseFeed: JSON Lines with minor units', () => {
+  test('reads price objects, bare minor-unit numbers and decimal strings', () => {
+    const lines = [
+      JSON.stringify({
+        id: 'u1',
+        title: 'Hoodie',
+        url: 'https://store.example.org/h',
+        image_url: 'https://store.example.org/h.jpg',
+        brand: { name: 'Loomwell' },
+        price: { amount: 4999, currency: 'USD' },
+        sale_price: { amount: 3999 },
+        categories: ['Apparel', 'Hoodies'],
+        rating: { value: 4.2 },
+      }),
+      '',
+      JSON.stringify({
+        id: 'u2',
+        title: 'Socks',
+        url: 'https://store.example.org/s',
+        price: 1200,
+        currency: 'EUR',
+      }),
+      JSON.stringify({ id: 'u3', title: 'Hat', link: 'https://store.example.org/a', price: '15.00 USD' }),
+      JSON.stringify({
+        id: 'u4',
+        title: 'Cap',
+        url: 'https://store.example.org/c',
+        price: { amount: 12.5, currency: 'USD' },
+      }),
+      '[1,2]',
+      '{"id": "u6", oops}',
+    ];
+    const { format, products, errors } = parseFeed(lines.join('\n'), {
+      merchant: 'https://www.store.example.org/',
+      merchantType: 'ucp',
+    });
+    assert.equal(format, 'jsonl');
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents, p.currency]),
+      [
+        ['u1', 3999, 'USD'],
+        ['u2', 1200, 'EUR'],
+        ['u3', 1500, 'USD'],
+      ],
+    );
+    assert.equal(products[0]!.brand, 'Loomwell');
+    assert.equal(products[0]!.category, 'Apparel > Hoodies');
+    assert.equal(products[0]!.rating, 4.2);
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [5, 6, 7],
+    );
+    assert.match(errors[0]!.reason, /minor units/);
+    assert.match(errors[1]!.reason, /not a JSON object/);
+    assert.match(errors[2]!.reason, /invalid JSON/);
+  });
+});
+
+describe('catalog snapshot', () => {
+  const { products } = parseFeed(
+    'id,title,link,price,product_rating\n1,Lamp,https://shop.com/1,15 USD,4.5\n2,Rug,https://shop.com/2,99 USD,\n',
+    { merchant: 'shop.com', merchantType: 'affiliate', trackingParams: { tag: 't' } },
+  );
+
+  test('round-trips products and metadata', () => {
+    const text = serializeSnapshot(products, { source: 'main', created_at: '2025-01-02T03:04:05.000Z' });
+    const snap = parseSnapshot(new TextEncoder().encode(text));
+    assert.equal(snap.version, 1);
+    assert.equal(snap.source, 'main');
+    assert.equal(snap.created_at, '2025-01-02T03:04:05.000Z');
+    assert.deepEqual(snap.products, products);
+  });
+
+  test('refuses truncated, foreign-version and malformed documents', () => {
+    const text = serializeSnapshot(products, { source: 'main' });
+    assert.throws(() => parseSnapshot(text.slice(0, text.length / 2)), SnapshotError);
+    assert.throws(() => parseSnapshot(text.replace('"version":1', '"version":2')), /unsupported version 2/);
+    assert.throws(() => parseSnapshot(text.replace('"count":2', '"count":3')), /truncated/);
+    assert.throws(() => parseSnapshot(text.replace('1500,', '"1500",')), /price_cents/);
+  });
+
+  test('maps to the API search result, leaving out an unknown rating', () => {
+    const [lamp, rug] = products;
+    assert.deepEqual(toSearchResult(lamp!, 'main'), {
+      title: 'Lamp',
+      product_url: 'https://shop.com/1',
+      currency: 'USD',
+      image_url: '',
+      affiliate_url: 'https://shop.com/1?tag=t',
+      merchant_domain: 'shop.com',
+      merchant_type: 'affiliate',
+      source: 'main',
+      price_cents: 1500,
+      rating: 4.5,
+    });
+    assert.equal('rating' in toSearchResult(rug!, 'main'), false);
+  });
+});

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import type { CatalogProduct, MerchantType } from '../../shared/shopping/catalog.ts';
+import { generateCatalog } from '../../shared/shopping/generate-catalog.ts';
+import { buildIndex, type SearchQuery, TopK } from '../../shared/shopping/search-index.ts';
+import { queryTerms, stem, tokenize } from '../../shared/shopping/text.ts';
+
+let seq = 0;
+const product = (fields: Partial<CatalogProduct>): CatalogProduct => {
+  const id = fields.id ?? `p${String(++seq).padStart(4, '0')}`;
+  return {
+    id,
+    title: '',
+    description: '',
+    product_url: `https://shop.com/${id}`,
+    image_url: '',
+    brand: '',
+    product_type: '',
+    category: '',
+    price_cents: 1000,
+    currency: 'USD',
+    rating: null,
+    availability: 'in_stock',
+    merchant_domain: 'shop.com',
+    merchant_type: 'affiliate',
+    affiliate_url: `https://shop.com/${id}`,
+    ...fields,
+  };
+};
+
+const ids = (index: ReturnType<typeof buildIndex>, q: SearchQuery) =>
+  index.search(q).results.map((r) => r.id);
+
+describe('tokenisation', () => {
+  test('folds case and accents, splits on punctuation, stems plurals', () => {
+    assert.deepEqual(tokenize('Crème Brûlée DISHES, 2-pack'), ['creme', 'brulee', 'dish', '2', 'pack']);
+    assert.deepEqual(tokenize('Straße Æble'), ['strasse', 'aeble']);
+    assert.equal(stem('batteries'), 'battery');
+    assert.equal(stem('glasses'), 'glass');
+    assert.equal(stem('boxes'), 'box');
+    assert.equal(stem('shoes'), 'shoe');
+    assert.equal(stem('dress'), 'dress');
+    assert.equal(stem('cactus'), 'cactus');
+  });
+
+  test('drops stop-words from queries unless nothing else is left', () => {
+    assert.deepEqual(queryTerms('a pair of shoes for the beach'), ['pair', 'shoe', 'beach']);
+    assert.deepEqual(queryTerms('The Who'), ['the', 'who']);
+  });
+});
+
+describe('ranking', () => {
+  const catalog = [
+    product({ id: 'title-lamp', title: 'Brass Table Lamp', description: 'Warm light for reading.' }),
+    product({
+      id: 'desc-lamp',
+      title: 'Reading Nook Armchair',
+      description: 'Pairs well with a table lamp.',
+    }),
+    product({ id: 'nike-shoe', title: 'Air Runner 2', brand: 'Nike', description: 'Road running shoe.' }),
+    product({
+      id: 'other-shoe',
+      title: 'Trail Runner',
+      brand: 'Salomon',
+      description: 'Inspired by Nike classics.',
+    }),
+    product({ id: 'beach-shoes', title: 'Water Shoes for the Beach', description: 'Quick drying.' }),
+    product({
+      id: 'beach-novel',
+      title: 'The Beach',
+      description: 'A novel about a pair of friends and the sea.',
+    }),
+    product({ id: 'creme', title: 'Crème Brûlée Torch', description: 'Kitchen tool.' }),
+    product({ id: 'coffee-table', title: 'Oak Coffee Table', description: 'Solid oak.' }),
+    product({ id: 'table-coffee', title: 'Table Top Coffee Grinder', description: 'Burr grinder.' }),
+  ];
+  const index = buildIndex(catalog);
+
+  test('a title match beats a description match', () => {
+    assert.deepEqual(ids(index, { query: 'table lamp' }).slice(0, 2), ['title-lamp', 'desc-lamp']);
+  });
+
+  test('a brand query finds the brand first', () => {
+    assert.deepEqual(ids(index, { query: 'nike' }), ['nike-shoe', 'other-shoe']);
+  });
+
+  test('plurals and accents match their plain forms', () => {
+    assert.equal(ids(index, { query: 'lamps' })[0], 'title-lamp');
+    assert.equal(ids(index, { query: 'creme brulee' })[0], 'creme');
+    assert.equal(ids(index, { query: 'CRÈMES' })[0], 'creme');
+  });
+
+  test('stop-words do not dominate a chatty query', () => {
+    // "the", "a", "of", "for" appear all over the novel; the shoes are what was asked for.
+    assert.equal(ids(index, { query: 'a pair of shoes for the beach' })[0], 'beach-shoes');
+  });
+
+  test('words side by side in the title rank above the same words apart', () => {
+    assert.equal(ids(index, { query: 'coffee table' })[0], 'coffee-table');
+  });
+
+  test('an unknown word or an empty query matches nothing', () => {
+    assert.deepEqual(index.search({ query: 'zeppelin' }), { results: [], total_count: 0 });
+    assert.deepEqual(index.search({ query: '   ' }), { results: [], total_count: 0 });
+  });
+
+  test('results carry the product fields and a score, best first', () => {
+    const { results } = index.search({ query: 'table' });
+    assert.equal(
+      results[0]!.product_url,
+      'https://shop.com/title-lamp'.replace('title-lamp', results[0]!.id),
+    );
+    for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
+  });
+});
+
+describe('filters and total_count', () => {
+  const catalog = [
+    product({ id: 'a', title: 'red chair', price_cents: 1000, merchant_type: 'affiliate' }),
+    product({ id: 'b', title: 'red chair', price_cents: 2000, merchant_type: 'ucp' }),
+    product({ id: 'c', title: 'red chair', price_cents: 3000, merchant_type: 'acp' }),
+    product({ id: 'd', title: 'red sofa', price_cents: 2000, merchant_type: 'ucp' }),
+    product({ id: 'e', title: 'blue lamp', price_cents: 2000, merchant_type: 'ucp' }),
+  ];
+  const index = buildIndex(catalog);
+
+  test('price bounds are inclusive', () => {
+    assert.deepEqual(ids(index, { query: 'chair', price_min_cents: 1000, price_max_cents: 2000 }), [
+      'a',
+      'b',
+    ]);
+    assert.deepEqual(ids(index, { query: 'chair', price_min_cents: 3000 }), ['c']);
+    assert.deepEqual(ids(index, { query: 'chair', price_max_cents: 999 }), []);
+  });
+
+  test('merchant_type is exact; null means any', () => {
+    assert.deepEqual(ids(index, { query: 'red', merchant_type: 'ucp' }).sort(), ['b', 'd']);
+    assert.equal(index.search({ query: 'red', merchant_type: null }).total_count, 4);
+  });
+
+  test('total_count counts every match after filters, not only the page', () => {
+    const r = index.search({ query: 'red chair', max_results: 1 });
+    assert.equal(r.results.length, 1);
+    assert.equal(r.total_count, 4, 'any query term hitting is a match');
+    assert.equal(index.search({ query: 'red chair', max_results: 1, price_min_cents: 2000 }).total_count, 3);
+    assert.equal(index.search({ query: 'red', max_results: 0 }).total_count, 4);
+  });
+
+  test('ties break by id, so equal products always come back in the same order', () => {
+    assert.deepEqual(ids(index, { query: 'chair' }), ['a', 'b', 'c']);
+  });
+});
+
+describe('top-k', () => {
+  const bruteForce = (entries: { score: number; doc: number }[], k: number) =>
+    [...entries].sort((a, b) => b.score - a.score || a.doc - b.doc).slice(0, k);
+
+  test('the bounded heap keeps exactly what a full sort keeps (ties included)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 300 }),
+        fc.integer({ min: 0, max: 25 }),
+        (scores, k) => {
+          const heap = new TopK(k);
+          scores.forEach((s, doc) => {
+            heap.offer(s / 4, doc);
+          });
+          const expected = bruteForce(
+            scores.map((s, doc) => ({ score: s / 4, doc })),
+            k,
+          );
+          assert.deepEqual(heap.drain(), expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  const words = ['red', 'blue', 'oak', 'chair', 'table', 'lamp', 'rug', 'wool', 'the', 'sofa', 'mugs', 'mug'];
+  const arbProduct = fc.record({
+    title: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')),
+    description: fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(' ')),
+    brand: fc.constantFrom('', 'Oak', 'Acme'),
+    price_cents: fc.integer({ min: 0, max: 50 }),
+    merchant_type: fc.constantFrom<MerchantType>('affiliate', 'ucp', 'acp'),
+  });
+
+  test('search returns the head of the fully sorted match list, with total_count after filters', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbProduct, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.option(fc.constantFrom<MerchantType>('affiliate', 'ucp', 'acp')),
+        fc.option(fc.integer({ min: 0, max: 50 })),
+        fc.option(fc.integer({ min: 0, max: 50 })),
+        (raw, queryWords, k, merchantType, min, max) => {
+          const products = raw.map((p, i) => product({ ...p, id: `id${String(i).padStart(3, '0')}` }));
+          const index = buildIndex(products);
+          const q: SearchQuery = {
+            query: queryWords.join(' '),
+            max_results: k,
+            merchant_type: merchantType,
+            price_min_cents: min,
+            price_max_cents: max,
+          };
+          const all = index.matchAll(q);
+          // Independent filter check: every match obeys the filters.
+          for (const m of all) {
+            if (merchantType) assert.equal(m.product.merchant_type, merchantType);
+            if (min !== null) assert.ok(m.product.price_cents >= min);
+            if (max !== null) assert.ok(m.product.price_cents <= max);
+          }
+          const expected = [...all]
+            .sort((a, b) => b.score - a.score || (a.product.id < b.product.id ? -1 : 1))
+            .slice(0, k)
+            .map((m) => m.product.id);
+          const got = index.search(q);
+          assert.deepEqual(
+            got.results.map((r) => r.id),
+            expected,
+          );
+          assert.equal(got.total_count, all.length);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  test('a match is any product containing at least one query term', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbProduct, { minLength: 1, maxLength: 40 }),
+        fc.constantFrom(...words),
+        (raw, word) => {
+          const products = raw.map((p, i) => product({ ...p, id: `id${i}` }));
+          const index = buildIndex(products);
+          const term = tokenize(word)[0]!;
+          const expected = products.filter((p) =>
+            [p.title, p.brand, p.description].some((text) => tokenize(text).includes(term)),
+          ).length;
+          assert.equal(index.search({ query: word }).total_count, expected);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('generated catalogue', () => {
+  test('is deterministic for a seed and searchable', () => {
+    const a = generateCatalog(500, 9).products;
+    const b = generateCatalog(500, 9).products;
+    assert.deepEqual(a, b);
+    const index = buildIndex(a);
+    const r = index.search({ query: 'coffee table', max_results: 5 });
+    assert.ok(r.total_count > 0);
+    assert.match(r.results[0]!.title.toLowerCase(), /coffee table/);
+  });
+});
