@@ -1,8 +1,16 @@
 // The one route table. The CDK stack, the local server, the sample events and the tests that walk
 // every route all read it. `entry` names the handler module under functions/ (without .ts);
 // `table` and `bucket` are the grants the route's function gets, and nothing more.
+import { avatarRoutes } from './routes/avatars.ts';
+import { brandKitRoutes } from './routes/brand-kits.ts';
 import { brandRoutes } from './routes/brands.ts';
+import { chatRoutes } from './routes/chat.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { shoppingRoutes } from './routes/shopping.ts';
+import { systemRoutes } from './routes/system.ts';
+import { teamRoutes } from './routes/teams.ts';
+import { uploadRoutes } from './routes/uploads.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
 
 export type Access = 'read' | 'write' | 'readWrite';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,12 +27,25 @@ export interface Route {
   auth?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** Files (from the repository root) copied beside the function's bundle. */
+  bundleFiles?: string[];
 }
 
 export const API_PREFIX = '/api/v1';
 
 /** Each domain lists its routes in infra/routes/<domain>.ts; this is their union. */
-export const routes: readonly Route[] = [...brandRoutes, ...projectRoutes];
+export const routes: readonly Route[] = [
+  ...brandKitRoutes,
+  ...brandRoutes,
+  ...projectRoutes,
+  ...systemRoutes,
+  ...teamRoutes,
+  ...uploadRoutes,
+  ...workspaceRoutes,
+  ...avatarRoutes,
+  ...shoppingRoutes,
+  ...chatRoutes,
+];
 
 export const routeKey = (route: Route) => `${route.method} ${route.path}`;
 

@@ -13,7 +13,9 @@ import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -22,13 +24,18 @@ import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
+  type CfnBucket,
   HttpMethods,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
+import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { cdkBundling } from './bundling.ts';
 import { acknowledgeFindings } from './nag.ts';
+import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
 import { CORS, functionId, type Route, routes } from './routes.ts';
 
 export interface TeamContentStackProps extends StackProps {
@@ -41,6 +48,8 @@ const ROOT = join(import.meta.dirname, '..');
 
 export class TeamContentStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
+  /** Functions invoked by events rather than HTTP routes, by handler entry. */
+  readonly eventFunctions = new Map<string, NodejsFunction>();
   private logsKey!: Key;
 
   constructor(scope: Construct, id: string, props: TeamContentStackProps = {}) {
@@ -156,6 +165,77 @@ export class TeamContentStack extends Stack {
       });
     }
 
+    // Studio avatars: the provider signs its callbacks with this shared secret, and only the callback
+    // function may read it; the upload function reaches the provider at `-c avatarProviderUrl=…`.
+    const avatarProviderSecret = new Secret(this, 'AvatarProviderSecret', {
+      description: 'HMAC-SHA256 secret shared with the avatar provider (signs its callbacks)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const avatarCallback = this.functions.get(AVATAR_CALLBACK_ENTRY)!;
+    avatarProviderSecret.grantRead(avatarCallback);
+    avatarCallback.addEnvironment('AVATAR_PROVIDER_SECRET_NAME', avatarProviderSecret.secretName);
+    const avatarProviderUrl: string | undefined = this.node.tryGetContext('avatarProviderUrl');
+    if (avatarProviderUrl)
+      this.functions.get(AVATAR_UPLOAD_ENTRY)!.addEnvironment('AVATAR_PROVIDER_URL', avatarProviderUrl);
+    new CfnOutput(this, 'AvatarProviderSecretName', { value: avatarProviderSecret.secretName });
+
+    // Catalogue import (not an HTTP route): a merchant feed put under catalog/feeds/ raises S3's
+    // "Object Created" event on EventBridge, which invokes the import function. It may read feeds and
+    // snapshots and write snapshots, nothing else; events it keeps failing on wait in a queue.
+    // EventBridge notifications are set on the bucket itself: CDK's notification API would add a
+    // custom-resource Lambda, and a direct S3 → Lambda notification would be a dependency cycle.
+    (bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
+      eventBridgeConfiguration: { eventBridgeEnabled: true },
+    };
+    bucket.addLifecycleRule({ prefix: CATALOG_KEYS.feedsPrefix, expiration: Duration.days(30) });
+    const importFailures = new Queue(this, 'CatalogImportFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const catalogImport = new NodejsFunction(this, 'ShoppingImportCatalogFeed', {
+      entry: join(ROOT, 'functions', 'shopping/import-catalog-feed.ts'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      // A 40,000-product feed and two snapshots are held in memory while they are merged.
+      memorySize: 2048,
+      timeout: Duration.minutes(5),
+      bundling: cdkBundling,
+      projectRoot: ROOT,
+      depsLockFilePath: join(ROOT, 'package-lock.json'),
+      environment: { BUCKET_NAME: bucket.bucketName, NODE_OPTIONS: environment.NODE_OPTIONS },
+      deadLetterQueue: importFailures,
+      loggingFormat: LoggingFormat.JSON,
+      logGroup: this.logGroup('ShoppingImportCatalogFeedLogs'),
+    });
+    const snapshots = bucket.arnForObjects(`${CATALOG_KEYS.snapshotsPrefix}*`);
+    catalogImport.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${CATALOG_KEYS.feedsPrefix}*`), snapshots],
+      }),
+    );
+    catalogImport.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [snapshots] }));
+    // Without ListBucket a missing key answers 403, not 404 (the first import finds no pointer yet).
+    catalogImport.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+    );
+    new Rule(this, 'CatalogFeedCreated', {
+      description: 'Imports merchant feeds put under catalog/feeds/',
+      eventPattern: {
+        source: ['aws.s3'],
+        detailType: ['Object Created'],
+        detail: {
+          bucket: { name: [bucket.bucketName] },
+          object: { key: [{ prefix: CATALOG_KEYS.feedsPrefix }] },
+        },
+      },
+      targets: [new LambdaFunction(catalogImport, { deadLetterQueue: importFailures, retryAttempts: 4 })],
+    });
+    this.eventFunctions.set('shopping/import-catalog-feed', catalogImport);
+
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
@@ -171,7 +251,17 @@ export class TeamContentStack extends Stack {
       architecture: Architecture.ARM_64,
       memorySize: route.memoryMb ?? 512,
       timeout: Duration.seconds(route.timeoutSeconds ?? 10),
-      bundling: cdkBundling,
+      bundling: route.bundleFiles
+        ? {
+            ...cdkBundling,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (input: string, output: string) =>
+                route.bundleFiles!.map((file) => `cp ${join(input, file)} ${output}/`),
+            },
+          }
+        : cdkBundling,
       projectRoot: ROOT,
       depsLockFilePath: join(ROOT, 'package-lock.json'),
       environment,

@@ -58,6 +58,7 @@ export const loadWands = (folder: string): WandsData => {
       merchant_domain: '',
       merchant_type: 'affiliate',
       affiliate_url: '',
+      merchant: '',
     };
   });
   const queries = readTsv(join(folder, 'query.csv')).map((r) => ({

@@ -2,6 +2,7 @@
 // a running instance listens (so `npm run invoke` can use the same stores while `npm start` runs).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { loadOrCreateLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
@@ -45,6 +46,7 @@ export async function openLocalStores(dataDir: string): Promise<{ aws?: Embedded
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir);
   useDevAuth(secret);
+  await loadOrCreateLocalSecretsKey(dataDir); // integration secrets are sealed under it
   const running = await readJson<RunningInstance>(join(dataDir, 'running.json'));
   if (running && running.pid !== process.pid && isAlive(running.pid)) {
     const { LOCAL_TABLE, LOCAL_BUCKET } = await import('./embedded.ts');

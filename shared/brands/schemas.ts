@@ -1,6 +1,7 @@
 // Spec §"Brand" and endpoint 7, with the limits exactly as the spec states them.
 import * as v from 'valibot';
 import { integer, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import { dateTimeOut, intOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
 
 export const BRAND_LIMITS = { name: { min: 1, max: 200 }, url: 500, industry: 100 } as const;
 
@@ -28,20 +29,20 @@ export const ListBrandsQuery = model({
   offset: v.optional(integer({ ge: 0, le: LIST_LIMITS.offset.max }), LIST_LIMITS.offset.default),
 });
 
-const nullableString = v.nullable(v.string());
-
 export const Brand = v.object({
-  id: v.string(),
+  id: uuidOut,
   name: v.string(),
-  created_at: v.string(),
-  updated_at: v.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
   website_url: nullableString,
   logo_url: nullableString,
   industry: nullableString,
   description: nullableString,
   partner_slug: nullableString,
-  brand_kit_count: v.number(),
-  audit_count: v.number(),
-  competitor_count: v.number(),
+  brand_kit_count: withDefault(intOut, 0),
+  audit_count: withDefault(intOut, 0),
+  competitor_count: withDefault(intOut, 0),
 });
 export type Brand = v.InferOutput<typeof Brand>;
+
+export const BrandList = v.array(Brand);

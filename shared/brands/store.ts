@@ -1,6 +1,6 @@
 // Brands: one item per brand, listed per owner through gsi1.
 import { nowIso } from '../clock.ts';
-import { getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
+import { addToCounters, getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
@@ -58,4 +58,9 @@ export async function listBrands(userId: string, page: { limit: number; offset: 
     limit: page.offset + page.limit,
   });
   return items.slice(page.offset).map(toBrand);
+}
+
+/** A brand kit was saved for the brand: its `brand_kit_count` counter goes up by one. */
+export async function countBrandKit(brandId: string): Promise<void> {
+  await addToCounters(brandKeys.brand(brandId), { brand_kit_count: 1 });
 }

@@ -4,6 +4,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
@@ -13,8 +14,14 @@ import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
 
 export type Item = Record<string, unknown>;
 
-export async function getItem<T extends object>(keys: Keys): Promise<T | undefined> {
-  const { Item } = await dynamo().send(new GetCommand({ TableName: config.tableName, Key: keys }));
+/** `consistent` reads what a write a moment ago stored (e.g. after a conditional write lost a race). */
+export async function getItem<T extends object>(
+  keys: Keys,
+  options: { consistent?: boolean } = {},
+): Promise<T | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: config.tableName, Key: keys, ConsistentRead: options.consistent }),
+  );
   return Item as T | undefined;
 }
 
@@ -42,34 +49,133 @@ export async function put(item: Item & Keys): Promise<void> {
 export interface QueryOptions {
   /** Only sort keys that begin with this. */
   prefix?: string;
+  /** Only sort keys between these two, both inclusive (instead of `prefix`). */
+  between?: readonly [string, string];
   limit?: number;
   /** Newest first when the sort key ends in a UUIDv7. */
   newestFirst?: boolean;
   index?: IndexName;
+  /** Continue after this sort key (cursor paging; base table only). */
+  startAfter?: string;
 }
+
+const queryInput = (partition: string, options: QueryOptions): QueryCommandInput => {
+  const keys = options.index ? TABLE_INDEXES[options.index] : { partitionKey: 'pk', sortKey: 'sk' };
+  return {
+    TableName: config.tableName,
+    IndexName: options.index,
+    KeyConditionExpression: options.between
+      ? '#pk = :pk AND #sk BETWEEN :from AND :to'
+      : options.prefix
+        ? '#pk = :pk AND begins_with(#sk, :prefix)'
+        : '#pk = :pk',
+    ExpressionAttributeNames:
+      options.prefix || options.between
+        ? { '#pk': keys.partitionKey, '#sk': keys.sortKey }
+        : { '#pk': keys.partitionKey },
+    ExpressionAttributeValues: options.between
+      ? { ':pk': partition, ':from': options.between[0], ':to': options.between[1] }
+      : options.prefix
+        ? { ':pk': partition, ':prefix': options.prefix }
+        : { ':pk': partition },
+    ScanIndexForward: !options.newestFirst,
+    Limit: options.limit,
+    ExclusiveStartKey:
+      options.startAfter === undefined ? undefined : { pk: partition, sk: options.startAfter },
+  };
+};
 
 /** One single-partition Query, one page (callers bound their reads with `limit`). */
 export async function queryPartition<T extends object>(
   partition: string,
   options: QueryOptions = {},
 ): Promise<T[]> {
-  const keys = options.index ? TABLE_INDEXES[options.index] : { partitionKey: 'pk', sortKey: 'sk' };
-  const { Items } = await dynamo().send(
-    new QueryCommand({
-      TableName: config.tableName,
-      IndexName: options.index,
-      KeyConditionExpression: options.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-      ExpressionAttributeNames: options.prefix
-        ? { '#pk': keys.partitionKey, '#sk': keys.sortKey }
-        : { '#pk': keys.partitionKey },
-      ExpressionAttributeValues: options.prefix
-        ? { ':pk': partition, ':prefix': options.prefix }
-        : { ':pk': partition },
-      ScanIndexForward: !options.newestFirst,
-      Limit: options.limit,
-    }),
-  );
+  const { Items } = await dynamo().send(new QueryCommand(queryInput(partition, options)));
   return (Items ?? []) as T[];
+}
+
+/** An offset/limit window of one partition. It reads offset + limit items, page after page, since
+ * DynamoDB ends a page at 1 MB: a deep offset costs more pages, so callers cap the offset. */
+export async function queryWindow<T extends object>(
+  partition: string,
+  options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number },
+): Promise<T[]> {
+  const wanted = options.offset + options.limit;
+  const items: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const input = queryInput(partition, { ...options, limit: wanted - items.length });
+    const page = await dynamo().send(
+      new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
+    );
+    items.push(...((page.Items ?? []) as T[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+  return items.slice(options.offset);
+}
+
+export interface ItemUpdate {
+  /** Attributes written by every call. */
+  set?: Item;
+  /** Attributes written only where the item lacks them: an upsert's creation values. */
+  setIfAbsent?: Item;
+  /** Numeric attributes to add to (created at 0). */
+  add?: Record<string, number>;
+  /** Condition: these attributes exist on the current item… */
+  exists?: string[];
+  /** …and these equal the given values (expected state). */
+  expect?: Item;
+}
+
+/** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
+ * written, or undefined when the condition failed. */
+export async function updateItem<T extends object>(keys: Keys, update: ItemUpdate): Promise<T | undefined> {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  const name = (attribute: string) => {
+    const alias = `#a${Object.keys(names).length}`;
+    names[alias] = attribute;
+    return alias;
+  };
+  const value = (v: unknown) => {
+    const alias = `:v${Object.keys(values).length}`;
+    values[alias] = v;
+    return alias;
+  };
+  const sets = [
+    ...Object.entries(update.set ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`),
+    ...Object.entries(update.setIfAbsent ?? {}).map(([a, v]) => {
+      const alias = name(a);
+      return `${alias} = if_not_exists(${alias}, ${value(v)})`;
+    }),
+  ];
+  const adds = Object.entries(update.add ?? {}).map(([a, v]) => `${name(a)} ${value(v)}`);
+  const conditions = [
+    ...(update.exists ?? []).map((a) => `attribute_exists(${name(a)})`),
+    ...Object.entries(update.expect ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`),
+  ];
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        UpdateExpression: [
+          sets.length ? `SET ${sets.join(', ')}` : '',
+          adds.length ? `ADD ${adds.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: conditions.length ? conditions.join(' AND ') : undefined,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as T;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
 }
 
 /** Adds to numeric counters on an item (totals kept on the parent instead of counting history). */

@@ -18,6 +18,14 @@ export const fastapi = (type: string, msg: string, ctx?: Record<string, unknown>
 export const decodeFastapi = (message: string): FastApiError | undefined =>
   message.startsWith(MARK) ? (JSON.parse(message.slice(MARK.length)) as FastApiError) : undefined;
 
+/** JSON Schema carried at the end of each field's pipe (a no-op at run time), for the OpenAPI
+ * document: shared/openapi converts it in place of the custom checks it cannot read. */
+export type JsonHint = Record<string, unknown> & { $model?: v.GenericSchema; $items?: v.GenericSchema };
+const hinted = <S extends v.GenericSchema>(schema: S, jsonSchema: JsonHint) =>
+  v.pipe(schema, v.metadata({ jsonSchema }));
+const bounds = (names: [string, string], values: [number | undefined, number | undefined]) =>
+  Object.fromEntries(names.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i]]])));
+
 const plural = (limit: number, word: string) => `${limit} ${word}${limit === 1 ? '' : 's'}`;
 
 /** Python's repr() of a str or number, as pydantic prints literal choices. */
@@ -71,100 +79,116 @@ export const string = (opts: { min?: number; max?: number } = {}) => {
       ),
     );
   }
-  return v.pipe(v.string(fastapi('string_type', 'Input should be a valid string')), ...checks);
+  return hinted(v.pipe(v.string(fastapi('string_type', 'Input should be a valid string')), ...checks), {
+    type: 'string',
+    ...bounds(['minLength', 'maxLength'], [opts.min, opts.max]),
+  });
 };
 
 const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
 
 /** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
 export const integer = (opts: { ge?: number; le?: number } = {}) =>
-  v.pipe(
-    v.unknown(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const input = dataset.value;
-      const fail = (e: string) => {
-        addIssue({ message: e });
-        return NEVER;
-      };
-      let value: number;
-      if (typeof input === 'boolean') value = input ? 1 : 0;
-      else if (typeof input === 'number') {
-        if (!Number.isFinite(input)) return fail(fastapi('finite_number', 'Input should be a finite number'));
-        if (!Number.isInteger(input))
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const input = dataset.value;
+        const fail = (e: string) => {
+          addIssue({ message: e });
+          return NEVER;
+        };
+        let value: number;
+        if (typeof input === 'boolean') value = input ? 1 : 0;
+        else if (typeof input === 'number') {
+          if (!Number.isFinite(input))
+            return fail(fastapi('finite_number', 'Input should be a finite number'));
+          if (!Number.isInteger(input))
+            return fail(
+              fastapi(
+                'int_from_float',
+                'Input should be a valid integer, got a number with a fractional part',
+              ),
+            );
+          value = input;
+        } else if (typeof input === 'string') {
+          const text = input.trim();
+          if (text.length > 4300)
+            return fail(
+              fastapi(
+                'int_parsing_size',
+                'Unable to parse input string as an integer, exceeded maximum size',
+              ),
+            );
+          if (!INT_TEXT.test(text))
+            return fail(
+              fastapi('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
+            );
+          value = Number(text.replaceAll('_', '').replace(/\.0*$/, ''));
+        } else return fail(fastapi('int_type', 'Input should be a valid integer'));
+        if (opts.ge !== undefined && value < opts.ge)
           return fail(
-            fastapi('int_from_float', 'Input should be a valid integer, got a number with a fractional part'),
+            fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
+              ge: opts.ge,
+            }),
           );
-        value = input;
-      } else if (typeof input === 'string') {
-        const text = input.trim();
-        if (text.length > 4300)
+        if (opts.le !== undefined && value > opts.le)
           return fail(
-            fastapi('int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size'),
+            fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
           );
-        if (!INT_TEXT.test(text))
-          return fail(
-            fastapi('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
-          );
-        value = Number(text.replaceAll('_', '').replace(/\.0*$/, ''));
-      } else return fail(fastapi('int_type', 'Input should be a valid integer'));
-      if (opts.ge !== undefined && value < opts.ge)
-        return fail(
-          fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
-            ge: opts.ge,
-          }),
-        );
-      if (opts.le !== undefined && value > opts.le)
-        return fail(
-          fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
-        );
-      return value;
-    }),
+        return value;
+      }),
+    ),
+    { type: 'integer', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
   );
 
 const FLOAT_TEXT = /^[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:_\d+)*(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
 
 /** pydantic's lax float (number). Bounds are printed Rust-style in msg and as floats in ctx. */
 export const number = (opts: { ge?: number; le?: number } = {}) =>
-  v.pipe(
-    v.unknown(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const input = dataset.value;
-      const fail = (e: string) => {
-        addIssue({ message: e });
-        return NEVER;
-      };
-      let value: number;
-      if (typeof input === 'boolean') value = input ? 1 : 0;
-      else if (typeof input === 'number') value = input;
-      else if (typeof input === 'string') {
-        const text = input.trim();
-        if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const input = dataset.value;
+        const fail = (e: string) => {
+          addIssue({ message: e });
+          return NEVER;
+        };
+        let value: number;
+        if (typeof input === 'boolean') value = input ? 1 : 0;
+        else if (typeof input === 'number') value = input;
+        else if (typeof input === 'string') {
+          const text = input.trim();
+          if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
+            return fail(
+              fastapi('float_parsing', 'Input should be a valid number, unable to parse string as a number'),
+            );
+          const lower = text.toLowerCase().replace(/^\+/, '');
+          value = lower.endsWith('nan')
+            ? Number.NaN
+            : lower.includes('inf')
+              ? lower.startsWith('-')
+                ? -Infinity
+                : Infinity
+              : Number(text.replaceAll('_', ''));
+        } else return fail(fastapi('float_type', 'Input should be a valid number'));
+        // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
+        if (!Number.isFinite(value)) return fail(fastapi('finite_number', 'Input should be a finite number'));
+        if (opts.ge !== undefined && value < opts.ge)
           return fail(
-            fastapi('float_parsing', 'Input should be a valid number, unable to parse string as a number'),
+            fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
+              ge: opts.ge,
+            }),
           );
-        const lower = text.toLowerCase().replace(/^\+/, '');
-        value = lower.endsWith('nan')
-          ? Number.NaN
-          : lower.includes('inf')
-            ? lower.startsWith('-')
-              ? -Infinity
-              : Infinity
-            : Number(text.replaceAll('_', ''));
-      } else return fail(fastapi('float_type', 'Input should be a valid number'));
-      // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
-      if (!Number.isFinite(value)) return fail(fastapi('finite_number', 'Input should be a finite number'));
-      if (opts.ge !== undefined && value < opts.ge)
-        return fail(
-          fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
-            ge: opts.ge,
-          }),
-        );
-      if (opts.le !== undefined && value > opts.le)
-        return fail(
-          fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
-        );
-      return value;
-    }),
+        if (opts.le !== undefined && value > opts.le)
+          return fail(
+            fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
+          );
+        return value;
+      }),
+    ),
+    { type: 'number', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
   );
 
 const TRUE_TEXT = new Set(['1', 't', 'y', 'on', 'yes', 'true']);
@@ -172,57 +196,66 @@ const FALSE_TEXT = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
 
 /** pydantic's lax bool: the words of §4 (case-insensitive, untrimmed), 0/1. */
 export const boolean = () =>
-  v.pipe(
-    v.unknown(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const input = dataset.value;
-      if (typeof input === 'boolean') return input;
-      const parsing = fastapi('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
-      if (typeof input === 'string') {
-        const text = input.toLowerCase();
-        if (TRUE_TEXT.has(text)) return true;
-        if (FALSE_TEXT.has(text)) return false;
-      } else if (typeof input === 'number') {
-        if (input === 1 || input === 0) return input === 1;
-        if (Number.isInteger(input)) {
-          addIssue({ message: parsing });
-          return NEVER;
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const input = dataset.value;
+        if (typeof input === 'boolean') return input;
+        const parsing = fastapi('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
+        if (typeof input === 'string') {
+          const text = input.toLowerCase();
+          if (TRUE_TEXT.has(text)) return true;
+          if (FALSE_TEXT.has(text)) return false;
+        } else if (typeof input === 'number') {
+          if (input === 1 || input === 0) return input === 1;
+          if (Number.isInteger(input)) {
+            addIssue({ message: parsing });
+            return NEVER;
+          }
         }
-      }
-      addIssue({
-        message:
-          typeof input === 'string' ? parsing : fastapi('bool_type', 'Input should be a valid boolean'),
-      });
-      return NEVER;
-    }),
+        addIssue({
+          message:
+            typeof input === 'string' ? parsing : fastapi('bool_type', 'Input should be a valid boolean'),
+        });
+        return NEVER;
+      }),
+    ),
+    { type: 'boolean' },
   );
 
 /** A UUID in any form pydantic accepts, normalised to lower-case hyphenated. */
 export const uuid = () =>
-  v.pipe(
-    v.unknown(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const input = dataset.value;
-      if (typeof input !== 'string') {
-        addIssue({ message: fastapi('uuid_type', 'UUID input should be a string, bytes or UUID object') });
-        return NEVER;
-      }
-      const parsed = uuidParseError(input);
-      if ('error' in parsed) {
-        addIssue({
-          message: fastapi('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {
-            error: parsed.error,
-          }),
-        });
-        return NEVER;
-      }
-      return parsed.uuid;
-    }),
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const input = dataset.value;
+        if (typeof input !== 'string') {
+          addIssue({ message: fastapi('uuid_type', 'UUID input should be a string, bytes or UUID object') });
+          return NEVER;
+        }
+        const parsed = uuidParseError(input);
+        if ('error' in parsed) {
+          addIssue({
+            message: fastapi('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {
+              error: parsed.error,
+            }),
+          });
+          return NEVER;
+        }
+        return parsed.uuid;
+      }),
+    ),
+    { type: 'string', format: 'uuid' },
   );
 
 export const literal = <const T extends readonly [string, ...string[]]>(choices: T) => {
   const expected = expectedChoices(choices);
-  return v.picklist(choices, fastapi('literal_error', `Input should be ${expected}`, { expected }));
+  return hinted(v.picklist(choices, fastapi('literal_error', `Input should be ${expected}`, { expected })), {
+    type: 'string',
+    enum: [...choices],
+  });
 };
 
 // ---- containers ----------------------------------------------------------------------------
@@ -234,9 +267,11 @@ const notAModel = fastapi(
 );
 const isObject = (input: unknown) => typeof input === 'object' && input !== null && !Array.isArray(input);
 
-export const model = <const E extends v.ObjectEntries>(entries: E) =>
+export const model = <const E extends v.ObjectEntries>(entries: E) => {
+  const object = v.object(entries, notAModel);
   // valibot's object() takes arrays for objects; pydantic does not.
-  v.pipe(v.custom<Record<string, unknown>>(isObject, notAModel), v.object(entries, notAModel));
+  return hinted(v.pipe(v.custom<Record<string, unknown>>(isObject, notAModel), object), { $model: object });
+};
 
 export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } = {}) => {
   const checks: v.PipeItem<v.InferOutput<S>[], v.InferOutput<S>[], v.BaseIssue<unknown>>[] = [];
@@ -255,12 +290,22 @@ export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } 
       }),
     );
   }
-  return v.pipe(v.array(item, fastapi('list_type', 'Input should be a valid list')), ...checks);
+  return hinted(v.pipe(v.array(item, fastapi('list_type', 'Input should be a valid list')), ...checks), {
+    type: 'array',
+    $items: item,
+    ...bounds(['maxItems', 'maxItems'], [opts.max, undefined]),
+  });
 };
 
 /** A free-form JSON object (pydantic `dict[str, Any]`). */
 export const dict = () =>
-  v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary'));
+  hinted(
+    v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary')),
+    {
+      type: 'object',
+      additionalProperties: true,
+    },
+  );
 
 /** `T | None = None`: optional and nullable, stored as null when absent. */
 export const optionalNullable = <S extends v.GenericSchema>(schema: S) =>

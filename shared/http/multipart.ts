@@ -24,6 +24,25 @@ export interface FormBody<S extends v.GenericSchema = v.GenericSchema> {
 export const isUploadedFile = (part: unknown): part is UploadedFile =>
   typeof part === 'object' && part !== null && Buffer.isBuffer((part as UploadedFile).content);
 
+/** The boundary, where Middy's parser accepts the content type (it ignores the body otherwise). */
+const MULTIPART_BOUNDARY = /^multipart\/form-data; boundary=([a-zA-Z0-9-]{1,70})(?:; ?[cC]harset=[\w-]+)?$/;
+
+/** Every part's headers end before the next delimiter, and the close delimiter is there. */
+function isComplete(bytes: Buffer, boundary: string): boolean {
+  const dash = `--${boundary}`;
+  const delimiter = `\r\n${dash}`;
+  let at = bytes.subarray(0, dash.length).toString('latin1') === dash ? 0 : bytes.indexOf(delimiter) + 2;
+  if (at < 2 && at !== 0) return false;
+  for (;;) {
+    const after = at + dash.length;
+    if (bytes.toString('latin1', after, after + 2) === '--') return true;
+    const next = bytes.indexOf(delimiter, after);
+    const headersEnd = bytes.indexOf('\r\n\r\n', after);
+    if (next < 0 || headersEnd < 0 || headersEnd > next) return false;
+    at = next + 2;
+  }
+}
+
 export function formBody<S extends v.GenericSchema>(
   schema: S,
   options: { maxFileBytes: number },
@@ -38,6 +57,13 @@ export function formBody<S extends v.GenericSchema>(
     maxFileBytes: options.maxFileBytes,
     async parse(event) {
       if (!event.body) return undefined;
+      // busboy reports a part cut short by emitting 'error' on the file stream, which the Middy parser
+      // never listens to (an uncaught exception: the Lambda runtime goes down), and never settles on
+      // a part whose headers do not end (the invocation hangs until its timeout). Such bodies are
+      // refused before they reach the parser.
+      const boundary = MULTIPART_BOUNDARY.exec(event.headers?.['content-type'] ?? '')?.[1];
+      if (boundary && !isComplete(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary))
+        throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
       const request = { event } as unknown as Request;
       try {
         await parser.before!(request);

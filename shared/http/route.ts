@@ -37,10 +37,19 @@ export interface RouteOptions<
   form?: FormBody<NonNullable<F>>;
   /** Success status (200 unless stated). */
   status?: number;
+  /** The success body's schema: the OpenAPI document and the response checks in the tests use it. */
+  response?: v.GenericSchema;
+  /** One line for the OpenAPI document. */
+  summary?: string;
+  /** Statuses beyond those the pipeline implies (401, 404 for path ids, 413, 415, 422, 503). */
+  errors?: number[];
   /** Largest accepted body, after base64 decoding. */
   maxBodyBytes?: number;
   /** false only for routes that authenticate another way (the OpenAPI document, signed callbacks). */
   auth?: boolean;
+  /** With `auth: false`: the other way (e.g. a signature over the raw body), run where the bearer
+   * check would run, so an unauthenticated request learns nothing about the body schema. */
+  verify?: (event: Event) => void | Promise<void>;
 }
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -56,6 +65,8 @@ export interface RouteRequest<P, Q, B, F> {
   headers: Record<string, string | undefined>;
   event: Event;
   requestId: string;
+  /** Milliseconds left before the function times out (work with its own deadline stops earlier). */
+  remainingMs: () => number;
 }
 
 /** A handler may return a plain body (sent with the route's status) or a full reply. */
@@ -124,6 +135,14 @@ const bearerAuthentication = (): MiddlewareObj<Event, Result, Error, Context> =>
   },
 });
 
+const requestVerification = (
+  verify: (event: Event) => void | Promise<void>,
+): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request: Req) => {
+    await verify(request.event);
+  },
+});
+
 const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Context> => ({
   before: (request: Req) => {
     const { body, isBase64Encoded } = request.event;
@@ -179,7 +198,8 @@ const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error,
     const { event } = request;
     const type = mediaType(event);
     const { form } = schemas;
-    const asForm = form !== undefined && (isMultipart(type) || !schemas.body);
+    // A route taking both reads JSON as the body and anything else as the form (FastAPI's File()).
+    const asForm = form !== undefined && (isMultipart(type) || !schemas.body || !isJson(type));
     const body = asForm ? (isMultipart(type) ? await form.parse(event) : undefined) : parseJsonBody(event);
     const input = validateRequest(
       {
@@ -246,12 +266,13 @@ export function httpRoute<
   const status = options.status ?? 200;
   const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
   if (options.auth !== false) pipeline.use(bearerAuthentication());
+  else if (options.verify) pipeline.use(requestVerification(options.verify));
   pipeline
     .use(bodySizeLimit(options.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES))
     .use(
       requestValidator({ path: options.path, query: options.query, body: options.body, form: options.form }),
     );
-  return pipeline.handler(async (event, context) => {
+  const handler = pipeline.handler(async (event, context) => {
     const state = (context as RouteContext).route!;
     const input = state.input!;
     const result = await handle({
@@ -263,10 +284,15 @@ export function httpRoute<
       headers: event.headers ?? {},
       event,
       requestId: event.requestContext?.requestId ?? context.awsRequestId,
+      remainingMs: () => context.getRemainingTimeInMillis(),
     });
     if (!(result instanceof Reply)) return json(status, result);
     if (typeof result.body === 'string' && !result.headers['content-type']?.includes('json'))
       return { statusCode: result.status, headers: result.headers, body: result.body };
     return json(result.status, result.body, result.headers);
+  });
+  // The route's declaration travels with its handler: the OpenAPI generator reads it from here.
+  return Object.assign(handler, {
+    route: options as RouteOptions<v.GenericSchema, v.GenericSchema, v.GenericSchema, v.GenericSchema>,
   });
 }

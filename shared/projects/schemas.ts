@@ -1,6 +1,7 @@
 // Spec §"Project" and endpoint 12. Values the spec leaves open are decided here (docs/decisions.md).
 import * as v from 'valibot';
 import { list, literal, model, number, optionalNullable, string, uuid } from '../http/fields.ts';
+import { dateTimeOut, intOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
 
 export const PROJECT_MODES = ['manual', 'composer', 'bundle'] as const;
 export const PROJECT_STATUSES = ['active', 'completed', 'archived'] as const;
@@ -39,30 +40,30 @@ export type ProjectTaskInput = v.InferOutput<typeof ProjectTaskInput>;
 export const ProjectPath = model({ project_id: uuid() });
 
 export const ProjectTask = v.object({
-  id: v.string(),
-  project_id: v.string(),
+  id: uuidOut,
+  project_id: uuidOut,
   title: v.string(),
-  status: v.string(),
+  status: v.picklist(PROJECT_TASK_STATUSES),
   budget_usd: v.number(),
-  created_at: v.string(),
-  updated_at: v.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type ProjectTask = v.InferOutput<typeof ProjectTask>;
 
 export const Project = v.object({
-  id: v.string(),
+  id: uuidOut,
   user_id: v.string(),
   title: v.string(),
-  status: v.string(),
-  mode: v.string(),
-  created_at: v.string(),
-  updated_at: v.string(),
-  description: v.nullable(v.string()),
-  composer_prompt: v.nullable(v.string()),
-  bundle_template: v.nullable(v.string()),
-  project_tasks: v.array(ProjectTask),
-  task_count: v.number(),
-  completed_count: v.number(),
-  total_budget_usd: v.number(),
+  status: v.picklist(PROJECT_STATUSES),
+  mode: v.picklist(PROJECT_MODES),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
+  description: nullableString,
+  composer_prompt: nullableString,
+  bundle_template: nullableString,
+  project_tasks: withDefault(v.array(ProjectTask), []),
+  task_count: withDefault(intOut, 0),
+  completed_count: withDefault(intOut, 0),
+  total_budget_usd: withDefault(v.number(), 0),
 });
 export type Project = v.InferOutput<typeof Project>;

@@ -17,8 +17,8 @@ interface ProjectItem {
   id: string;
   owner: string;
   title: string;
-  status: string;
-  mode: string;
+  status: Project['status'];
+  mode: Project['mode'];
   description: string | null;
   composer_prompt: string | null;
   bundle_template: string | null;

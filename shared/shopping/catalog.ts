@@ -24,6 +24,8 @@ export interface CatalogProduct {
   merchant_domain: string;
   merchant_type: MerchantType;
   affiliate_url: string;
+  /** The merchant whose feed listed it: a re-import of that feed replaces exactly these products. */
+  merchant: string;
 }
 
 export const SNAPSHOT_VERSION = 1;
@@ -59,6 +61,7 @@ const COLUMNS = [
   'merchant_domain',
   'merchant_type',
   'affiliate_url',
+  'merchant',
 ] as const satisfies readonly (keyof CatalogProduct)[];
 
 type Column = (typeof COLUMNS)[number];

@@ -354,6 +354,7 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
     merchant_domain: host,
     merchant_type: ctx.merchantType,
     affiliate_url: buildAffiliateUrl(productUrl, ctx.trackingParams),
+    merchant: ctx.merchant,
   };
 };
 

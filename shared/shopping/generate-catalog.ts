@@ -229,6 +229,7 @@ export const generateCatalog = (count: number, seed = 42): GeneratedCatalog => {
       merchant_domain: merchant.domain,
       merchant_type: merchant.type,
       affiliate_url: merchant.type === 'affiliate' ? `${url}?tag=tcs-20` : url,
+      merchant: merchant.domain,
     });
     truth.set(id, { noun, color, material, brand, department: dept.name });
   }

@@ -33,8 +33,8 @@ describe('CDK stack', () => {
     assert.equal(synthError, undefined);
   });
 
-  it('has one function per route, on arm64 and a current Node.js runtime, and one API route each', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length);
+  it('has one function per route and per event-driven job, on arm64 and a current Node.js runtime, and one API route each', () => {
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + stack.eventFunctions.size);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
       Runtime: Match.stringLikeRegexp('^nodejs(2[2-9]|[3-9]\\d)\\.x$'),
@@ -100,6 +100,45 @@ describe('CDK stack', () => {
       assert.equal(actions.includes('kms:Decrypt'), route.secrets === true, route.entry);
     }
     assert.ok(logicalIdOf(routes[0]!.entry));
+  });
+
+  it('imports catalogue feeds on S3 "Object Created" events under catalog/feeds/, with least privilege', () => {
+    const fn = stack.getLogicalId(
+      stack.eventFunctions.get('shopping/import-catalog-feed')!.node.defaultChild as never,
+    );
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({
+        source: ['aws.s3'],
+        'detail-type': ['Object Created'],
+        detail: Match.objectLike({ object: { key: [{ prefix: 'catalog/feeds/' }] } }),
+      }),
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, DeadLetterConfig: Match.anyValue() })],
+    });
+    const { DeadLetterConfig, Environment } = template.toJSON().Resources[fn].Properties;
+    assert.ok(DeadLetterConfig, 'failed events are kept');
+    assert.deepEqual(Object.keys(Environment.Variables).sort(), ['BUCKET_NAME', 'NODE_OPTIONS']);
+    const role = stack.getLogicalId(
+      stack.eventFunctions.get('shopping/import-catalog-feed')!.role!.node.defaultChild as never,
+    );
+    const policy = Object.values(template.findResources('AWS::IAM::Policy')).find((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
+    );
+    assert.ok(policy, 'the import function has a policy');
+    const granted = policy.Properties.PolicyDocument.Statement as {
+      Action: string | string[];
+      Resource: unknown;
+    }[];
+    const statements = JSON.stringify(granted);
+    assert.ok(!statements.includes('dynamodb:'), 'no table access');
+    assert.ok(!statements.includes('kms:'), 'no key access');
+    assert.match(statements, /catalog\/feeds\/\*/);
+    const puts = granted
+      .filter((st) => [st.Action].flat().includes('s3:PutObject'))
+      .map((st) => JSON.stringify(st.Resource));
+    assert.ok(puts.length > 0 && puts.every((r) => r.includes('/catalog/snapshots/*')), puts.join());
   });
 
   it('keeps the bucket private and TLS-only, with lifecycle rules for abandoned uploads', () => {

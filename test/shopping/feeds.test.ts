@@ -128,6 +128,7 @@ describe('parseFeed: Google Merchant Center', () => {
       merchant_domain: 'shop.com',
       merchant_type: 'affiliate',
       affiliate_url: 'https://www.shop.com/p/1?ref=feed&tag=tcs-20',
+      merchant: 'shop.com',
     });
     const towel = products[1]!;
     assert.equal(towel.price_cents, 2000, 'a higher sale price is ignored');

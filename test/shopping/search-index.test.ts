@@ -25,6 +25,7 @@ const product = (fields: Partial<CatalogProduct>): CatalogProduct => {
     merchant_domain: 'shop.com',
     merchant_type: 'affiliate',
     affiliate_url: `https://shop.com/${id}`,
+    merchant: 'shop.com',
     ...fields,
   };
 };

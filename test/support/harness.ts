@@ -5,7 +5,9 @@ import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.t
 import { buildEvent, matchRoute } from '../../infra/local/events.ts';
 import { invoke } from '../../infra/local/handlers.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
+import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { newId } from '../../shared/ids.ts';
+import { assertMatchesContract } from './contract.ts';
 
 export interface CallOptions {
   token?: string | null;
@@ -24,6 +26,9 @@ export interface CallResult {
   body: any;
 }
 
+/** Called with every response `call` returns (the hardening suite scans them for secrets). */
+export const responseObservers: ((response: CallResult, method: string, url: string) => void)[] = [];
+
 export interface Harness {
   aws: EmbeddedAws;
   secret: string;
@@ -38,6 +43,7 @@ export async function startHarness(): Promise<Harness> {
   const aws = await startEmbeddedAws();
   const secret = randomBytes(32).toString('hex');
   useDevAuth(secret);
+  useLocalSecretsKey(randomBytes(32).toString('hex'));
   const tokenFor = (sub: string) => signDevToken(secret, sub, '1h');
   const ownerId = newId();
   const otherId = newId();
@@ -67,7 +73,7 @@ export async function startHarness(): Promise<Harness> {
     try {
       parsed = JSON.parse(text);
     } catch {}
-    return {
+    const response = {
       status: result.statusCode ?? 200,
       headers: Object.fromEntries(
         Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
@@ -75,6 +81,9 @@ export async function startHarness(): Promise<Harness> {
       text,
       body: parsed,
     };
+    for (const observe of responseObservers) observe(response, method, url);
+    await assertMatchesContract(match.route, response.status, response.headers['content-type'] ?? '', parsed);
+    return response;
   }
 
   return { aws, secret, owner, other, tokenFor, call, close: () => aws.close() };

@@ -1,8 +1,14 @@
 // The demo data set of the embedded runtime. Each domain contributes a seeder that writes through
 // the domain's own write API (never raw items) and returns the ids it adds to seed.json.
 import { newId } from '../../../shared/ids.ts';
+import { seedAvatars } from './avatars.ts';
+import { seedBrandKits } from './brand-kits.ts';
 import { seedBrands } from './brands.ts';
+import { seedChat } from './chat.ts';
 import { seedProjects } from './projects.ts';
+import { seedShopping } from './shopping.ts';
+import { seedTeams } from './teams.ts';
+import { seedWorkspaces } from './workspaces.ts';
 
 export interface SeedUsers {
   owner: string;
@@ -12,13 +18,24 @@ export interface SeedUsers {
 /** The ids part of seed.json; base_url and tokens are added at every start. */
 export type SeedIds = Record<string, string>;
 
-export type Seeder = (users: SeedUsers) => Promise<SeedIds>;
+/** `seeded`: the ids earlier seeders returned (a seeder that builds on another's data runs after it). */
+export type Seeder = (users: SeedUsers, seeded?: Readonly<SeedIds>) => Promise<SeedIds>;
 
-const seeders: Seeder[] = [seedBrands, seedProjects];
+// seedAvatars after the teams seeder: it enables studio training for that seeder's avatar team.
+const seeders: Seeder[] = [
+  seedBrands,
+  seedBrandKits,
+  seedProjects,
+  seedTeams,
+  seedAvatars,
+  seedWorkspaces,
+  seedShopping,
+  seedChat,
+];
 
 export async function seedDemoData(): Promise<{ users: SeedUsers; ids: SeedIds }> {
   const users = { owner: newId(), other: newId() };
   const ids: SeedIds = {};
-  for (const seeder of seeders) Object.assign(ids, await seeder(users));
+  for (const seeder of seeders) Object.assign(ids, await seeder(users, { ...ids }));
   return { users, ids };
 }

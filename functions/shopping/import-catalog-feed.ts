@@ -1,0 +1,53 @@
+// Not an HTTP route: imports a merchant feed dropped under catalog/feeds/ in the bucket (S3 "Object
+// Created" events through EventBridge; plain S3 notifications are read too). A feed that is bad as a
+// whole is logged and dropped (retrying cannot fix it); anything else throws, so Lambda retries and
+// then parks the event in the dead-letter queue.
+
+import { log } from '#shared/log';
+import { FeedError } from '#shared/shopping/feeds';
+import { type ImportReport, importFeedObject } from '#shared/shopping/import';
+
+interface EventBridgeObjectCreated {
+  detail?: { object?: { key?: string } };
+}
+interface S3Notification {
+  Records?: { s3?: { object?: { key?: string } } }[];
+}
+
+/** EventBridge carries the key as it is; S3 notifications URL-encode it (spaces as `+`). */
+export const feedKeys = (event: EventBridgeObjectCreated & S3Notification): string[] => {
+  if (event.detail?.object?.key) return [event.detail.object.key];
+  return (event.Records ?? [])
+    .map((record) => record.s3?.object?.key)
+    .filter((key): key is string => typeof key === 'string')
+    .map((key) => decodeURIComponent(key.replaceAll('+', ' ')));
+};
+
+/** Rows listed in the log per import; the counts cover all of them. */
+const LOGGED_REJECTIONS = 50;
+
+export const handler = async (event: EventBridgeObjectCreated & S3Notification) => {
+  const reports: (ImportReport | { key: string; refused: string })[] = [];
+  for (const key of feedKeys(event)) {
+    try {
+      const report = await importFeedObject(key);
+      log.info('catalog feed imported', {
+        key,
+        merchant: report.merchant,
+        format: report.format,
+        version: report.version,
+        imported: report.imported,
+        rejected: report.rejected.length,
+        catalog_products: report.catalog_products,
+      });
+      for (const row of report.rejected.slice(0, LOGGED_REJECTIONS))
+        log.warn('catalog feed row skipped', { key, line: row.line, reason: row.reason });
+      reports.push(report);
+    } catch (error) {
+      if (!(error instanceof FeedError)) throw error;
+      log.error('catalog feed refused; the catalogue is unchanged', { key, reason: error.message });
+      reports.push({ key, refused: error.message });
+    }
+  }
+  return reports;
+};

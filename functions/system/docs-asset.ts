@@ -1,0 +1,17 @@
+// GET /docs/{asset}: Swagger UI's script and style sheet.
+import { NotFoundError } from '#shared/http/errors';
+import { model, string } from '#shared/http/fields';
+import { httpRoute, Reply } from '#shared/http/route';
+import { SWAGGER_ASSETS, swaggerAsset } from '#shared/openapi/swagger-ui';
+
+export const handler = httpRoute(
+  { auth: false, path: model({ asset: string() }), summary: 'Swagger UI asset' },
+  async ({ path }) => {
+    const type = Object.hasOwn(SWAGGER_ASSETS, path.asset) ? SWAGGER_ASSETS[path.asset] : undefined;
+    if (!type) throw new NotFoundError('Asset');
+    return new Reply(200, await swaggerAsset(path.asset, import.meta.url), {
+      'content-type': type,
+      'cache-control': 'public, max-age=86400',
+    });
+  },
+);

@@ -1,0 +1,19 @@
+import type { Route } from '../routes.ts';
+
+export const chatRoutes: Route[] = [
+  { method: 'POST', path: '/api/v1/chat/sessions', entry: 'chat/create-session', table: 'readWrite' },
+  {
+    method: 'GET',
+    path: '/api/v1/chat/sessions/{session_id}/messages',
+    entry: 'chat/list-messages',
+    table: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/chat/sessions/{session_id}/messages',
+    entry: 'chat/send-message',
+    table: 'readWrite',
+    // HeadObject on each attachment.
+    bucket: 'read',
+  },
+];

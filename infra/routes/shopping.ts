@@ -1,0 +1,21 @@
+import type { Route } from '../routes.ts';
+
+export const shoppingRoutes: Route[] = [
+  { method: 'POST', path: '/api/v1/shopping/sessions', entry: 'shopping/create-session', table: 'write' },
+  {
+    method: 'GET',
+    path: '/api/v1/shopping/sessions/{session_id}',
+    entry: 'shopping/get-session',
+    table: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/shopping/sessions/{session_id}/search',
+    entry: 'shopping/search-products',
+    table: 'readWrite',
+    // Reads the catalogue snapshots; the in-memory index of 40,000 products takes about 100 MB,
+    // and more memory is more CPU for the index build after each new version.
+    bucket: 'read',
+    memoryMb: 1024,
+  },
+];

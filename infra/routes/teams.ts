@@ -1,0 +1,17 @@
+import type { Route } from '../routes.ts';
+
+const TEAM = '/api/v1/teams/{team_id}';
+
+export const teamRoutes: Route[] = [
+  // Reads the caller's brand (brand_name) before writing the team.
+  { method: 'POST', path: '/api/v1/teams', entry: 'teams/create-team', table: 'readWrite' },
+  { method: 'GET', path: TEAM, entry: 'teams/get-team', table: 'read' },
+  { method: 'GET', path: `${TEAM}/dashboard`, entry: 'teams/get-dashboard', table: 'read' },
+  { method: 'GET', path: `${TEAM}/tasks`, entry: 'teams/list-tasks', table: 'read' },
+  { method: 'GET', path: `${TEAM}/activity`, entry: 'teams/list-activity', table: 'read' },
+  { method: 'GET', path: `${TEAM}/strategy-history`, entry: 'teams/get-strategy-history', table: 'read' },
+  { method: 'GET', path: `${TEAM}/strategy-briefs`, entry: 'teams/get-strategy-briefs', table: 'read' },
+  { method: 'GET', path: `${TEAM}/today`, entry: 'teams/get-today', table: 'read' },
+  { method: 'POST', path: `${TEAM}/unsubscribe`, entry: 'teams/unsubscribe-team', table: 'readWrite' },
+  { method: 'POST', path: `${TEAM}/calendar/generate`, entry: 'teams/generate-calendar', table: 'readWrite' },
+];

@@ -1,0 +1,6 @@
+import type { Route } from '../routes.ts';
+
+export const uploadRoutes: Route[] = [
+  // Signing a PUT needs no request, but the URL works only if this function may put objects.
+  { method: 'POST', path: '/api/v1/uploads', entry: 'uploads/create-upload', bucket: 'write' },
+];

@@ -1,0 +1,37 @@
+// The callback route's authentication (the `verify` step of its pipeline): the provider's signature
+// over the raw body, before anything reads the body.
+import { createHash } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { now } from '../clock.ts';
+import { ServiceUnavailableError } from '../http/errors.ts';
+import { log } from '../log.ts';
+import { AVATAR_LIMITS } from './schemas.ts';
+import { SIGNATURE_HEADER, verifyCallback } from './signature.ts';
+import { providerSigningSecret } from './signing-secret.ts';
+
+/** The body exactly as sent: the signature covers these bytes, not a re-serialisation. */
+const rawBody = (event: APIGatewayProxyEventV2) =>
+  Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+
+export async function verifyProviderSignature(event: APIGatewayProxyEventV2): Promise<void> {
+  const secret = await providerSigningSecret();
+  if (!secret) {
+    // Fail closed, and as a retryable error: the provider tries again once the secret is configured.
+    log.error('avatar provider secret not configured');
+    throw new ServiceUnavailableError();
+  }
+  verifyCallback(
+    event.headers?.[SIGNATURE_HEADER],
+    rawBody(event),
+    secret,
+    Math.floor(now().getTime() / 1000),
+    AVATAR_LIMITS.callbackToleranceSeconds,
+  );
+}
+
+/** The replay key of a verified callback: a digest of what was signed (timestamp and body), so a
+ * resent message has the same key however its header is rewritten. */
+export function signedMessageId(event: APIGatewayProxyEventV2): string {
+  const timestamp = /(?:^|,)\s*t=(\d+)/.exec(event.headers?.[SIGNATURE_HEADER] ?? '')?.[1] ?? '';
+  return createHash('sha256').update(`${timestamp}.`).update(rawBody(event)).digest('hex');
+}

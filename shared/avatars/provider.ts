@@ -1,0 +1,81 @@
+// The port to the external avatar provider that trains studio avatars, and its adapters. Training
+// runs at the provider; it reports the outcome through the signed callback (functions/avatar-provider).
+import { log } from '../log.ts';
+
+export interface TrainingJob {
+  team_id: string;
+  avatar_id: string;
+  /** A presigned GET of the source video, valid for `video_url_expires_at`. */
+  video_url: string;
+  video_content_type: string;
+  video_url_expires_at: string;
+}
+
+export interface AvatarProvider {
+  readonly name: string;
+  /** Hands a job to the provider; resolves once the provider has accepted it. */
+  startTraining(job: TrainingJob): Promise<{ jobId: string }>;
+}
+
+export class ProviderUnavailableError extends Error {
+  override name = 'ProviderUnavailableError';
+}
+
+/** A provider reached over HTTPS: POST <url> with the job as JSON; any 2xx accepts it. */
+export class HttpAvatarProvider implements AvatarProvider {
+  readonly name = 'http';
+
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async startTraining(job: TrainingJob): Promise<{ jobId: string }> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        // The avatar id makes a repeated submission of the same job recognisable to the provider.
+        headers: { 'content-type': 'application/json', 'idempotency-key': job.avatar_id },
+        body: JSON.stringify(job),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new ProviderUnavailableError(`avatar provider unreachable: ${(error as Error).name}`);
+    }
+    const text = await response.text();
+    if (!response.ok) throw new ProviderUnavailableError(`avatar provider answered ${response.status}`);
+    let jobId = job.avatar_id;
+    try {
+      const parsed = JSON.parse(text) as { job_id?: unknown };
+      if (typeof parsed.job_id === 'string') jobId = parsed.job_id;
+    } catch {}
+    return { jobId };
+  }
+}
+
+/** No provider configured (local runtime, tests, a stack deployed without one): jobs are kept in
+ * memory and logged; avatars stay `training` until a signed callback reports on them. */
+export class RecordingAvatarProvider implements AvatarProvider {
+  readonly name = 'recording';
+  readonly jobs: TrainingJob[] = [];
+
+  async startTraining(job: TrainingJob): Promise<{ jobId: string }> {
+    this.jobs.push(job);
+    log.info('avatar training job recorded', { team_id: job.team_id, avatar_id: job.avatar_id });
+    return { jobId: job.avatar_id };
+  }
+}
+
+export const recordingProvider = new RecordingAvatarProvider();
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/** The configured adapter: AVATAR_PROVIDER_URL selects the HTTP one (read at each call, so the
+ * embedded runtime and the tests can switch). */
+export function avatarProvider(): AvatarProvider {
+  const url = process.env.AVATAR_PROVIDER_URL;
+  if (!url) return recordingProvider;
+  const timeout = Number(process.env.AVATAR_PROVIDER_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS);
+  return new HttpAvatarProvider(url, Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS);
+}

@@ -1,0 +1,124 @@
+// Spec §"Avatar upload result", §"States and transitions" and endpoint 3, with what the spec leaves
+// open decided here (docs/avatars.md says why).
+import * as v from 'valibot';
+import { boolean, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { isUploadedFile, type UploadedFile } from '../http/multipart.ts';
+import { AVATAR_STATUSES } from './states.ts';
+
+const MiB = 1024 * 1024;
+
+export const AVATAR_LIMITS = {
+  /** Video sent inside the multipart request (Lambda's 6 MB payload, base64 included, bounds it). */
+  formVideoBytes: 4 * MiB,
+  /** Room for the other parts and the multipart framing around the video. */
+  formOverheadBytes: 64 * 1024,
+  /** Video sent earlier by direct upload and named by `upload_key`. */
+  uploadVideoBytes: 2 * 1024 * MiB,
+  uploadKey: { min: 1, max: 1024 },
+  /** How long the presigned consent PUT URL is valid. */
+  consentUrlSeconds: 60 * 60,
+  /** How long the provider's presigned GET of the source video is valid. */
+  providerVideoUrlSeconds: 60 * 60,
+  /** A training avatar older than this no longer blocks a new upload (it is failed first). */
+  trainingTimeoutSeconds: 24 * 60 * 60,
+  /** Callback signatures older or newer than this are refused. */
+  callbackToleranceSeconds: 5 * 60,
+  callbackEventId: { min: 1, max: 200 },
+  providerError: { max: 500 },
+} as const;
+
+export const STUDIO = 'studio';
+
+export const AVATAR_TEXTS = {
+  wrongTeamType: 'Studio avatars can only be trained for teams of the avatar-video kind',
+  trainingDisabled: 'Studio avatar training is not enabled for this account',
+  alreadyTraining: 'An avatar is already training for this team',
+  notAVideo: 'The video must be an MP4, QuickTime or WebM file',
+  consentRequired: 'consent_attestation must be true: the subject has to consent to avatar training',
+  minorRefused: 'avatars of minors are not trained',
+  consentMissing: 'The consent recording was not received before training finished',
+  providerFailed: 'Training failed at the avatar provider',
+  providerUnreachable: 'The avatar provider could not be reached',
+  timedOut: 'Training did not finish within 24 hours',
+} as const;
+
+/** A boolean field (pydantic's lax parsing) that only one value passes; the refusal is pydantic's
+ * `value_error` of an after-validator, so it echoes the input as sent ("false", "1", …). */
+const onlyBoolean = <const B extends boolean>(accepted: B, reason: string) =>
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const parsed = v.safeParse(boolean(), dataset.value);
+      if (!parsed.success) {
+        for (const issue of parsed.issues) addIssue({ message: issue.message });
+        return NEVER;
+      }
+      if (parsed.output !== accepted) {
+        addIssue({ message: valueError(reason) });
+        return NEVER;
+      }
+      return accepted;
+    }),
+    // The OpenAPI document reads this in place of the transform (see shared/http/fields.ts).
+    v.metadata({ jsonSchema: { type: 'boolean', const: accepted } }),
+  );
+
+const consentAttestation = onlyBoolean(true, AVATAR_TEXTS.consentRequired);
+const subjectIsMinor = v.optional(onlyBoolean(false, AVATAR_TEXTS.minorRefused), false);
+
+/** FastAPI's `UploadFile` refusing a text part. */
+const videoFile = v.pipe(
+  v.custom<UploadedFile>(isUploadedFile, valueError("Expected UploadFile, received: <class 'str'>")),
+  v.metadata({ jsonSchema: { type: 'string', format: 'binary' } }),
+);
+
+/** multipart/form-data: the video itself. */
+export const UploadAvatarForm = model({
+  video: videoFile,
+  consent_attestation: consentAttestation,
+  subject_is_minor: subjectIsMinor,
+});
+
+/** JSON: a video sent earlier by direct upload (POST /api/v1/uploads). */
+export const UploadAvatarBody = model({
+  upload_key: string(AVATAR_LIMITS.uploadKey),
+  consent_attestation: consentAttestation,
+  subject_is_minor: subjectIsMinor,
+});
+
+export const AvatarUploadResult = v.object({
+  avatar_id: v.string(),
+  status: v.literal('training'),
+  type: v.literal(STUDIO),
+  consent_url: v.string(),
+});
+export type AvatarUploadResult = v.InferOutput<typeof AvatarUploadResult>;
+
+export const AvatarStatus = v.object({
+  avatar_id: v.string(),
+  status: v.picklist(AVATAR_STATUSES),
+  type: v.string(),
+  consent_received: v.boolean(),
+  created_at: v.string(),
+  updated_at: v.string(),
+  /** Why training failed; null otherwise. */
+  error: v.nullable(v.string()),
+});
+export type AvatarStatus = v.InferOutput<typeof AvatarStatus>;
+
+/** What the avatar provider reports (signed: see signature.ts). */
+export const ProviderReportBody = model({
+  event_id: string(AVATAR_LIMITS.callbackEventId),
+  team_id: uuid(),
+  avatar_id: uuid(),
+  status: literal(['ready', 'failed']),
+  error: optionalNullable(string({ max: AVATAR_LIMITS.providerError.max })),
+});
+export type ProviderReport = v.InferOutput<typeof ProviderReportBody>;
+
+export const ProviderReportResult = v.object({
+  avatar_id: v.string(),
+  /** The avatar's status after the report (unchanged when it had already finished). */
+  status: v.picklist(AVATAR_STATUSES),
+});
+export type ProviderReportResult = v.InferOutput<typeof ProviderReportResult>;

@@ -1,0 +1,158 @@
+// Avatar records, the team's pointer to its current avatar, and callback receipts. Every write is a
+// single-item conditional write; the record is written after its source video and before the pointer.
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../aws/dynamo.ts';
+import { nowIso } from '../clock.ts';
+import { config } from '../config.ts';
+import { getItem, putNew, queryPartition } from '../db/store.ts';
+import { teamKeys } from '../teams/keys.ts';
+import { readTeam, type TeamItem } from '../teams/store.ts';
+import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
+import type { AvatarStatus } from './schemas.ts';
+import { type AvatarStatusValue, statesBefore } from './states.ts';
+
+export interface AvatarItem {
+  kind: 'avatar';
+  id: string;
+  team_id: string;
+  /** Who uploaded it (and attested consent). */
+  owner: string;
+  type: 'studio';
+  status: AvatarStatusValue;
+  error: string | null;
+  source_key: string;
+  source_content_type: string;
+  source_bytes: number;
+  consent_key: string;
+  consent_attestation: true;
+  consent_attested_by: string;
+  consent_attested_at: string;
+  subject_is_minor: false;
+  provider: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
+
+export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): AvatarStatus => ({
+  avatar_id: avatar.id,
+  status: avatar.status,
+  type: avatar.type,
+  consent_received: consentReceived,
+  created_at: avatar.created_at,
+  updated_at: avatar.updated_at,
+  error: avatar.status === 'failed' ? (avatar.error ?? null) : null,
+});
+
+export const readAvatar = (teamId: string, avatarId: string, consistent = false) =>
+  getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId), { consistent });
+
+/** The team and the avatar its pointer names, in one wave: the team item and the newest avatar
+ * record are read together; only when the newest is not the current one (an upload in flight, or
+ * one that lost a race) does a second read fetch the current one. */
+export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem; avatar?: AvatarItem }> {
+  const [team, newest] = await Promise.all([
+    readTeam(teamId),
+    queryPartition<AvatarItem>(teamKeys.partition(teamId), {
+      prefix: AVATAR_PREFIX,
+      newestFirst: true,
+      limit: 1,
+    }),
+  ]);
+  const current = team?.current_avatar_id;
+  if (!team || !current) return { team };
+  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current);
+  return { team, avatar };
+}
+
+export const createAvatar = (avatar: AvatarItem) =>
+  putNew({ ...avatarKeys.avatar(avatar.team_id, avatar.id), ...avatar });
+
+export async function deleteAvatar(teamId: string, avatarId: string): Promise<void> {
+  await dynamo().send(
+    new DeleteCommand({ TableName: config.tableName, Key: avatarKeys.avatar(teamId, avatarId) }),
+  );
+}
+
+/** Moves the team's pointer from `previous` (the current avatar the upload saw, or none) to `next`.
+ * false when another upload moved it first: that one is now training, so this upload conflicts. */
+export async function pointTeamAtAvatar(
+  teamId: string,
+  previous: string | undefined,
+  next: string,
+): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.team(teamId),
+        ConditionExpression: previous
+          ? 'current_avatar_id = :previous'
+          : 'attribute_exists(pk) AND (attribute_not_exists(current_avatar_id) OR attribute_type(current_avatar_id, :null))',
+        UpdateExpression: 'SET current_avatar_id = :next, updated_at = :at',
+        ExpressionAttributeValues: {
+          ':next': next,
+          ':at': nowIso(),
+          ...(previous ? { ':previous': previous } : { ':null': 'NULL' }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export interface Move {
+  /** Whether this call moved the avatar. */
+  moved: boolean;
+  /** The avatar as it is now (undefined when there is none). */
+  avatar?: AvatarItem;
+}
+
+/** The one way an avatar changes state: a conditional write from the states the machine allows
+ * before `to`. A move the machine forbids (e.g. back to `training`) writes nothing. */
+export async function moveAvatar(
+  teamId: string,
+  avatarId: string,
+  to: AvatarStatusValue,
+  error: string | null = null,
+): Promise<Move> {
+  const from = statesBefore(to);
+  if (from.length > 0) {
+    try {
+      const { Attributes } = await dynamo().send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: avatarKeys.avatar(teamId, avatarId),
+          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+          UpdateExpression: 'SET #status = :to, #error = :error, updated_at = :at',
+          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':error': to === 'failed' ? error : null,
+            ':at': nowIso(),
+            ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { moved: true, avatar: Attributes as AvatarItem };
+    } catch (failure) {
+      if (!isConditionFailure(failure)) throw failure;
+    }
+  }
+  return { moved: false, avatar: await readAvatar(teamId, avatarId, true) };
+}
+
+/** Records an accepted callback; false when the same signed message was received before. */
+export const recordCallbackReceipt = (messageId: string, receipt: Record<string, unknown>) =>
+  putNew({ ...avatarKeys.callbackReceipt(messageId), kind: 'avatar_callback', ...receipt });
+
+export async function forgetCallbackReceipt(messageId: string): Promise<void> {
+  await dynamo().send(
+    new DeleteCommand({ TableName: config.tableName, Key: avatarKeys.callbackReceipt(messageId) }),
+  );
+}

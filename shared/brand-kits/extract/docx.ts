@@ -1,0 +1,380 @@
+import { decode as decodePng } from 'fast-png';
+import { XMLParser } from 'fast-xml-parser';
+import { strFromU8, unzipSync } from 'fflate';
+import { normalizeHex } from './colors.ts';
+import { familyFromFontName } from './fonts.ts';
+import { assignHeadingLevels } from './layout.ts';
+import {
+  DocumentError,
+  type DocumentModel,
+  type PaintedShape,
+  type RawImage,
+  type TextLine,
+} from './types.ts';
+
+const MAX_TOTAL_INFLATED = 50 * 1024 * 1024;
+const MAX_RATIO = 100;
+/** Tiny XML parts legitimately compress very well; the ratio rule is for parts that could hurt. */
+const RATIO_FLOOR = 1024 * 1024;
+const MAX_MEDIA = 12;
+/** Images decoded for logo candidates: the first image and those named like logos. */
+const MAX_DECODED = 4;
+const LOGO_LABEL = /logo|wordmark|brand ?mark|icon|symbol|emblem|signet/i;
+const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
+const MAX_IMAGE_PIXELS = 4_000_000;
+
+/** Office's stock themes: their colours and fonts say nothing about the brand. */
+const DEFAULT_ACCENT1 = new Set(['#4F81BD', '#5B9BD5', '#4472C4', '#156082', '#0F9ED5']);
+const DEFAULT_THEME_FONTS = new Set([
+  'calibri',
+  'calibri light',
+  'aptos',
+  'aptos display',
+  'cambria',
+  'times new roman',
+  'arial',
+]);
+
+type XmlNode = Record<string, unknown>;
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  preserveOrder: true,
+  trimValues: false,
+  processEntities: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+});
+
+/** Word never writes a DOCTYPE; one in an upload can only be an entity-expansion attack. */
+function parseXml(xml: string): XmlNode[] {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml))
+    throw new DocumentError('invalid', 'The DOCX file contains XML that Word never writes.');
+  return parser.parse(xml) as XmlNode[];
+}
+
+const tagOf = (node: XmlNode) => Object.keys(node).find((k) => k !== ':@') ?? '';
+const childrenOf = (node: XmlNode) => (node[tagOf(node)] as XmlNode[] | undefined) ?? [];
+const attr = (node: XmlNode, name: string) => {
+  const attrs = node[':@'] as Record<string, string> | undefined;
+  return attrs?.[name];
+};
+
+function* walk(nodes: XmlNode[]): Generator<XmlNode> {
+  for (const node of nodes) {
+    yield node;
+    if (Array.isArray(node[tagOf(node)])) yield* walk(childrenOf(node));
+  }
+}
+const find = (nodes: XmlNode[], tag: string) => {
+  for (const node of walk(nodes)) if (tagOf(node) === tag) return node;
+  return null;
+};
+const textOf = (nodes: XmlNode[]) => {
+  let out = '';
+  for (const node of walk(nodes)) if (tagOf(node) === '#text') out += String(node['#text'] ?? '');
+  return out;
+};
+
+/** Refuses zip bombs from the central directory's declared sizes, before anything is inflated. */
+function checkZipSizes(bytes: Uint8Array): void {
+  let total = 0;
+  let compressed = 0;
+  let bomb = false;
+  try {
+    unzipSync(bytes, {
+      filter(info) {
+        total += info.originalSize;
+        compressed += info.size;
+        if (info.originalSize > RATIO_FLOOR && info.originalSize > MAX_RATIO * Math.max(1, info.size))
+          bomb = true;
+        return false;
+      },
+    });
+  } catch {
+    throw new DocumentError('invalid', 'The DOCX file is corrupt: its zip structure cannot be read.');
+  }
+  if (total > MAX_TOTAL_INFLATED)
+    throw new DocumentError('too_large', 'The DOCX file would expand to more than 50 MB when unpacked.');
+  if (bomb || (total > RATIO_FLOOR && total > MAX_RATIO * Math.max(1, compressed)))
+    throw new DocumentError(
+      'too_large',
+      'The DOCX file is compressed suspiciously well (more than 100 times).',
+    );
+}
+
+/** 'docx' when the zip holds word/document.xml; 'corrupt' for a broken zip that looks like Word's. */
+export function sniffDocx(bytes: Uint8Array): 'docx' | 'corrupt' | 'other' {
+  if (bytes[0] !== 0x50 || bytes[1] !== 0x4b || bytes[2] !== 0x03 || bytes[3] !== 0x04) return 'other';
+  let found = false;
+  try {
+    unzipSync(bytes, {
+      filter(info) {
+        if (info.name === 'word/document.xml') found = true;
+        return false;
+      },
+    });
+  } catch {
+    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 4096));
+    return /word\/|\[Content_Types\]\.xml/.test(head) ? 'corrupt' : 'other';
+  }
+  return found ? 'docx' : 'other';
+}
+
+interface StyleInfo {
+  name: string;
+  font: string | null;
+  size: number | null;
+  bold: boolean;
+  outline: number | null;
+}
+
+function readStyles(xml: string | undefined): Map<string, StyleInfo> {
+  const styles = new Map<string, StyleInfo>();
+  if (!xml) return styles;
+  for (const node of walk(parseXml(xml))) {
+    if (tagOf(node) !== 'w:style') continue;
+    const id = attr(node, 'w:styleId');
+    if (!id) continue;
+    const kids = childrenOf(node);
+    const name = attr(find(kids, 'w:name') ?? {}, 'w:val') ?? id;
+    const fonts = find(kids, 'w:rFonts');
+    const size = find(kids, 'w:sz');
+    const outline = find(kids, 'w:outlineLvl');
+    styles.set(id, {
+      name,
+      font: fonts ? (attr(fonts, 'w:ascii') ?? attr(fonts, 'w:hAnsi') ?? null) : null,
+      size: size ? Number(attr(size, 'w:val')) / 2 : null,
+      bold: find(kids, 'w:b') !== null,
+      outline: outline ? Number(attr(outline, 'w:val')) : null,
+    });
+  }
+  return styles;
+}
+
+function readTheme(xml: string | undefined) {
+  const colors: string[] = [];
+  let headings: string | null = null;
+  let body: string | null = null;
+  if (!xml) return { colors, headings, body };
+  const nodes = parseXml(xml);
+  const scheme = find(nodes, 'a:clrScheme');
+  const byName = new Map<string, string>();
+  for (const slot of scheme ? childrenOf(scheme) : []) {
+    const tag = tagOf(slot).replace(/^a:/, '');
+    const value = find(childrenOf(slot), 'a:srgbClr') ?? find(childrenOf(slot), 'a:sysClr');
+    const hex = value ? normalizeHex(attr(value, 'val') ?? attr(value, 'lastClr') ?? '') : null;
+    if (hex) byName.set(tag, hex);
+  }
+  if (!DEFAULT_ACCENT1.has(byName.get('accent1') ?? '')) {
+    for (const slot of ['accent1', 'accent2', 'accent3', 'accent4', 'accent5', 'accent6', 'dk2', 'lt2']) {
+      const hex = byName.get(slot);
+      if (hex && !colors.includes(hex)) colors.push(hex);
+    }
+  }
+  const latin = (tag: string) => {
+    const font = find(nodes, tag);
+    const typeface = font ? attr(find(childrenOf(font), 'a:latin') ?? {}, 'typeface') : undefined;
+    return typeface && !DEFAULT_THEME_FONTS.has(typeface.toLowerCase()) ? typeface : null;
+  };
+  headings = latin('a:majorFont');
+  body = latin('a:minorFont');
+  return { colors, headings, body };
+}
+
+function headingLevel(style: StyleInfo | undefined): number {
+  if (!style) return 0;
+  if (/^(title|titel|titre|título)$/i.test(style.name)) return 1;
+  const m = /^(heading|überschrift|titre|título)\s*(\d)$/i.exec(style.name);
+  if (m) return Number(m[2]) + 1;
+  if (style.outline !== null && style.outline < 9) return style.outline + 2;
+  return 0;
+}
+
+function readImage(name: string, data: Uint8Array, label: string | null): RawImage | null {
+  if (!/\.png$/i.test(name)) return null; // JPEG/EMF logos are not decoded (see known limits).
+  try {
+    const png = decodePng(data);
+    if (png.width * png.height > MAX_IMAGE_PIXELS || png.width < 16 || png.height < 16) return null;
+    const pixels = png.width * png.height;
+    const rgba = new Uint8Array(pixels * 4);
+    const src = png.data;
+    const shift = png.depth === 16 ? 8 : 0;
+    const palette = png.palette;
+    for (let p = 0; p < pixels; p++) {
+      const d = p * 4;
+      if (palette) {
+        const entry = palette[src[p]!] ?? [0, 0, 0];
+        rgba.set([entry[0]!, entry[1]!, entry[2]!, entry[3] ?? 255], d);
+        continue;
+      }
+      const c = png.channels;
+      const s = p * c;
+      const v = (i: number) => (src[s + i]! >> shift) & 255;
+      if (c >= 3) rgba.set([v(0), v(1), v(2), c === 4 ? v(3) : 255], d);
+      else rgba.set([v(0), v(0), v(0), c === 2 ? v(1) : 255], d);
+    }
+    return { page: 1, width: png.width, height: png.height, rgba, name: label ?? name, pageShare: null };
+  } catch {
+    return null;
+  }
+}
+
+export function readDocx(bytes: Uint8Array): DocumentModel {
+  checkZipSizes(bytes);
+  const wanted = (name: string) =>
+    name === 'word/document.xml' ||
+    name === 'word/styles.xml' ||
+    name === 'word/theme/theme1.xml' ||
+    name === 'docProps/core.xml' ||
+    name === 'word/_rels/document.xml.rels';
+  let files: Record<string, Uint8Array>;
+  let mediaCount = 0;
+  try {
+    files = unzipSync(bytes, {
+      filter: (info) =>
+        wanted(info.name) ||
+        (info.name.startsWith('word/media/') &&
+          info.originalSize <= MAX_MEDIA_BYTES &&
+          /\.png$/i.test(info.name) &&
+          mediaCount++ < MAX_MEDIA),
+    });
+  } catch {
+    throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
+  }
+  const documentXml = files['word/document.xml'];
+  if (!documentXml) throw new DocumentError('invalid', 'The DOCX file has no document body.');
+  const xml = (name: string) => {
+    const data = files[name];
+    return data ? strFromU8(data) : undefined;
+  };
+
+  let body: XmlNode[];
+  try {
+    body = parseXml(strFromU8(documentXml));
+  } catch (error) {
+    if (error instanceof DocumentError) throw error;
+    throw new DocumentError('invalid', 'The DOCX document body is not valid XML.');
+  }
+  const styles = readStyles(xml('word/styles.xml'));
+  const theme = readTheme(xml('word/theme/theme1.xml'));
+  const coreXml = xml('docProps/core.xml');
+  const title = coreXml ? textOf([find(parseXml(coreXml), 'dc:title') ?? {}]).trim() || null : null;
+
+  const rels = new Map<string, string>();
+  const relsXml = xml('word/_rels/document.xml.rels');
+  if (relsXml) {
+    for (const node of walk(parseXml(relsXml))) {
+      const id = attr(node, 'Id');
+      const target = attr(node, 'Target');
+      if (tagOf(node) === 'Relationship' && id && target) rels.set(id, target);
+    }
+  }
+  const themeFont = (ref: string | undefined) =>
+    ref?.startsWith('major') ? theme.headings : ref?.startsWith('minor') ? theme.body : null;
+
+  const lines: TextLine[] = [];
+  const links: string[] = [];
+  const fontUse = new Map<string, number>();
+  const shapes: PaintedShape[] = [];
+  const imageNames = new Map<string, string>();
+  const imageOrder: string[] = [];
+  for (const node of walk(body)) {
+    const tag = tagOf(node);
+    if (tag === 'w:hyperlink') {
+      const target = rels.get(attr(node, 'r:id') ?? '');
+      if (target && /^https?:|^www\./i.test(target)) links.push(target);
+    } else if (tag === 'w:shd') {
+      const fill = normalizeHex(attr(node, 'w:fill') ?? '');
+      if (fill) shapes.push({ hex: fill, page: 1, width: 20, height: 20 });
+    } else if (tag === 'w:drawing') {
+      const kids = childrenOf(node);
+      const doc = find(kids, 'wp:docPr');
+      const blip = find(kids, 'a:blip');
+      const target = rels.get(attr(blip ?? {}, 'r:embed') ?? '');
+      const label = [attr(doc ?? {}, 'name'), attr(doc ?? {}, 'descr'), attr(doc ?? {}, 'title')]
+        .filter(Boolean)
+        .join(' ');
+      const path = target ? `word/${target.replace(/^\.?\//, '')}` : null;
+      if (path && !imageOrder.includes(path)) imageOrder.push(path);
+      if (path && label) imageNames.set(path, label);
+    } else if (tag === 'w:p') {
+      const kids = childrenOf(node);
+      const pStyle = find(kids, 'w:pStyle');
+      const style = styles.get(attr(pStyle ?? {}, 'w:val') ?? '') ?? styles.get('Normal');
+      let text = '';
+      let font: string | null = null;
+      let size: number | null = null;
+      let bold = false;
+      for (const run of walk(kids)) {
+        if (tagOf(run) !== 'w:r') continue;
+        const runKids = childrenOf(run);
+        const runText = textOf(runKids.filter((k) => tagOf(k) === 'w:t'));
+        if (!runText) continue;
+        const rFonts = find(runKids, 'w:rFonts');
+        const raw =
+          attr(rFonts ?? {}, 'w:ascii') ??
+          attr(rFonts ?? {}, 'w:hAnsi') ??
+          themeFont(attr(rFonts ?? {}, 'w:asciiTheme')) ??
+          style?.font ??
+          theme.body;
+        const family = raw ? familyFromFontName(raw) : null;
+        if (family) fontUse.set(family, (fontUse.get(family) ?? 0) + runText.length);
+        if (!text) {
+          font = family;
+          const sz = find(runKids, 'w:sz');
+          size = sz ? Number(attr(sz, 'w:val')) / 2 : null;
+          bold = find(runKids, 'w:b') !== null;
+        }
+        text += runText;
+      }
+      const clean = text.replace(/\s+/g, ' ').trim();
+      if (!clean) continue;
+      const line: TextLine = {
+        text: clean,
+        page: 1,
+        size: size ?? style?.size ?? 11,
+        font,
+        bold: bold || (style?.bold ?? false),
+        level: headingLevel(style),
+        x: 0,
+        y: -lines.length * 20,
+      };
+      lines.push(line);
+    }
+  }
+  const styled = lines.some((l) => l.level > 0);
+  // Documents without heading styles still set headings larger; fall back to sizes.
+  if (!styled) assignHeadingLevels(lines);
+
+  const images: RawImage[] = [];
+  const media = Object.keys(files).filter((name) => name.startsWith('word/media/'));
+  const inOrder = [
+    ...imageOrder.filter((n) => media.includes(n)),
+    ...media.filter((n) => !imageOrder.includes(n)),
+  ];
+  const candidates = inOrder.filter((name, i) => i === 0 || LOGO_LABEL.test(imageNames.get(name) ?? ''));
+  for (const name of candidates.slice(0, MAX_DECODED)) {
+    const image = readImage(name, files[name]!, imageNames.get(name) ?? null);
+    // The document's first image plays the cover's part: an unlabelled logo candidate.
+    if (image) images.push({ ...image, page: name === inOrder[0] ? 1 : 2 });
+  }
+  if (lines.length === 0 && images.length === 0)
+    throw new DocumentError('invalid', 'The DOCX document is empty.');
+  return {
+    format: 'docx',
+    pages: 1,
+    title,
+    lines,
+    links,
+    fontUse,
+    shapes,
+    themeColors: theme.colors,
+    themeFonts: {
+      headings: theme.headings ? familyFromFontName(theme.headings) : null,
+      body: theme.body ? familyFromFontName(theme.body) : null,
+    },
+    images,
+    imagesSeen: Object.keys(files).filter((n) => n.startsWith('word/media/')).length,
+  };
+}

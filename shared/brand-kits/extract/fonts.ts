@@ -1,0 +1,150 @@
+import { AMBIGUOUS_FAMILIES, FONT_FAMILIES } from './font-families.ts';
+import type { DocumentModel, TextLine } from './types.ts';
+
+const compact = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const byCompactName = new Map(FONT_FAMILIES.map((family) => [compact(family), family]));
+
+/** Longest names first so "Avenir Next" is matched before "Avenir". */
+const familyPattern = new RegExp(
+  `(?<![\\p{L}\\p{N}])(${[...FONT_FAMILIES]
+    .sort((a, b) => b.length - a.length)
+    .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]/g, '[ -]?'))
+    .join('|')})(?![\\p{L}\\p{N}])`,
+  'giu',
+);
+
+const STYLE_WORDS =
+  /(Regular|Roman|Book|Italic|Oblique|Thin|Hairline|ExtraLight|UltraLight|Light|Medium|SemiBold|DemiBold|Semibold|Demi|ExtraBold|UltraBold|Bold|Black|Heavy|Condensed|Cond|Narrow|Wide|Extended|Variable|VF|Display|Text|PSMT|MT|PS|Std|Pro|LT|W\d+)$/;
+
+/** Fonts PDF tools use for symbols and maths; never brand typefaces. */
+const NON_BRAND_FONTS =
+  /^(symbol|zapfdingbats|dingbats|wingdings|webdings|cm[a-z]{1,4}\d+|ms[a-z]m\d+|msam|msbm|t3font)/i;
+
+/** Fonts a PDF falls back to when it embeds nothing; weak evidence of a brand choice. */
+const FALLBACK_FONTS = new Set(['times', 'times new roman', 'helvetica', 'courier', 'arial']);
+
+/** `ABCDEF+Montserrat-Bold` → `Montserrat`, `MyriadPro-LightCond` → `Myriad Pro`. */
+export function familyFromFontName(raw: string): string | null {
+  let name = raw.replace(/^[A-Z]{6}\+/, '').split(/[-,_]/)[0] ?? '';
+  if (!name || NON_BRAND_FONTS.test(name)) return null;
+  for (let i = 0; i < 3; i++) {
+    const known = byCompactName.get(compact(name));
+    if (known) return known;
+    const stripped = name.replace(STYLE_WORDS, '');
+    if (stripped === name || !stripped) break;
+    name = stripped;
+  }
+  const known = byCompactName.get(compact(name));
+  if (known) return known;
+  if (/\d{2,}/.test(name)) return null;
+  return name.replace(/([a-z])([A-Z])/g, '$1 $2').trim() || null;
+}
+
+export function isBoldFontName(raw: string): boolean {
+  return /bold|black|heavy|semibold|demibold|extrabold/i.test(raw.replace(/^[A-Z]{6}\+/, ''));
+}
+
+const FONT_WORDS =
+  /\b(fonts?|typefaces?|typography|typographie|tipograf[ií]a|schrift(en|art)?|police|type ?family|headings?|headlines?|body|weights?|regular|bold|light|medium|italic|pt|glyphs?)\b|\d+\s?pt\b/i;
+const TYPOGRAPHY_HEADING = /typo|typeface|fonts?\b|schrift|police|letter/i;
+const HEADINGS_ROLE =
+  /\b(head(ing|line)s?|titles?|display|headers?|primary (type|font|typeface)|überschriften?|titres?|t[ií]tulos?)\b/i;
+const BODY_ROLE =
+  /\b(body|paragraphs?|running text|long[- ]form|copy ?text|body ?copy|text face|secondary (type|font|typeface)|fließtext|corps|cuerpo|texto)\b/i;
+
+interface Mention {
+  family: string;
+  line: TextLine;
+  index: number;
+}
+
+/** Lines physically close to a line on the same page: the paragraph it labels or belongs to. */
+function neighbours(lines: TextLine[], line: TextLine): TextLine[] {
+  const reach = Math.max(line.size, 8);
+  return lines.filter(
+    (other) =>
+      other.page === line.page &&
+      other !== line &&
+      other.y <= line.y + 1.6 * reach &&
+      other.y >= line.y - 4.5 * reach &&
+      Math.abs(other.x - line.x) < 12 * reach,
+  );
+}
+
+export interface FontFindings {
+  headings: string | null;
+  body: string | null;
+  all: string[];
+}
+
+export function findFonts(doc: DocumentModel): FontFindings {
+  const { lines } = doc;
+  const typographyPages = new Set(
+    lines.filter((l) => l.level > 0 && TYPOGRAPHY_HEADING.test(l.text)).map((l) => l.page),
+  );
+  const embedded = new Set([...doc.fontUse.keys()].map((f) => f.toLowerCase()));
+  const mentions: Mention[] = [];
+  lines.forEach((line, index) => {
+    for (const match of line.text.matchAll(familyPattern)) {
+      const family = byCompactName.get(compact(match[1] ?? ''));
+      if (!family) continue;
+      const key = family.toLowerCase();
+      const accepted =
+        !AMBIGUOUS_FAMILIES.has(key) ||
+        embedded.has(key) ||
+        FONT_WORDS.test(line.text.replace(match[0], '')) ||
+        (typographyPages.has(line.page) && line.text.split(/\s+/).length <= 6) ||
+        neighbours(lines, line).some((n) => n.level > 0 && TYPOGRAPHY_HEADING.test(n.text));
+      if (accepted) mentions.push({ family, line, index });
+    }
+  });
+
+  // A role word next to a mention assigns that role; the closest mention to the role word wins.
+  let headings: { family: string; distance: number } | null = null;
+  let body: { family: string; distance: number } | null = null;
+  for (const mention of mentions) {
+    const context = [mention.line, ...neighbours(lines, mention.line)];
+    for (const line of context) {
+      const distance = Math.abs(line.y - mention.line.y) + (line === mention.line ? 0 : 1);
+      const { text } = line;
+      if (HEADINGS_ROLE.test(text) && !BODY_ROLE.test(text) && (!headings || distance < headings.distance))
+        headings = { family: mention.family, distance };
+      if (BODY_ROLE.test(text) && !HEADINGS_ROLE.test(text) && (!body || distance < body.distance))
+        body = { family: mention.family, distance };
+    }
+  }
+
+  const named = [...new Set(mentions.map((m) => m.family))];
+  const usage = [...doc.fontUse.entries()].sort((a, b) => b[1] - a[1]).map(([family]) => family);
+  const headingFont = (candidates: string[]) => {
+    const top = lines.filter((l) => l.level > 0 && l.font && candidates.includes(l.font));
+    top.sort((a, b) => a.level - b.level);
+    return top[0]?.font ?? null;
+  };
+
+  let headingsFont = headings?.family ?? null;
+  let bodyFont = body?.family ?? null;
+  if (named.length > 0) {
+    // The text names fonts without roles: the document's own use of them tells which is which.
+    const usedNamed = usage.filter((f) => named.includes(f));
+    bodyFont ??= usedNamed[0] ?? null;
+    headingsFont ??= headingFont(usedNamed.filter((f) => f !== bodyFont));
+  } else if (doc.themeFonts.headings || doc.themeFonts.body) {
+    headingsFont = doc.themeFonts.headings;
+    bodyFont = doc.themeFonts.body;
+  } else {
+    const brandUsage = usage.filter((f) => !FALLBACK_FONTS.has(f.toLowerCase()));
+    bodyFont = brandUsage[0] ?? null;
+    headingsFont = headingFont(brandUsage) ?? bodyFont;
+  }
+  if (headingsFont === bodyFont && named.length > 1 && headings === null) headingsFont = null;
+
+  const all = [
+    ...new Set(
+      [headingsFont, bodyFont, ...named, doc.themeFonts.headings, doc.themeFonts.body, ...usage].filter(
+        (f): f is string => !!f && !FALLBACK_FONTS.has(f.toLowerCase()),
+      ),
+    ),
+  ];
+  return { headings: headingsFont, body: bodyFont, all };
+}

@@ -1,0 +1,138 @@
+import { findPalette } from './colors.ts';
+import { readDocx, sniffDocx } from './docx.ts';
+import { findFonts } from './fonts.ts';
+import { withoutRunningLines } from './layout.ts';
+import { pickLogos } from './logos.ts';
+import { readPdf } from './pdf.ts';
+import {
+  type BrandKitDraft,
+  type BrandKitExtraction,
+  type CancelSignal,
+  DocumentError,
+  type DocumentModel,
+} from './types.ts';
+import { documentText, findLinks, findWords } from './words.ts';
+
+export type { BrandKitDraft, BrandKitExtraction, ExtractedLogo, ExtractionStats, LogoRole } from './types.ts';
+export { DocumentError } from './types.ts';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+function isPdf(bytes: Uint8Array): boolean {
+  // The header may follow a little junk; readers accept it within the first kilobyte.
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  return head.includes('%PDF-');
+}
+
+async function readDocument(bytes: Uint8Array, deadline: number, signal: CancelSignal) {
+  if (bytes.length === 0) throw new DocumentError('invalid', 'The file is empty.');
+  const pdf = isPdf(bytes);
+  const zip = pdf ? 'other' : sniffDocx(bytes);
+  if (!pdf && zip === 'other')
+    throw new DocumentError('unsupported', 'The file is neither a PDF nor a Word (DOCX) document.');
+  if (zip === 'corrupt')
+    throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
+  try {
+    return pdf ? await readPdf(bytes, deadline, signal) : readDocx(bytes);
+  } catch (error) {
+    if (error instanceof DocumentError) throw error;
+    // Anything the parsers trip over is a broken document, not a server fault.
+    throw new DocumentError('invalid', `The ${pdf ? 'PDF' : 'DOCX'} file is corrupt and cannot be read.`);
+  }
+}
+
+function buildDraft(
+  doc: DocumentModel,
+): Omit<BrandKitExtraction, 'stats'> & { fonts: string[]; paletteSource: 'printed' | 'swatches' | 'none' } {
+  const content = withoutRunningLines(doc.lines, doc.pages);
+  const text = documentText(content);
+  const fonts = findFonts(doc);
+  const links = findLinks(doc, text, fonts.all);
+  const words = findWords(doc, content, text, links.website);
+  const palette = findPalette(doc);
+  const logos = pickLogos(doc);
+  const wordmarkFont =
+    fonts.all.find((family) =>
+      new RegExp(
+        `(wordmark|logotype|word mark)[^.]{0,60}\\b${family}\\b|\\b${family}\\b[^.]{0,60}(wordmark|logotype)`,
+        'i',
+      ).test(text),
+    ) ?? null;
+  const draft: BrandKitDraft = {
+    name: words.name,
+    brand_voice: words.brand_voice,
+    target_audience: words.target_audience,
+    logo_wordmark: words.wordmark_mentioned ? words.name : null,
+    logo_wordmark_font: wordmarkFont,
+    primary_color: palette.primary,
+    secondary_color: palette.secondary,
+    accent_color: palette.accent,
+    font_headings: fonts.headings,
+    font_body: fonts.body,
+    imagery_style: words.imagery_style,
+    tagline: words.tagline,
+    mission_statement: words.mission_statement,
+    industry: words.industry,
+    location: words.location,
+    website_url: links.website,
+    tone_keywords: words.tone_keywords,
+    competitors: words.competitors,
+    seo_keywords: words.seo_keywords,
+    content_pillars: words.content_pillars,
+    color_palette: palette.palette.length > 0 ? palette.palette : null,
+    social_links: links.socialLinks,
+    social_profiles: links.socialProfiles,
+    logo_fields_authoritative: logos.some((logo) => logo.labelled),
+  };
+  return { draft, logos, fonts: fonts.all, paletteSource: palette.source };
+}
+
+/**
+ * Reads a brand-guidelines PDF or DOCX and drafts a brand kit from what the document states.
+ * Throws DocumentError: 'unsupported' (not PDF/DOCX), 'invalid' (encrypted, corrupt, empty),
+ * 'too_large' (DOCX zip bomb) or 'timeout'.
+ */
+export async function extractBrandKit(
+  bytes: Uint8Array,
+  opts: { timeoutMs?: number } = {},
+): Promise<BrandKitExtraction> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const signal: CancelSignal = { cancelled: false };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      signal.cancelled = true;
+      signal.onCancel?.();
+      reject(new DocumentError('timeout', `Reading the document took longer than ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
+  try {
+    const work = (async () => {
+      const doc = await readDocument(bytes, deadline, signal);
+      if (signal.cancelled)
+        throw new DocumentError('timeout', `Reading the document took longer than ${timeoutMs} ms.`);
+      const built = buildDraft(doc);
+      return { doc, built };
+    })();
+    // Keep a late failure of the abandoned work from surfacing as an unhandled rejection.
+    work.catch(() => undefined);
+    const { doc, built } = await Promise.race([work, timeout]);
+    return {
+      draft: built.draft,
+      logos: built.logos,
+      stats: {
+        format: doc.format,
+        pages: doc.pages,
+        text_chars: doc.lines.reduce((n, l) => n + l.text.length, 0),
+        images_seen: doc.imagesSeen,
+        fonts: built.fonts,
+        palette_source: built.paletteSource,
+        ms: Math.round(performance.now() - started),
+      },
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,482 @@
+import { printedColors } from './colors.ts';
+import { familyFromFontName, isBoldFontName } from './fonts.ts';
+import { assignHeadingLevels } from './layout.ts';
+import {
+  type CancelSignal,
+  DocumentError,
+  type DocumentModel,
+  type PaintedShape,
+  type RawImage,
+  type TextLine,
+} from './types.ts';
+
+/** Brand guidelines rarely run past this; later pages add time, not signal. */
+const MAX_PAGES = 60;
+const MAX_IMAGES = 24;
+/** Decoded pixels kept for logo candidates across the document (4 bytes each). */
+const MAX_KEPT_PIXELS = 12_000_000;
+const LOGO_PAGE_WORDS = /logo|wordmark|brand ?mark|icon|symbol|emblem|signet/i;
+const MISUSE_WORDS = /\b(don['’]?t|do not|never|avoid|incorrect|misuse|wrong)\b/gi;
+/** Pages of logo misuse examples show distorted logos; they are neither logos nor worth the time. */
+const isMisusePage = (text: string) => (text.match(MISUSE_WORDS) ?? []).length >= 2;
+/** pdf.js skips decoding images above this many pixels, which bounds memory. */
+const MAX_IMAGE_PIXELS = 4_000_000;
+const MIN_IMAGE_SIDE = 16;
+/** Drawing operators of optional pages are read only while this lasts. */
+const DRAWING_BUDGET_MS = 150;
+const ESSENTIAL_DRAWING_BUDGET_MS = 350;
+/** Images pdf.js cannot decode never arrive; this caps the wait for them. */
+const IMAGE_WAIT_MS = 300;
+
+type PdfJs = typeof import('unpdf/pdfjs');
+type Matrix = [number, number, number, number, number, number];
+
+let pdfjsLoading: Promise<{
+  pdfjs: PdfJs;
+  getDocumentProxy: typeof import('unpdf').getDocumentProxy;
+}> | null = null;
+
+/** pdf.js is heavy; only PDF extraction needs it, so load it on first use. */
+function loadPdfJs() {
+  pdfjsLoading ??= (async () => {
+    polyfillTransferToFixedLength();
+    const unpdf = await import('unpdf');
+    const pdfjs = (await unpdf.getResolvedPDFJS()) as unknown as PdfJs;
+    return { pdfjs, getDocumentProxy: unpdf.getDocumentProxy };
+  })();
+  return pdfjsLoading;
+}
+
+/**
+ * The serverless pdf.js build calls ArrayBuffer#transferToFixedLength (Node >= 21) when it hands fonts
+ * over; Node 20 lacks it. A copying stand-in is enough for that use.
+ */
+function polyfillTransferToFixedLength(): void {
+  const proto = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: unknown };
+  if (typeof proto.transferToFixedLength === 'function') return;
+  Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
+    value(this: ArrayBuffer, length: number = this.byteLength) {
+      const copy = new ArrayBuffer(length);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+      return copy;
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+function multiply(m: Matrix, n: Matrix): Matrix {
+  return [
+    m[0] * n[0] + m[1] * n[2],
+    m[0] * n[1] + m[1] * n[3],
+    m[2] * n[0] + m[3] * n[2],
+    m[2] * n[1] + m[3] * n[3],
+    m[4] * n[0] + m[5] * n[2] + n[4],
+    m[4] * n[1] + m[5] * n[3] + n[5],
+  ];
+}
+
+/** Counts path segments in pdf.js's packed path data (moveTo 0, lineTo 1, curveTo 2, quadTo 3, close 4). */
+function segmentCount(path: ArrayLike<number>): number {
+  let count = 0;
+  for (let i = 0; i < path.length; count++) {
+    const op = path[i];
+    i += op === 0 || op === 1 ? 3 : op === 2 ? 7 : op === 3 ? 5 : 1;
+  }
+  return count;
+}
+
+interface PdfImageData {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: Uint8Array | Uint8ClampedArray;
+}
+
+/** pdf.js ImageKind: 1 = 1 bit grey (packed rows), 2 = RGB, 3 = RGBA. */
+function toRgba(img: PdfImageData): Uint8Array | null {
+  const { width, height, data, kind } = img;
+  if (!data) return null;
+  const pixels = width * height;
+  const out = new Uint8Array(pixels * 4);
+  if (kind === 3 && data.length >= pixels * 4) {
+    out.set(data.subarray(0, pixels * 4));
+  } else if (kind === 2 && data.length >= pixels * 3) {
+    for (let p = 0, s = 0, d = 0; p < pixels; p++, s += 3, d += 4) {
+      out[d] = data[s]!;
+      out[d + 1] = data[s + 1]!;
+      out[d + 2] = data[s + 2]!;
+      out[d + 3] = 255;
+    }
+  } else if (kind === 1) {
+    const rowBytes = (width + 7) >> 3;
+    if (data.length < rowBytes * height) return null;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const bit = (data[y * rowBytes + (x >> 3)]! >> (7 - (x & 7))) & 1;
+        const d = (y * width + x) * 4;
+        const v = bit ? 255 : 0;
+        out[d] = v;
+        out[d + 1] = v;
+        out[d + 2] = v;
+        out[d + 3] = 255;
+      }
+    }
+  } else {
+    return null;
+  }
+  return out;
+}
+
+function objectOnce<T>(
+  objs: { get(id: string, cb: (v: T) => void): void; has(id: string): boolean },
+  id: string,
+  waitMs: number,
+): Promise<T | null> {
+  // Images pdf.js could not decode never resolve; do not wait long for them.
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), waitMs);
+    try {
+      objs.get(id, (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    } catch {
+      clearTimeout(timer);
+      resolve(null);
+    }
+  });
+}
+
+interface TextItemLike {
+  str: string;
+  transform: number[];
+  width: number;
+  fontName: string;
+  hasEOL: boolean;
+}
+
+function isPasswordError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'PasswordException' || /password/i.test(error.message));
+}
+
+export async function readPdf(bytes: Uint8Array, deadline: number, signal: CancelSignal) {
+  const { pdfjs, getDocumentProxy } = await loadPdfJs();
+  const OPS = pdfjs.OPS;
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    // pdf.js takes ownership of (detaches) the buffer it is given, so hand it a copy.
+    pdf = await getDocumentProxy(bytes.slice(), {
+      maxImageSize: MAX_IMAGE_PIXELS,
+      isOffscreenCanvasSupported: false,
+      isImageDecoderSupported: false,
+      useSystemFonts: false,
+      disableFontFace: true,
+      stopAtErrors: false,
+      verbosity: 0,
+    });
+  } catch (error) {
+    if (isPasswordError(error)) throw new DocumentError('invalid', 'The PDF is encrypted with a password.');
+    throw new DocumentError('invalid', 'The PDF is corrupt and cannot be read.');
+  }
+  // Stop pdf.js mid-page when the deadline passes instead of letting it finish in the background.
+  signal.onCancel = () => void pdf.destroy();
+  if (signal.cancelled) signal.onCancel();
+  try {
+    return await readOpenPdf(pdf, OPS, deadline, signal);
+  } finally {
+    void pdf.destroy();
+  }
+}
+
+type OpenPdf = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
+
+async function readOpenPdf(
+  pdf: OpenPdf,
+  OPS: PdfJs['OPS'],
+  deadline: number,
+  signal: CancelSignal,
+): Promise<DocumentModel> {
+  if (pdf.numPages < 1) throw new DocumentError('invalid', 'The PDF has no pages.');
+  const meta = await pdf.getMetadata().catch(() => null);
+  const info = (meta?.info ?? {}) as { Title?: unknown };
+  const title = typeof info.Title === 'string' && info.Title.trim() ? info.Title.trim() : null;
+
+  const links: string[] = [];
+  const shapes: PaintedShape[] = [];
+  const images: RawImage[] = [];
+  const seenImages = new Set<string>();
+  const fontNames = new Map<string, string>();
+  let imagesSeen = 0;
+  let keptPixels = 0;
+  const pages = Math.min(pdf.numPages, MAX_PAGES);
+  const checkTime = () => {
+    if (signal.cancelled || Date.now() > deadline)
+      throw new DocumentError('timeout', 'Reading the PDF took too long.');
+  };
+
+  // Pass 1: text and links of every page; cheap, and it tells which pages are worth drawing.
+  const pageItems: TextItemLike[][] = [];
+  for (let pageNo = 1; pageNo <= pages; pageNo++) {
+    checkTime();
+    const page = await pdf.getPage(pageNo);
+    const text = await page.getTextContent();
+    pageItems.push(text.items as TextItemLike[]);
+    const annotations = await page.getAnnotations().catch(() => []);
+    for (const a of annotations as { url?: string; unsafeUrl?: string }[]) {
+      const url = a.url ?? a.unsafeUrl;
+      if (typeof url === 'string') links.push(url);
+    }
+  }
+
+  // Pass 2: drawing operators (fonts, swatches, images), pages that matter first, within a time budget.
+  const drawStarted = Date.now();
+  const textOnly: TextLine[] = [];
+  pageItems.forEach((items, i) => {
+    appendLines(items, new Map(), i + 1, textOnly, new Map());
+  });
+  const printsColours = printedColors(textOnly).length > 0;
+  for (const { pageNo, essential } of drawingPlan(pageItems, printsColours)) {
+    checkTime();
+    const spent = Date.now() - drawStarted;
+    if (pageNo !== 1 && spent > (essential ? ESSENTIAL_DRAWING_BUDGET_MS : DRAWING_BUDGET_MS)) continue;
+    const page = await pdf.getPage(pageNo);
+    const view = page.view;
+    const pageArea = Math.max(1, Math.abs((view[2]! - view[0]!) * (view[3]! - view[1]!)));
+    const ops = await page.getOperatorList();
+    // Only the cover and pages about the logo can hold logos; other images are not decoded or kept.
+    const logoCandidatePage =
+      pageNo === 1 || LOGO_PAGE_WORDS.test(pageItems[pageNo - 1]!.map((i) => i.str).join(' '));
+
+    let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+    let fill: string | null = '#000000';
+    const stack: { ctm: Matrix; fill: string | null }[] = [];
+    const pending: { id: string; share: number }[] = [];
+    for (let i = 0; i < ops.fnArray.length; i++) {
+      const fn = ops.fnArray[i];
+      const args = ops.argsArray[i] as unknown[] | null;
+      switch (fn) {
+        case OPS.save:
+          stack.push({ ctm, fill });
+          break;
+        case OPS.restore: {
+          const top = stack.pop();
+          if (top) ({ ctm, fill } = top);
+          break;
+        }
+        case OPS.transform:
+          ctm = multiply(args as unknown as Matrix, ctm);
+          break;
+        case OPS.paintFormXObjectBegin: {
+          stack.push({ ctm, fill });
+          const m = args?.[0] as number[] | undefined;
+          if (m && m.length === 6) ctm = multiply(m as Matrix, ctm);
+          break;
+        }
+        case OPS.paintFormXObjectEnd: {
+          const top = stack.pop();
+          if (top) ({ ctm, fill } = top);
+          break;
+        }
+        case OPS.setFillRGBColor:
+          fill = typeof args?.[0] === 'string' ? (args[0] as string).toUpperCase() : null;
+          break;
+        case OPS.setFillColorN:
+        case OPS.setFillTransparent:
+          fill = null;
+          break;
+        case OPS.setFont: {
+          const id = args?.[0];
+          if (typeof id === 'string' && page.commonObjs.has(id)) {
+            const font = page.commonObjs.get(id) as { name?: string } | null;
+            if (font?.name) fontNames.set(id, font.name);
+          }
+          break;
+        }
+        case OPS.constructPath: {
+          const paint = args?.[0];
+          const isFill =
+            paint === OPS.fill ||
+            paint === OPS.eoFill ||
+            paint === OPS.fillStroke ||
+            paint === OPS.eoFillStroke ||
+            paint === OPS.closeFillStroke ||
+            paint === OPS.closeEOFillStroke;
+          const path = (args?.[1] as ArrayLike<number>[] | undefined)?.[0];
+          const box = args?.[2] as ArrayLike<number> | null | undefined;
+          if (!isFill || !fill || !path || !box || box.length < 4) break;
+          if (segmentCount(path) > 12) break;
+          const w = (box[2]! - box[0]!) * Math.hypot(ctm[0], ctm[1]);
+          const h = (box[3]! - box[1]!) * Math.hypot(ctm[2], ctm[3]);
+          if (w > 0 && h > 0 && (w * h) / pageArea < 0.5)
+            shapes.push({ hex: fill, page: pageNo, width: w, height: h });
+          break;
+        }
+        case OPS.paintImageXObject: {
+          const id = args?.[0];
+          if (typeof id !== 'string') break;
+          imagesSeen++;
+          const share = (Math.hypot(ctm[0], ctm[1]) * Math.hypot(ctm[2], ctm[3])) / pageArea;
+          if (!logoCandidatePage) break;
+          if (!seenImages.has(id) && pending.length + images.length < MAX_IMAGES) {
+            seenImages.add(id);
+            pending.push({ id, share });
+          }
+          break;
+        }
+      }
+    }
+
+    // Image data can arrive just after the operator list; wait for all of a page's images together.
+    const decoded = await Promise.all(
+      pending.map(({ id }) => {
+        const objs = id.startsWith('g_') ? page.commonObjs : page.objs;
+        return objectOnce<PdfImageData>(objs as never, id, IMAGE_WAIT_MS);
+      }),
+    );
+    decoded.forEach((img, i) => {
+      if (!img || img.width < MIN_IMAGE_SIDE || img.height < MIN_IMAGE_SIDE) return;
+      if (img.width * img.height > MAX_IMAGE_PIXELS) return;
+      if (keptPixels + img.width * img.height > MAX_KEPT_PIXELS) return;
+      keptPixels += img.width * img.height;
+      const rgba = toRgba(img);
+      if (rgba)
+        images.push({
+          page: pageNo,
+          width: img.width,
+          height: img.height,
+          rgba,
+          name: null,
+          pageShare: pending[i]!.share,
+        });
+    });
+
+    page.cleanup();
+  }
+
+  const lines: TextLine[] = [];
+  const fontUse = new Map<string, number>();
+  pageItems.forEach((items, i) => {
+    appendLines(items, fontNames, i + 1, lines, fontUse);
+  });
+  repairSplitWords(lines);
+  assignHeadingLevels(lines);
+  return {
+    format: 'pdf',
+    pages: pdf.numPages,
+    title,
+    lines,
+    links,
+    fontUse,
+    shapes,
+    themeColors: [],
+    themeFonts: { headings: null, body: null },
+    images,
+    imagesSeen,
+  };
+}
+
+// Some PDFs position single glyphs apart, and pdf.js then reads "b ased on the O utfit f ont".
+const SPLIT_LOWER = /(?<=^|[\s(“"‘])([bcdfghjklmnpqrstvwxz]) (?=\p{Ll}{2,})/gu;
+const SPLIT_UPPER = /(?<=^|[\s(“"‘])([B-HJ-Z]) (?=\p{Ll}{2,})/gu;
+
+/** Rejoins split words; capitals only when lower-case splits show the document has the problem. */
+function repairSplitWords(lines: TextLine[]): void {
+  let splits = 0;
+  for (const line of lines) splits += line.text.match(SPLIT_LOWER)?.length ?? 0;
+  for (const line of lines) {
+    line.text = line.text.replace(SPLIT_LOWER, '$1');
+    if (splits >= 3) line.text = line.text.replace(SPLIT_UPPER, '$1');
+  }
+}
+
+const COLOUR_PAGE_WORDS = /colou?rs?|palette|swatch|farben?|couleurs?|colores?/i;
+const TYPE_PAGE_WORDS = /typo|typeface|fonts?\b|schrift/i;
+
+interface DrawingPlan {
+  pageNo: number;
+  /** Read even when the time budget for optional pages is spent. */
+  essential: boolean;
+  rank: number;
+}
+
+/**
+ * Which pages' drawing operators to read, most useful first: the cover and logo pages (images), colour
+ * pages when no values are printed (swatches), pages without text when the whole document is outlined
+ * art, then type pages (embedded fonts) and the rest.
+ */
+function drawingPlan(pageItems: TextItemLike[][], printsColours: boolean): DrawingPlan[] {
+  const texts = pageItems.map((items) => items.map((i) => i.str).join(' '));
+  const noText = texts.every((t) => !t.trim());
+  return texts
+    .map((text, i): DrawingPlan => {
+      const pageNo = i + 1;
+      if (pageNo === 1) return { pageNo, essential: true, rank: 0 };
+      if (isMisusePage(text)) return { pageNo, essential: false, rank: 6 };
+      if (LOGO_PAGE_WORDS.test(text)) return { pageNo, essential: true, rank: 1 };
+      if (COLOUR_PAGE_WORDS.test(text)) return { pageNo, essential: !printsColours, rank: 2 };
+      if (!text.trim()) return { pageNo, essential: noText, rank: 3 };
+      if (TYPE_PAGE_WORDS.test(text)) return { pageNo, essential: false, rank: 4 };
+      return { pageNo, essential: false, rank: 5 };
+    })
+    .sort((a, b) => a.rank - b.rank || a.pageNo - b.pageNo);
+}
+
+/** Joins pdf.js text runs into visual lines, keeping size, position and typeface. */
+function appendLines(
+  items: TextItemLike[],
+  fontNames: Map<string, string>,
+  page: number,
+  out: TextLine[],
+  fontUse: Map<string, number>,
+): void {
+  let current: (TextLine & { end: number; raw: string | null }) | null = null;
+  const flush = () => {
+    if (current) {
+      const text = current.text.replace(/\s+/g, ' ').trim();
+      if (text) {
+        const { end: _end, raw: _raw, ...line } = current;
+        out.push({ ...line, text });
+      }
+    }
+    current = null;
+  };
+  for (const item of items) {
+    if (typeof item.str !== 'string') continue;
+    const [, , c = 0, d = 0, x = 0, y = 0] = item.transform;
+    const size = Math.round(Math.hypot(c, d) * 10) / 10;
+    const raw = fontNames.get(item.fontName) ?? null;
+    const family = raw ? familyFromFontName(raw) : null;
+    if (item.str.trim()) {
+      if (family) fontUse.set(family, (fontUse.get(family) ?? 0) + item.str.length);
+      const line = current as (TextLine & { end: number; raw: string | null }) | null;
+      const sameLine =
+        line !== null &&
+        Math.abs(line.y - y) < Math.max(1, 0.5 * size) &&
+        Math.abs(line.size - size) <= 0.2 * Math.max(size, 1) &&
+        x > line.x - 0.5 * size &&
+        x - line.end < 3 * Math.max(size, 1);
+      if (line && sameLine) {
+        const gap = x - line.end;
+        line.text += gap > 0.15 * size ? ` ${item.str}` : item.str;
+        line.end = Math.max(line.end, x + item.width);
+      } else {
+        flush();
+        current = {
+          text: item.str,
+          page,
+          size,
+          font: family,
+          bold: raw ? isBoldFontName(raw) : false,
+          level: 0,
+          x,
+          y,
+          end: x + item.width,
+          raw,
+        };
+      }
+    }
+    if (item.hasEOL) flush();
+  }
+  flush();
+}

@@ -1,0 +1,432 @@
+import { type Section, sections } from './layout.ts';
+import type { DocumentModel, TextLine } from './types.ts';
+
+type TextField =
+  | 'tagline'
+  | 'mission_statement'
+  | 'brand_voice'
+  | 'target_audience'
+  | 'imagery_style'
+  | 'industry'
+  | 'location';
+type ListField = 'competitors' | 'seo_keywords' | 'content_pillars' | 'tone_keywords';
+
+/** Section headings that hold each field (with cheap translations). The single place for synonyms. */
+const FIELD_HEADINGS: Record<TextField | ListField, RegExp> = {
+  tagline: /\b(tag ?lines?|slogans?|claims?|straplines?|mottos?|catch ?phrases?|brand ?lines?|leitspruch)\b/i,
+  mission_statement: /\b(mission|purpose|why we exist|raison d['’]être|leitbild|misión|mission statement)\b/i,
+  brand_voice:
+    /\b(voice|tone|how we (speak|sound|write|talk)|personality|tonality|writing style|tonalität|sprache|ton)\b/i,
+  tone_keywords: /\b(tone|voice|personality|brand attributes|brand values|characteristics|traits)\b/i,
+  target_audience:
+    /\b(audiences?|target (group|market)s?|who we serve|our customers|personas?|zielgruppen?|public cible)\b/i,
+  imagery_style:
+    /\b(imagery|photography|photos?|pictures|illustrations?|visual style|art direction|patterns?|bildsprache|iconography)\b/i,
+  industry: /\b(industry|sector|market|category|branche|secteur)\b/i,
+  location: /\b(location|headquarters|hq|where we are|address|offices?|standort|siège)\b/i,
+  competitors:
+    /\b(competitors?|competition|competitive landscape|alternatives|wettbewerb(er)?|concurrents?)\b/i,
+  seo_keywords: /\b(seo|keywords?|search terms|schlüsselwörter|mots[- ]clés)\b/i,
+  content_pillars: /\b(content pillars?|pillars?|content themes|key themes|topics|key messages|messaging)\b/i,
+};
+
+const GENERIC_TITLE =
+  /\b(brand|guide(lines?)?|book|manual|style|identity|logo(type)?s?|usage|standards?|version|v\d|final|draft|editable|contents?|introduction|colou?rs?|typography|visual|design|system|kit|assets?|tone|voice|of|the|and|press|media|guidelines|copy|template|untitled|document|presentation|slides?|our|your|my|we|how|why|what|this|welcome|hello|about|overview|table|chapter|section|page)\b/gi;
+const GUIDE_PHRASE =
+  /(brand ?(guidelines?|guide|book|manual|standards|identity|identity guidelines)|style ?guide|identity guidelines|logo (usage )?guidelines|design system|tone of voice( guide)?|corporate design( manual)?|brand ?kit|markenhandbuch|charte graphique)/i;
+
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
+const stripQuotes = (s: string) => s.replace(/^["“”'‘’«»]+|["“”'‘’«»]+$/g, '').trim();
+const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** Body lines joined into running text, undoing end-of-line hyphenation. */
+function joinLines(lines: TextLine[]): string {
+  let out = '';
+  let prev: TextLine | null = null;
+  for (const line of lines) {
+    const text = line.text.trim();
+    // A switch between bold and regular without punctuation separates a lead-in from its text.
+    if (prev && prev.bold !== line.bold && !/[.!?:;,]$/.test(out)) out += '.';
+    prev = line;
+    if (!out) out = text;
+    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(text)) out = out.slice(0, -1) + text;
+    else out += ` ${text}`;
+  }
+  return clean(out);
+}
+
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[\p{Lu}"“‘(0-9])/u)
+    .map(clean)
+    .filter(Boolean);
+}
+
+function firstSentences(text: string, count: number, maxChars = 400): string | null {
+  const picked = sentences(text).slice(0, count).join(' ');
+  if (!picked) return null;
+  return picked.length > maxChars ? `${picked.slice(0, maxChars).replace(/\s+\S*$/, '')}…` : picked;
+}
+
+function fieldSection(all: Section[], field: TextField | ListField): Section | null {
+  const pattern = FIELD_HEADINGS[field];
+  return (
+    all.find(
+      (s) => words(s.heading.text) <= 8 && pattern.test(s.heading.text) && s.body.some((l) => l.text.trim()),
+    ) ?? null
+  );
+}
+
+/** Short items of a list section: bullet lines, or comma / semicolon separated runs. */
+function listItems(lines: TextLine[], maxWords = 6): string[] {
+  const items: string[] = [];
+  for (const line of lines) {
+    for (const part of line.text.split(/[•·;|,]|\s[–—-]\s|^\s*[-*]\s/)) {
+      const item = stripQuotes(clean(part.replace(/^\d+[.)]\s*/, '').replace(/[.:]$/, '')));
+      if (item && words(item) <= maxWords && /\p{L}/u.test(item)) items.push(item);
+    }
+  }
+  return [...new Set(items)].slice(0, 15);
+}
+
+// Adjectives a sentence ascribes to the brand: "a vibrant, dynamic and forward-looking brand".
+const ADJECTIVE_LIST =
+  /\b(?:is|are|be|being|feels?|sounds?|represents?|remain|stay)\s+(?:always\s+|incredibly\s+|very\s+)?(?:an?\s+)?([\p{L}-]+(?:,\s*[\p{L}-]+)*,?\s+(?:and|&)\s+[\p{L}-]+)/iu;
+const TONE_CUE = /\b(tone|voice|brand|personality|we speak|we sound|we write|our words)\b/i;
+const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
+
+function toneKeywords(text: string, section: Section | null): string[] {
+  const found: string[] = [];
+  for (const sentence of sentences(text)) {
+    if (!TONE_CUE.test(sentence)) continue;
+    const list = ADJECTIVE_LIST.exec(sentence)?.[1];
+    if (!list) continue;
+    for (const part of list.split(/,\s*|\s+(?:and|&)\s+/)) {
+      const item = part
+        .replace(TRAILING_NOUN, '')
+        .replace(/^(and|or)\s+/i, '')
+        .trim()
+        .toLowerCase();
+      if (item && item.length > 2 && words(item) <= 2) found.push(item);
+    }
+  }
+  if (section) {
+    for (const item of listItems(section.body, 3))
+      if (!/[.!?]$/.test(item) && !FIELD_HEADINGS.tone_keywords.test(item)) found.push(item.toLowerCase());
+  }
+  return [...new Set(found)].slice(0, 12);
+}
+
+function missionStatement(text: string, section: Section | null): string | null {
+  if (section) {
+    const body = joinLines(section.body);
+    const quoted = /^["“]([^"”]{3,200})["”]/.exec(body)?.[1];
+    if (quoted) return clean(quoted);
+    const first = sentences(body)[0];
+    if (first) return stripQuotes(first);
+  }
+  const all = sentences(text);
+  for (let i = 0; i < all.length; i++) {
+    const s = all[i]!;
+    const inline = /\bour mission is\b|\bmission:\s/i.exec(s);
+    if (inline) return stripQuotes(s);
+    // "…everybody. This mission permeates all we do": the sentence before states the mission.
+    if (i > 0 && /^(this|that|our) (mission|purpose)\b/i.test(s)) return stripQuotes(all[i - 1]!);
+  }
+  return null;
+}
+
+/** A standalone sentence on the cover pages, the way taglines are usually set. */
+function coverTagline(lines: TextLine[], name: string | null): string | null {
+  for (const page of [1, 2]) {
+    const onPage = lines.filter((l) => l.page === page);
+    if (onPage.length === 0 || onPage.length > 4) continue;
+    for (const line of onPage) {
+      const text = stripQuotes(line.text);
+      const n = words(text);
+      if (n < 3 || n > 16) continue;
+      if (GUIDE_PHRASE.test(text) || /\b(19|20)\d\d\b|\bv\.?\s?\d/i.test(text)) continue;
+      if (name && text.toLowerCase() === name.toLowerCase()) continue;
+      return text;
+    }
+  }
+  return null;
+}
+
+const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
+
+/** Prefers the form the running text uses ("Zowe Conformant") over a shouted cover ("ZOWE CONFORMANT"). */
+function preferredCase(name: string, text: string): string {
+  if (name !== name.toUpperCase()) return name;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  const mixed = [...text.matchAll(new RegExp(`\\b${escaped}\\b`, 'gi'))]
+    .map((m) => m[0])
+    .find((m) => m !== name);
+  if (mixed) return clean(mixed);
+  // Short capitals are usually acronyms (IBM, NASA); longer ones are shouted words.
+  if (name.split(/\s+/).every((w) => w.length <= 4)) return name;
+  return name
+    .toLowerCase()
+    .replace(/(^|\s)(\p{L})/gu, (_, space: string, c: string) => space + c.toUpperCase());
+}
+
+function nameLike(text: string): boolean {
+  const n = words(text);
+  const rest = text.replace(GENERIC_TITLE, '').replace(/[^\p{L}]/gu, '');
+  return n >= 1 && n <= 4 && rest.length >= 2 && !/\d{3,}|[:@/]/.test(text);
+}
+
+function brandName(doc: DocumentModel, text: string, website: string | null): string | null {
+  const { lines } = doc;
+  // "<Name> brand guidelines" on one line, or the cover line right above "Brand Guidelines".
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const m = GUIDE_PHRASE.exec(line.text);
+    if (!m) continue;
+    const before = clean(line.text.slice(0, m.index).split(TITLE_SEPARATOR).filter(Boolean).pop() ?? '');
+    if (before && nameLike(before)) return preferredCase(before, text);
+    const after = /^\s+(?:for|of|von|de|du)\s+(.+)$/i.exec(line.text.slice(m.index + m[0].length))?.[1];
+    if (after && nameLike(clean(after))) return preferredCase(clean(after), text);
+    const prev = lines[i - 1];
+    if (!before && prev && prev.page === line.page && prev.page <= 2 && nameLike(prev.text))
+      return preferredCase(clean(prev.text), text);
+  }
+  // The largest heading on the cover, when it is not just "Brand guidelines".
+  const firstPage = lines.filter((l) => l.page === 1);
+  const cover = firstPage.length <= 8 ? firstPage.filter((l) => l.level === 1) : [];
+  for (const line of cover) {
+    const candidate = clean(line.text.replace(GUIDE_PHRASE, '').split(TITLE_SEPARATOR)[0] ?? '');
+    // A brand name recurs in the text; a cover slogan or section title usually does not.
+    const recurs = text.toLowerCase().split(candidate.toLowerCase()).length > 2;
+    if (nameLike(candidate) && candidate !== candidate.toLowerCase() && recurs)
+      return preferredCase(candidate, text);
+  }
+  const domainLabel = website ? /^(?:https?:\/\/)?(?:www\.)?([^./]+)\./i.exec(website)?.[1] : undefined;
+  // A proper noun the text keeps repeating (never in lower case, at least once mid-sentence) names the brand.
+  const counts = new Map<string, { all: number; mid: number }>();
+  const tokens = text.split(/\s+/);
+  tokens.forEach((token, i) => {
+    const word = /^["“‘(]?(\p{Lu}[\p{Ll}\d][\p{L}\d]*)(?:['’]s)?[.,;:!?"”’)]*$/u.exec(token)?.[1];
+    if (!word || word.length < 3) return;
+    const entry = counts.get(word) ?? { all: 0, mid: 0 };
+    entry.all++;
+    if (/^\p{Ll}[\p{Ll}-]*,?$/u.test(tokens[i - 1] ?? '')) entry.mid++;
+    counts.set(word, entry);
+  });
+  const lowerText = text.toLowerCase();
+  const frequent = [...counts.entries()]
+    .filter(
+      ([word, c]) =>
+        c.all >= 4 &&
+        c.mid >= 1 &&
+        !new RegExp(`(?<![\\p{L}])${word.toLowerCase()}(?![\\p{L}])`, 'u').test(text),
+    )
+    .sort((a, b) => b[1].all - a[1].all)
+    .map(([word, c]) => [word, c.all] as const);
+  if (domainLabel) {
+    const match = frequent.find(([word]) => word.toLowerCase() === domainLabel.toLowerCase());
+    if (match) return match[0];
+    if (lowerText.includes(domainLabel.toLowerCase()) && domainLabel.length >= 3)
+      return domainLabel.charAt(0).toUpperCase() + domainLabel.slice(1);
+  }
+  const [top, runnerUp] = frequent;
+  if (top && (!runnerUp || top[1] >= 1.5 * runnerUp[1])) return top[0];
+  // Metadata titles are often file names ("brand-guide", "Logo_Final"); only a spaced title names the brand.
+  if (doc.title && /\s/.test(doc.title)) {
+    const stripped = doc.title.replace(GUIDE_PHRASE, ' ').replace(/\b(19|20)\d\d\b|\bv?\d+(\.\d+)*\b/gi, ' ');
+    const candidate = clean(stripped.split(TITLE_SEPARATOR).find((part) => part.trim()) ?? '');
+    if (nameLike(candidate)) return preferredCase(candidate, text);
+  }
+  return null;
+}
+
+const SOCIAL_HOSTS: [string, RegExp][] = [
+  ['x', /^(twitter\.com|x\.com)$/],
+  ['instagram', /^(instagram\.com|instagr\.am)$/],
+  ['linkedin', /^linkedin\.com$/],
+  ['facebook', /^(facebook\.com|fb\.com|fb\.me)$/],
+  ['tiktok', /^tiktok\.com$/],
+  ['youtube', /^(youtube\.com|youtu\.be)$/],
+  ['github', /^github\.com$/],
+  ['discord', /^(discord\.gg|discord\.com|discordapp\.com)$/],
+  ['telegram', /^(t\.me|telegram\.me)$/],
+  ['medium', /^medium\.com$/],
+  ['reddit', /^reddit\.com$/],
+  ['pinterest', /^pinterest\.[a-z.]+$/],
+  ['threads', /^threads\.(net|com)$/],
+  ['bluesky', /^bsky\.app$/],
+  ['mastodon', /^mastodon\.[a-z.]+$/],
+  ['twitch', /^twitch\.tv$/],
+  ['dribbble', /^dribbble\.com$/],
+  ['behance', /^behance\.net$/],
+  ['vimeo', /^vimeo\.com$/],
+  ['snapchat', /^snapchat\.com$/],
+  ['whatsapp', /^(wa\.me|whatsapp\.com)$/],
+  ['farcaster', /^(warpcast\.com|farcaster\.xyz)$/],
+];
+
+/** Font foundries, tool vendors and reference sites a guideline links to; never the brand's own site. */
+const VENDOR_HOSTS =
+  /(^|\.)(google\.com|googleapis\.com|adobe\.com|typekit\.(com|net)|figma\.com|canva\.com|pantone\.com|myfonts\.com|fonts\.com|fontshare\.com|fontsquirrel\.com|dafont\.com|linotype\.com|monotype\.com|klim\.co\.nz|commercialtype\.com|grillitype\.com|pangrampangram\.com|vercel\.com|rsms\.me|jetbrains\.com|unsplash\.com|pexels\.com|shutterstock\.com|gettyimages\.com|istockphoto\.com|creativecommons\.org|w3\.org|apple\.com|microsoft\.com|wikipedia\.org|sketch\.com|invisionapp\.com|dropbox\.com|drive\.google\.com|bit\.ly|notion\.so|miro\.com|ilovepdf\.com|smallpdf\.com|colorhexa\.com|coolors\.co|material\.io|fonts\.adobe\.com|fontspring\.com|behance\.net|dribbble\.com|example\.(com|org))$/i;
+
+const URL_IN_TEXT =
+  /(?<![@\w.-])(?:https?:\/\/)?(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.(?:com|io|org|net|co|ai|dev|app|xyz|finance|fi|de|uk|fr|es|it|nl|eu|me|gg|tv|us|ca|au|ch|at|be|se|no|dk|pl|in|jp|tech|design|studio|agency|so|sh|ly|to|cc|info|biz)(?![\w-])(?:\/[^\s)>\]"'“”,]*)?/gi;
+
+function parseUrl(raw: string): URL | null {
+  const trimmed = raw.replace(/[.,;:]+$/, '');
+  if (/^mailto:|^tel:/i.test(trimmed)) return null;
+  try {
+    const url = new URL(/^https?:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+const hostOf = (url: URL) => url.hostname.toLowerCase().replace(/^(www|m|mobile)\./, '');
+
+function handleOf(network: string, url: URL): string | null {
+  const parts = url.pathname.split('/').filter(Boolean);
+  if (network === 'linkedin')
+    return parts[0] === 'company' || parts[0] === 'in' || parts[0] === 'school' ? (parts[1] ?? null) : null;
+  if (network === 'youtube') {
+    if (parts[0]?.startsWith('@')) return parts[0].slice(1);
+    if ((parts[0] === 'c' || parts[0] === 'user') && parts[1]) return parts[1];
+    return null;
+  }
+  if (network === 'discord' || network === 'whatsapp') return null;
+  const first = parts[0];
+  if (!first || /^(share|intent|watch|playlist|hashtag|p|status|home|search)$/i.test(first)) return null;
+  return first.replace(/^@/, '');
+}
+
+export interface LinkFindings {
+  website: string | null;
+  socialLinks: Record<string, string> | null;
+  socialProfiles: Record<string, string> | null;
+}
+
+export function findLinks(doc: DocumentModel, text: string, knownFonts: string[]): LinkFindings {
+  const raw = [...doc.links, ...[...text.matchAll(URL_IN_TEXT)].map((m) => m[0])];
+  const fontKeys = knownFonts.map((f) => f.toLowerCase().replace(/\s+/g, ''));
+  const social = new Map<string, URL[]>();
+  const sites: URL[] = [];
+  for (const candidate of raw) {
+    const url = parseUrl(candidate);
+    if (!url) continue;
+    const host = hostOf(url);
+    if (VENDOR_HOSTS.test(host)) continue;
+    // Links to a typeface's repository are the font's, not the brand's.
+    const path = url.pathname.toLowerCase().replace(/[-_\s]/g, '');
+    if (fontKeys.some((f) => f.length > 3 && path.includes(f))) continue;
+    const network = SOCIAL_HOSTS.find(([, pattern]) => pattern.test(host))?.[0];
+    if (network) social.set(network, [...(social.get(network) ?? []), url]);
+    else sites.push(url);
+  }
+  const counts = new Map<string, number>();
+  for (const site of sites) counts.set(hostOf(site), (counts.get(hostOf(site)) ?? 0) + 1);
+  // Handles shared across networks point at the brand's own accounts.
+  const handles = [...social.entries()].flatMap(([n, urls]) =>
+    urls.map((u) => handleOf(n, u)?.toLowerCase()),
+  );
+  const siteScore = (u: URL) =>
+    (counts.get(hostOf(u)) ?? 0) +
+    (handles.includes(hostOf(u).split('.')[0]) ? 5 : 0) -
+    u.pathname.length / 100;
+  const best = [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
+  const website = best ? (best.pathname === '/' && !best.search ? best.origin : best.href) : null;
+
+  const socialLinks: Record<string, string> = {};
+  const socialProfiles: Record<string, string> = {};
+  for (const [network, urls] of social) {
+    const url = urls[0]!;
+    socialLinks[network] = url.href;
+    const handle = handleOf(network, url);
+    if (handle) socialProfiles[network] = handle;
+  }
+  return {
+    website,
+    socialLinks: Object.keys(socialLinks).length ? socialLinks : null,
+    socialProfiles: Object.keys(socialProfiles).length ? socialProfiles : null,
+  };
+}
+
+export interface WordFindings {
+  name: string | null;
+  tagline: string | null;
+  mission_statement: string | null;
+  brand_voice: string | null;
+  tone_keywords: string[];
+  target_audience: string | null;
+  imagery_style: string | null;
+  industry: string | null;
+  location: string | null;
+  competitors: string[];
+  seo_keywords: string[];
+  content_pillars: string[];
+  wordmark_mentioned: boolean;
+}
+
+export function documentText(lines: TextLine[]): string {
+  const pages = new Map<number, TextLine[]>();
+  for (const line of lines) pages.set(line.page, [...(pages.get(line.page) ?? []), line]);
+  return [...pages.values()]
+    .map((pageLines) =>
+      joinLines(
+        pageLines.map((l) => ({
+          ...l,
+          text: /[.!?:]$/.test(l.text) || l.level === 0 ? l.text : `${l.text}.`,
+        })),
+      ),
+    )
+    .join('\n');
+}
+
+/** `content` is the document's lines without running headers and footers. */
+export function findWords(
+  doc: DocumentModel,
+  content: TextLine[],
+  text: string,
+  website: string | null,
+): WordFindings {
+  const all = sections(content);
+  const sectionText = (field: TextField, count: number) => {
+    const section = fieldSection(all, field);
+    return section ? firstSentences(joinLines(section.body), count) : null;
+  };
+  const name = brandName(doc, text, website);
+  const taglineSection = fieldSection(all, 'tagline');
+  const tagline = taglineSection
+    ? stripQuotes(sentences(joinLines(taglineSection.body))[0] ?? '') || null
+    : coverTagline(content, name);
+  const toneSection = fieldSection(all, 'tone_keywords');
+  const location =
+    sectionText('location', 1) ??
+    /\b(?:based|headquartered|located) in ((?:\p{Lu}[\p{L}-]+)(?:,? (?:\p{Lu}[\p{L}-]+))*)/u.exec(
+      text,
+    )?.[1] ??
+    null;
+  const audience =
+    sectionText('target_audience', 2) ??
+    /\bour (?:target )?audiences? (?:is|are|includes?) ([^.]{3,160})\./i.exec(text)?.[1] ??
+    null;
+  const list = (field: ListField) => {
+    const section = fieldSection(all, field);
+    return section ? listItems(section.body) : [];
+  };
+  return {
+    name,
+    tagline,
+    mission_statement: missionStatement(text, fieldSection(all, 'mission_statement')),
+    brand_voice: sectionText('brand_voice', 2),
+    tone_keywords: toneKeywords(text, toneSection),
+    target_audience: audience,
+    imagery_style: sectionText('imagery_style', 2),
+    industry: sectionText('industry', 1),
+    location,
+    competitors: list('competitors'),
+    seo_keywords: list('seo_keywords'),
+    content_pillars: list('content_pillars'),
+    wordmark_mentioned: /\b(wordmark|logotype|word mark|schriftzug)\b/i.test(text),
+  };
+}

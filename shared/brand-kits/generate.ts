@@ -1,0 +1,90 @@
+// Endpoint 1: a brand kit draft from a guidelines document. Nothing is persisted but the logo images,
+// under the caller's draft prefix (a lifecycle rule expires them). The extractor (pdf.js, the DOCX
+// reader) is imported on first use, so no other function's bundle carries it.
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
+import { s3 } from '../aws/s3.ts';
+import { config } from '../config.ts';
+import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
+import { model, string, valueError } from '../http/fields.ts';
+import { isUploadedFile, type UploadedFile } from '../http/multipart.ts';
+import { newId } from '../ids.ts';
+import { readOwnUpload } from '../uploads/store.ts';
+import type { ExtractedLogo } from './extract/index.ts';
+import { draftLogoKey } from './keys.ts';
+import { BRAND_KIT_LIMITS, type BrandKitDraft, LOGO_FIELDS, LOGO_ROLES } from './schemas.ts';
+import { draftFields } from './store.ts';
+
+/** The multipart form: one file part. A text part named `file` fails as FastAPI's UploadFile does. */
+export const GenerateFromUploadForm = model({
+  file: v.pipe(
+    v.custom<UploadedFile>(isUploadedFile, valueError("Expected UploadFile, received: <class 'str'>")),
+    v.metadata({ jsonSchema: { type: 'string', format: 'binary' } }),
+  ),
+});
+
+/** The JSON alternative: one of the caller's direct uploads, for documents over the multipart limit. */
+export const GenerateFromUploadBody = model({
+  upload_key: string({ min: 1, max: BRAND_KIT_LIMITS.key }),
+});
+
+/** Time kept back from the function's own timeout for storing logos and answering. */
+const RESERVE_MS = 2_000;
+
+export type DocumentSource = { file: UploadedFile } | { uploadKey: string };
+
+export async function generateDraft(
+  userId: string,
+  source: DocumentSource,
+  remainingMs: number,
+): Promise<BrandKitDraft> {
+  const [bytes, loc, input] =
+    'file' in source
+      ? [source.file.content, ['body', 'file'], null]
+      : [
+          await readOwnUpload(userId, source.uploadKey, BRAND_KIT_LIMITS.uploadBytes),
+          ['body', 'upload_key'],
+          source.uploadKey,
+        ];
+  const timeoutMs = Math.max(1, Math.min(BRAND_KIT_LIMITS.extractMs, remainingMs - RESERVE_MS));
+  const { extractBrandKit, DocumentError } = await import('./extract/index.ts');
+  let extraction: Awaited<ReturnType<typeof extractBrandKit>>;
+  try {
+    extraction = await extractBrandKit(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
+      timeoutMs,
+    });
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    if (error.kind === 'unsupported') throw new UnsupportedMediaTypeError(error.message);
+    // Encrypted, corrupt, empty, inflating past the limits, or too slow: the document is the problem.
+    throw new RequestValidationError([
+      { type: 'value_error', loc, msg: `Value error, ${error.message}`, input, ctx: { error: {} } },
+    ]);
+  }
+  const keys = await storeDraftLogos(userId, extraction.logos);
+  return draftFields({ ...extraction.draft, ...keys });
+}
+
+/** One PutObject per role the document shows (the first logo of each role), in one wave. */
+async function storeDraftLogos(userId: string, logos: ExtractedLogo[]) {
+  const draftId = newId();
+  const stored = await Promise.all(
+    LOGO_ROLES.flatMap((role) => {
+      const logo = logos.find((l) => l.role === role);
+      if (!logo) return [];
+      const key = draftLogoKey(userId, draftId, role);
+      const put = s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: key,
+          Body: logo.png,
+          ContentType: 'image/png',
+        }),
+      );
+      return [put.then(() => [LOGO_FIELDS[role].key, key] as const)];
+    }),
+  );
+  return Object.fromEntries(stored) as Partial<
+    Record<(typeof LOGO_FIELDS)[keyof typeof LOGO_FIELDS]['key'], string>
+  >;
+}

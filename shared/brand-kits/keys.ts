@@ -1,0 +1,25 @@
+// Brand kits in the table, and their logos in the bucket.
+import { draftPrefix, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
+import type { LogoRole } from './schemas.ts';
+
+export const brandKitKeys = {
+  brandKit: (kitId: string) => ({ pk: `KIT#${kitId}`, sk: 'KIT' }),
+  /** gsi1: a user's brand kits, newest first. */
+  byOwner: (userId: string, kitId: string) => ({ gsi1pk: `USER#${userId}#KITS`, gsi1sk: `KIT#${kitId}` }),
+};
+
+/** A draft's logos: one folder per generated draft under the caller's draft prefix (expires in a day). */
+export const draftLogoKey = (userId: string, draftId: string, role: LogoRole) =>
+  `${draftPrefix(userId)}${draftId}/${role}.png`;
+
+const brandKitPrefix = (userId: string) => `brand-kits/${userId}/`;
+
+/** A saved kit's logo, kept for as long as the kit; the extension follows the source object's. */
+export const brandKitLogoKey = (userId: string, kitId: string, role: LogoRole, sourceKey: string) =>
+  `${brandKitPrefix(userId)}${kitId}/${role}${/\.[a-z0-9]{1,5}$/i.exec(sourceKey)?.[0].toLowerCase() ?? '.png'}`;
+
+/** Logo keys a save may name: the caller's draft logos, direct uploads and other kits' logos. */
+export const isOwnLogoSource = (userId: string, key: string) =>
+  isOwnDraftKey(userId, key) ||
+  isOwnUploadKey(userId, key) ||
+  (key.startsWith(brandKitPrefix(userId)) && !key.includes('..') && !key.includes('//'));

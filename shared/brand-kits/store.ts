@@ -1,0 +1,162 @@
+// Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
+import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../aws/s3.ts';
+import { countBrandKit, getBrand } from '../brands/store.ts';
+import { nowIso } from '../clock.ts';
+import { config } from '../config.ts';
+import { getItem, ownedBy, putNew } from '../db/store.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { downloadUrl } from '../uploads/store.ts';
+import { brandKitKeys, brandKitLogoKey, isOwnLogoSource } from './keys.ts';
+import {
+  type BrandKit,
+  type BrandKitDraft,
+  type CreateBrandKitInput,
+  LOGO_FIELDS,
+  LOGO_ROLES,
+  type LogoRole,
+} from './schemas.ts';
+
+interface BrandKitItem extends BrandKit {
+  owner: string;
+}
+
+/**
+ * The draft fields of any record that has them, as the spec lists them. Logo URLs of stored keys are
+ * presigned again on every read (they are time-limited); a URL without a key is returned as stored.
+ */
+export async function draftFields(source: Partial<BrandKitDraft>): Promise<BrandKitDraft> {
+  const urlOf = async (role: LogoRole) => {
+    const { key, url } = LOGO_FIELDS[role];
+    const stored = source[key];
+    return stored ? downloadUrl(stored) : (source[url] ?? null);
+  };
+  const [logo, icon, dark, square] = await Promise.all(LOGO_ROLES.map(urlOf));
+  return {
+    name: source.name ?? null,
+    brand_voice: source.brand_voice ?? null,
+    target_audience: source.target_audience ?? null,
+    logo_wordmark: source.logo_wordmark ?? null,
+    logo_wordmark_font: source.logo_wordmark_font ?? null,
+    primary_color: source.primary_color ?? null,
+    secondary_color: source.secondary_color ?? null,
+    accent_color: source.accent_color ?? null,
+    font_headings: source.font_headings ?? null,
+    font_body: source.font_body ?? null,
+    imagery_style: source.imagery_style ?? null,
+    tagline: source.tagline ?? null,
+    mission_statement: source.mission_statement ?? null,
+    industry: source.industry ?? null,
+    location: source.location ?? null,
+    website_url: source.website_url ?? null,
+    logo_url: logo ?? null,
+    logo_icon_url: icon ?? null,
+    logo_dark_url: dark ?? null,
+    logo_square_url: square ?? null,
+    logo_key: source.logo_key ?? null,
+    logo_icon_key: source.logo_icon_key ?? null,
+    logo_dark_key: source.logo_dark_key ?? null,
+    logo_square_key: source.logo_square_key ?? null,
+    logo_fields_authoritative: source.logo_fields_authoritative ?? false,
+    tone_keywords: source.tone_keywords ?? [],
+    competitors: source.competitors ?? [],
+    seo_keywords: source.seo_keywords ?? [],
+    content_pillars: source.content_pillars ?? [],
+    color_palette: source.color_palette ?? null,
+    social_links: source.social_links ?? null,
+    social_profiles: source.social_profiles ?? null,
+  };
+}
+
+export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
+  id: item.id,
+  brand_id: item.brand_id ?? null,
+  ...(await draftFields(item)),
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+const isMissing = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+
+/** Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). */
+async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
+  const named = LOGO_ROLES.flatMap((role) => {
+    const source = input[LOGO_FIELDS[role].key];
+    return source ? [{ role, source }] : [];
+  });
+  for (const { source } of named) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
+  const copies = await Promise.allSettled(
+    named.map(async ({ role, source }) => {
+      const key = brandKitLogoKey(userId, kitId, role, source);
+      await s3().send(
+        new CopyObjectCommand({
+          Bucket: config.bucketName,
+          Key: key,
+          CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
+      return [role, key] as const;
+    }),
+  );
+  const copied = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
+  const failed = copies.find((c) => c.status === 'rejected');
+  if (failed) {
+    await discardLogos(copied.map(([, key]) => key));
+    throw isMissing(failed.reason) ? new NotFoundError('Logo') : failed.reason;
+  }
+  return new Map<LogoRole, string>(copied);
+}
+
+/** Best effort: objects of a kit that was never written. */
+const discardLogos = (keys: string[]) =>
+  Promise.allSettled(
+    keys.map((Key) => s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key }))),
+  );
+
+/**
+ * Saves a reviewed draft. The brand (when named) must be the caller's; logos are copied first, the
+ * kit written next, and the brand's `brand_kit_count` raised last.
+ */
+export async function createBrandKit(userId: string, input: CreateBrandKitInput): Promise<BrandKit> {
+  const id = newId();
+  const [brand, logos] = await Promise.allSettled([
+    input.brand_id ? getBrand(userId, input.brand_id) : Promise.resolve(null),
+    copyLogos(userId, id, input),
+  ]);
+  if (brand.status === 'rejected') {
+    if (logos.status === 'fulfilled') await discardLogos([...logos.value.values()]);
+    throw brand.reason;
+  }
+  if (logos.status === 'rejected') throw logos.reason;
+  const at = nowIso();
+  const { brand_id, ...fields } = input;
+  const item: BrandKitItem = {
+    ...fields,
+    id,
+    brand_id: brand_id ?? null,
+    created_at: at,
+    updated_at: at,
+    owner: userId,
+  };
+  for (const role of LOGO_ROLES) {
+    const { key, url } = LOGO_FIELDS[role];
+    const copied = logos.value.get(role);
+    item[key] = copied ?? null;
+    // A stored key's URL is presigned at every read; only a URL without a key is kept.
+    if (copied) item[url] = null;
+  }
+  await putNew({
+    ...brandKitKeys.brandKit(id),
+    ...brandKitKeys.byOwner(userId, id),
+    kind: 'brand-kit',
+    ...item,
+  });
+  if (brand_id) await countBrandKit(brand_id);
+  return toBrandKit(item);
+}
+
+export async function getBrandKit(userId: string, kitId: string): Promise<BrandKit> {
+  return toBrandKit(ownedBy(await getItem<BrandKitItem>(brandKitKeys.brandKit(kitId)), userId, 'Brand kit'));
+}

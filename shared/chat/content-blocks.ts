@@ -1,0 +1,153 @@
+// Chat attachments become content blocks in the shapes model APIs accept (Bedrock Converse: `text`,
+// `image` and `document` blocks whose source is an S3 location). Pure: no AWS access here.
+
+const MiB = 1024 * 1024;
+
+/** Bedrock Converse's limits per message. */
+export const ATTACHMENT_LIMITS = {
+  images: 20,
+  documents: 5,
+  imageBytes: 3.75 * MiB,
+  documentBytes: 4.5 * MiB,
+} as const;
+
+export const IMAGE_FORMATS = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+} as const;
+
+export const DOCUMENT_FORMATS = {
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+} as const;
+
+export type ImageFormat = (typeof IMAGE_FORMATS)[keyof typeof IMAGE_FORMATS];
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[keyof typeof DOCUMENT_FORMATS];
+
+export type AttachmentType =
+  | { kind: 'image'; format: ImageFormat; mediaType: string }
+  | { kind: 'document'; format: DocumentFormat; mediaType: string };
+
+const ALIASES: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'text/x-markdown': 'text/markdown',
+  'application/csv': 'text/csv',
+};
+
+const EXTENSIONS: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  html: 'text/html',
+  htm: 'text/html',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+};
+
+/** The attachment type of a media type (`image/png`, `text/plain; charset=utf-8`), if supported. */
+export const attachmentType = (mediaType: string | null | undefined): AttachmentType | undefined => {
+  if (!mediaType) return undefined;
+  const bare = mediaType.split(';')[0]!.trim().toLowerCase();
+  const type = ALIASES[bare] ?? bare;
+  if (type in IMAGE_FORMATS)
+    return { kind: 'image', format: IMAGE_FORMATS[type as keyof typeof IMAGE_FORMATS], mediaType: type };
+  if (type in DOCUMENT_FORMATS)
+    return {
+      kind: 'document',
+      format: DOCUMENT_FORMATS[type as keyof typeof DOCUMENT_FORMATS],
+      mediaType: type,
+    };
+  return undefined;
+};
+
+/** The media type a file name's extension stands for. */
+export const mediaTypeOfName = (name: string): string | undefined => {
+  const match = /\.([a-z0-9]+)$/i.exec(name);
+  return match ? EXTENSIONS[match[1]!.toLowerCase()] : undefined;
+};
+
+export const SUPPORTED_TYPES_TEXT = `images: ${Object.values(IMAGE_FORMATS).join(', ')}; documents: ${Object.values(
+  DOCUMENT_FORMATS,
+).join(', ')}`;
+
+const NAME_MAX = 200;
+
+/**
+ * A document name Bedrock accepts (letters, digits, single spaces, hyphens, parentheses, square
+ * brackets) and unique within the message: "Q3 report.final.pdf" → "Q3 report final".
+ */
+export const documentName = (fileName: string, taken: Set<string>): string => {
+  const stem = (fileName.split('/').at(-1) ?? '').replace(/\.[a-z0-9]+$/i, '');
+  const base =
+    stem
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[^A-Za-z0-9\-()[\]]+/g, ' ')
+      .trim()
+      .slice(0, NAME_MAX - 5)
+      .trim() || 'document';
+  let name = base;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base} (${n})`;
+  taken.add(name.toLowerCase());
+  return name;
+};
+
+export interface TextBlock {
+  text: string;
+}
+export interface S3Source {
+  s3Location: { uri: string; bucketOwner?: string };
+}
+export interface ImageBlock {
+  image: { format: ImageFormat; source: S3Source };
+}
+export interface DocumentBlock {
+  document: { format: DocumentFormat; name: string; source: S3Source };
+}
+export type ContentBlock = TextBlock | ImageBlock | DocumentBlock;
+
+export interface ResolvedAttachment {
+  key: string;
+  /** The name the client gave, else the key's last segment. */
+  fileName: string;
+  type: AttachmentType;
+}
+
+/** The message's blocks: its text first, then one block per attachment in the order sent. */
+export const toContentBlocks = (
+  text: string,
+  attachments: readonly ResolvedAttachment[],
+  bucket: string,
+): ContentBlock[] => {
+  const names = new Set<string>();
+  const blocks: ContentBlock[] = [{ text }];
+  for (const attachment of attachments) {
+    const source: S3Source = { s3Location: { uri: `s3://${bucket}/${attachment.key}` } };
+    const { type } = attachment;
+    if (type.kind === 'image') blocks.push({ image: { format: type.format, source } });
+    else
+      blocks.push({
+        document: { format: type.format, name: documentName(attachment.fileName, names), source },
+      });
+  }
+  return blocks;
+};

@@ -1,0 +1,21 @@
+// A chat session, its messages and its idempotency records share one partition. Message ids are
+// UUIDv7, so `MSG#<id>` lists messages in the order they were sent with no counter to contend on.
+const partition = (sessionId: string) => `CHAT#${sessionId}`;
+
+export const MESSAGE_PREFIX = 'MSG#';
+
+export const chatKeys = {
+  partition,
+  session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
+  message: (sessionId: string, messageId: string) => ({
+    pk: partition(sessionId),
+    sk: `${MESSAGE_PREFIX}${messageId}`,
+  }),
+  /** One per Idempotency-Key used in the session: the conditional write that makes a retry safe. */
+  idempotency: (sessionId: string, key: string) => ({ pk: partition(sessionId), sk: `IDEMPOTENCY#${key}` }),
+  /** gsi1: a user's chat sessions, newest first. */
+  byOwner: (userId: string, sessionId: string) => ({
+    gsi1pk: `USER#${userId}#CHAT`,
+    gsi1sk: `CHAT#${sessionId}`,
+  }),
+};

@@ -1,0 +1,90 @@
+// Chat sessions and endpoint 11. The spec gives the content bound and leaves the attachment shape
+// open; ours is `{key, name?, media_type?}` (docs/chat.md).
+import * as v from 'valibot';
+import { integer, list, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import { ATTACHMENT_LIMITS } from './content-blocks.ts';
+
+export const CHAT_LIMITS = {
+  title: { min: 1, max: 200 },
+  content: { min: 1, max: 10_000 },
+  /** Images and documents together; each kind has its own limit too (ATTACHMENT_LIMITS). */
+  attachments: ATTACHMENT_LIMITS.images + ATTACHMENT_LIMITS.documents,
+  key: { min: 1, max: 1024 },
+  name: { min: 1, max: 255 },
+  mediaType: { min: 1, max: 255 },
+  idempotencyKey: { min: 1, max: 255 },
+  page: { min: 1, max: 100, default: 50 },
+} as const;
+
+export const ChatSessionPath = model({ session_id: uuid() });
+
+export const CreateChatSessionBody = model({
+  title: string(CHAT_LIMITS.title),
+  team_id: optionalNullable(uuid()),
+  project_id: optionalNullable(uuid()),
+});
+export type CreateChatSessionInput = v.InferOutput<typeof CreateChatSessionBody>;
+
+export const AttachmentInput = model({
+  /** An object key under the caller's own upload prefix (see POST /api/v1/uploads). */
+  key: string(CHAT_LIMITS.key),
+  /** Shown to the model as the document's name; defaults to the key's file name. */
+  name: optionalNullable(string(CHAT_LIMITS.name)),
+  /** Overrides the stored object's Content-Type and the file extension. */
+  media_type: optionalNullable(string(CHAT_LIMITS.mediaType)),
+});
+export type AttachmentInput = v.InferOutput<typeof AttachmentInput>;
+
+export const SendMessageBody = model({
+  content: string(CHAT_LIMITS.content),
+  attachments: optionalNullable(list(AttachmentInput, { max: CHAT_LIMITS.attachments })),
+});
+export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
+
+export const ListMessagesQuery = model({
+  limit: v.optional(
+    integer({ ge: CHAT_LIMITS.page.min, le: CHAT_LIMITS.page.max }),
+    CHAT_LIMITS.page.default,
+  ),
+  /** The last message id of the previous page (its `next_after`). */
+  after: optionalNullable(uuid()),
+});
+export type ListMessagesInput = v.InferOutput<typeof ListMessagesQuery>;
+
+// ---- responses ----------------------------------------------------------------------------
+
+const S3Source = v.object({
+  s3Location: v.object({ uri: v.string(), bucketOwner: v.optional(v.string()) }),
+});
+
+export const ContentBlock = v.union([
+  v.object({ text: v.string() }),
+  v.object({ image: v.object({ format: v.string(), source: S3Source }) }),
+  v.object({ document: v.object({ format: v.string(), name: v.string(), source: S3Source }) }),
+]);
+
+export const ChatMessage = v.object({
+  id: v.string(),
+  session_id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  content: v.array(ContentBlock),
+  created_at: v.string(),
+});
+export type ChatMessage = v.InferOutput<typeof ChatMessage>;
+
+export const ChatMessagePage = v.object({
+  /** Oldest first. */
+  messages: v.array(ChatMessage),
+  /** Pass as `after` for the next page; null on the last page. */
+  next_after: v.nullable(v.string()),
+});
+export type ChatMessagePage = v.InferOutput<typeof ChatMessagePage>;
+
+export const ChatSession = v.object({
+  id: v.string(),
+  title: v.string(),
+  team_id: v.nullable(v.string()),
+  project_id: v.nullable(v.string()),
+  created_at: v.string(),
+});
+export type ChatSession = v.InferOutput<typeof ChatSession>;

@@ -1,0 +1,148 @@
+// Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
+// blocks. One wave of reads (session, idempotency record, HeadObject per attachment), then the write.
+import { createHash } from 'node:crypto';
+import { HeadObjectCommand, type HeadObjectCommandOutput } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
+import { s3 } from '../aws/s3.ts';
+import { config } from '../config.ts';
+import { ownedBy } from '../db/store.ts';
+import { RequestValidationError, type ValidationItem } from '../http/errors.ts';
+import { decodeFastapi, string, valueError } from '../http/fields.ts';
+import { isOwnUploadKey } from '../uploads/keys.ts';
+import {
+  ATTACHMENT_LIMITS,
+  attachmentType,
+  mediaTypeOfName,
+  type ResolvedAttachment,
+  SUPPORTED_TYPES_TEXT,
+  toContentBlocks,
+} from './content-blocks.ts';
+import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
+import {
+  findIdempotentMessage,
+  type Idempotency,
+  readSession,
+  SESSION_RESOURCE,
+  storeUserMessage,
+} from './store.ts';
+
+/** A FastAPI validation item from one of our field rules, at a location we name. */
+const item = (loc: (string | number)[], input: unknown, message: string): ValidationItem => {
+  const { type, msg, ctx } = decodeFastapi(message)!;
+  return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
+};
+
+const IdempotencyKeyHeader = string(CHAT_LIMITS.idempotencyKey);
+
+/** The Idempotency-Key header, validated like a FastAPI `Header()` parameter. */
+const idempotencyKey = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined;
+  const result = v.safeParse(IdempotencyKeyHeader, value);
+  if (result.success) return result.output;
+  throw new RequestValidationError(
+    result.issues.map((issue) => item(['header', 'idempotency-key'], value, issue.message)),
+  );
+};
+
+const fingerprint = (input: SendMessageInput) =>
+  createHash('sha256')
+    .update(JSON.stringify([input.content, input.attachments ?? []]))
+    .digest('base64url');
+
+const headObject = async (key: string): Promise<HeadObjectCommandOutput | undefined> => {
+  try {
+    return await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: key }));
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+      return undefined;
+    throw error;
+  }
+};
+
+const MiB = 1024 * 1024;
+const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
+
+type Refusal = { field: 'key' | 'media_type'; reason: string };
+
+/** One attachment's type and size against the object that is there. */
+const resolveOne = (
+  userId: string,
+  attachment: AttachmentInput,
+  head: HeadObjectCommandOutput | undefined,
+): ResolvedAttachment | Refusal => {
+  if (!isOwnUploadKey(userId, attachment.key))
+    return { field: 'key', reason: 'key is not one of your uploads' };
+  if (!head) return { field: 'key', reason: 'no uploaded file at this key' };
+  const fileName = attachment.name ?? attachment.key.split('/').at(-1)!;
+  // The client's media type wins, then the stored Content-Type, then the file extension.
+  let type = attachmentType(attachment.media_type);
+  if (attachment.media_type !== null && !type)
+    return { field: 'media_type', reason: `unsupported media type (supported: ${SUPPORTED_TYPES_TEXT})` };
+  const stored = (head.ContentType ?? '').split(';')[0]!.trim().toLowerCase();
+  type ??= GENERIC_TYPES.has(stored) ? undefined : attachmentType(stored);
+  type ??= attachmentType(mediaTypeOfName(fileName) ?? mediaTypeOfName(attachment.key));
+  if (!type) return { field: 'key', reason: `unsupported file type (supported: ${SUPPORTED_TYPES_TEXT})` };
+  const limit = type.kind === 'image' ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.documentBytes;
+  if ((head.ContentLength ?? 0) > limit)
+    return { field: 'key', reason: `${type.kind} is larger than ${limit / MiB} MB (${limit} bytes)` };
+  return { key: attachment.key, fileName, type };
+};
+
+/**
+ * Checks every attachment (own upload prefix, object exists, supported type, size, per-kind count)
+ * and reports all failures at once, at `["body","attachments",i,<field>]`.
+ */
+export async function resolveAttachments(
+  userId: string,
+  attachments: readonly AttachmentInput[],
+): Promise<ResolvedAttachment[]> {
+  const heads = await Promise.all(
+    attachments.map((a) => (isOwnUploadKey(userId, a.key) ? headObject(a.key) : undefined)),
+  );
+  const problems: ValidationItem[] = [];
+  const resolved: ResolvedAttachment[] = [];
+  const counts = { image: 0, document: 0 };
+  for (const [i, attachment] of attachments.entries()) {
+    let outcome = resolveOne(userId, attachment, heads[i]);
+    if ('type' in outcome) {
+      const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;
+      if (++counts[outcome.type.kind] > most)
+        outcome = { field: 'key', reason: `a message takes at most ${most} ${outcome.type.kind}s` };
+    }
+    if ('type' in outcome) resolved.push(outcome);
+    else
+      problems.push(
+        item(
+          ['body', 'attachments', i, outcome.field],
+          attachment[outcome.field],
+          valueError(outcome.reason),
+        ),
+      );
+  }
+  if (problems.length > 0) throw new RequestValidationError(problems);
+  return resolved;
+}
+
+export async function sendMessage(
+  userId: string,
+  sessionId: string,
+  input: SendMessageInput,
+  idempotencyHeader: string | undefined,
+): Promise<ChatMessage> {
+  const key = idempotencyKey(idempotencyHeader);
+  const idempotency: Idempotency | undefined = key ? { key, fingerprint: fingerprint(input) } : undefined;
+  const [session, earlier, attachments] = await Promise.allSettled([
+    readSession(sessionId),
+    idempotency ? findIdempotentMessage(sessionId, idempotency) : undefined,
+    resolveAttachments(userId, input.attachments ?? []),
+  ]);
+  // The session answers first: a stranger learns nothing about keys or attachments.
+  if (session.status === 'rejected') throw session.reason;
+  ownedBy(session.value, userId, SESSION_RESOURCE);
+  // A retry returns the first message even if its attachments have gone since.
+  if (earlier.status === 'rejected') throw earlier.reason;
+  if (earlier.value) return earlier.value;
+  if (attachments.status === 'rejected') throw attachments.reason;
+  const content = toContentBlocks(input.content, attachments.value, config.bucketName);
+  return storeUserMessage(sessionId, content, idempotency);
+}

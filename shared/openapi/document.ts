@@ -1,0 +1,183 @@
+// The OpenAPI 3.1 document, generated from the route table and the valibot schemas each handler
+// declares (the same ones that validate requests), so the description cannot drift from the code.
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import type { Route } from '../../infra/routes.ts';
+import type { JsonHint } from '../http/fields.ts';
+import type { RouteOptions } from '../http/route.ts';
+
+export const API_VERSION = '0.1.0';
+
+type JsonSchema = Record<string, unknown>;
+type Options = RouteOptions<v.GenericSchema, v.GenericSchema, v.GenericSchema, v.GenericSchema>;
+
+export interface DocumentedRoute {
+  route: Route;
+  options: Options;
+  /** A request body example (the sample event's). */
+  example?: unknown;
+}
+
+/** Converts a valibot schema, using the JSON Schema our field constructors carry beside them. */
+export function jsonSchemaOf(schema: v.GenericSchema, strict = false): JsonSchema {
+  const converted = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    // Our field constructors (pipes of custom checks) end in a metadata action holding their JSON
+    // Schema, which replaces the library's attempt: its complaints about the checks are expected.
+    errorMode: 'ignore',
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      const metadata = (valibotAction as { metadata?: { jsonSchema?: JsonHint; jsonDefault?: unknown } })
+        .metadata;
+      if (metadata && 'jsonDefault' in metadata) {
+        const { jsonDefault: _, ...converted } = jsonSchema as JsonSchema;
+        return { ...converted, default: metadata.jsonDefault };
+      }
+      const hint = metadata?.jsonSchema;
+      if (!hint) return undefined;
+      const { $model, $items, ...rest } = hint;
+      if ($model) return jsonSchemaOf($model, strict);
+      if ($items) return { ...rest, items: jsonSchemaOf($items, strict) };
+      return rest;
+    },
+  }) as JsonSchema;
+  delete converted.$schema;
+  return strict ? closeObjects(converted) : converted;
+}
+
+/** Response objects list every field they may carry: any other key is drift (or a leak). */
+function closeObjects(schema: JsonSchema): JsonSchema {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(node)) out[key] = walk(value);
+    if (out.type === 'object' && out.properties && out.additionalProperties === undefined)
+      out.additionalProperties = false;
+    return out;
+  };
+  return walk(schema) as JsonSchema;
+}
+
+const ERROR_TEXTS: Record<number, string> = {
+  400: 'The body could not be decoded',
+  401: 'Missing or invalid bearer token',
+  403: 'A precondition of the resource refuses the request',
+  404: 'Not found, or not the caller’s',
+  409: 'Conflicts with the resource’s current state',
+  413: 'Request body too large',
+  415: 'Unsupported content',
+  503: 'A dependency is throttled or unavailable; retry after Retry-After',
+};
+
+const errorResponse = (status: number) =>
+  status === 422
+    ? {
+        description: 'Validation error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+      }
+    : {
+        description: ERROR_TEXTS[status] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
+        ...(status === 401
+          ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } }
+          : {}),
+      };
+
+const parameters = (schema: v.GenericSchema | undefined, place: 'path' | 'query') => {
+  if (!schema) return [];
+  const json = jsonSchemaOf(schema);
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries((json.properties ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
+    name,
+    in: place,
+    required: place === 'path' || required.has(name),
+    schema: property,
+  }));
+};
+
+/** The statuses a route can answer, beyond success. */
+export function errorStatuses(route: Route, options: Options): number[] {
+  const statuses = new Set(options.errors ?? []);
+  if (route.auth !== false) statuses.add(401);
+  if (options.path) statuses.add(404);
+  if (options.path || options.query || options.body || options.form) statuses.add(422);
+  if (options.body || options.form) statuses.add(413);
+  if (options.body) statuses.add(400);
+  if (options.form) statuses.add(415);
+  if (route.table || route.bucket) statuses.add(503);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export function operationFor({ route, options, example }: DocumentedRoute) {
+  const success = options.status ?? 200;
+  const content: Record<string, unknown> = {};
+  if (options.body)
+    content['application/json'] = { schema: jsonSchemaOf(options.body), ...(example ? { example } : {}) };
+  if (options.form) content['multipart/form-data'] = { schema: jsonSchemaOf(options.form.schema) };
+  const responses: Record<string, unknown> = {
+    [success]: {
+      description: 'Success',
+      ...(options.response
+        ? { content: { 'application/json': { schema: jsonSchemaOf(options.response, true) } } }
+        : {}),
+    },
+  };
+  for (const status of errorStatuses(route, options)) responses[status] = errorResponse(status);
+  return {
+    operationId: route.entry.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
+    tags: [route.entry.split('/')[0]],
+    ...(options.summary ? { summary: options.summary } : {}),
+    ...(route.auth === false ? { security: [] } : { security: [{ bearerAuth: [] }] }),
+    parameters: [...parameters(options.path, 'path'), ...parameters(options.query, 'query')],
+    ...(Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(routes: DocumentedRoute[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const documented of routes) {
+    const { route } = documented;
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operationFor(documented);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Team Content Service',
+      version: API_VERSION,
+      description:
+        'Teams of content agents, brands and brand kits, workspaces, avatars, shopping search, chat and projects. Errors keep the FastAPI wire format.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: {
+        HTTPError: {
+          type: 'object',
+          required: ['detail'],
+          properties: { detail: { type: 'string' } },
+        },
+        ValidationError: {
+          type: 'object',
+          required: ['type', 'loc', 'msg'],
+          properties: {
+            type: { type: 'string' },
+            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+            msg: { type: 'string' },
+            input: {},
+            ctx: { type: 'object' },
+          },
+          additionalProperties: false,
+        },
+        HTTPValidationError: {
+          type: 'object',
+          properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+          additionalProperties: false,
+        },
+      },
+    },
+  };
+}

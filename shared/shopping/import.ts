@@ -1,0 +1,133 @@
+// Catalogue import: one merchant's feed replaces that merchant's products in the newest snapshot,
+// and the result is written as a new version. A file that cannot be read as a whole (FeedError)
+// throws before anything is written, so a bad file changes nothing. The CLI, the S3-triggered
+// function and the seed all import through here.
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../aws/s3.ts';
+import { nowIso } from '../clock.ts';
+import { config } from '../config.ts';
+import { log } from '../log.ts';
+import { isMerchantType, type MerchantType } from './catalog.ts';
+import {
+  FeedError,
+  type FeedFormat,
+  type FeedRowError,
+  normalizeMerchantDomain,
+  parseFeed,
+} from './feeds.ts';
+import { CATALOG_KEYS } from './keys.ts';
+import { CatalogChangedError, readLatestPointer, readSnapshot, writeSnapshot } from './snapshots.ts';
+
+export interface ImportOptions {
+  /** The merchant's domain (`shop.example.com`). */
+  merchant: string;
+  merchantType: MerchantType;
+  /** Affiliates only: query parameters that turn a product_url into its affiliate_url. */
+  trackingParams?: Record<string, string>;
+  format?: 'auto' | FeedFormat;
+}
+
+export interface ImportReport {
+  merchant: string;
+  merchant_type: MerchantType;
+  format: FeedFormat;
+  /** The new catalogue version. */
+  version: string;
+  imported: number;
+  /** The merchant's products the import replaced. */
+  replaced: number;
+  /** Rows skipped, with the line each starts on. */
+  rejected: FeedRowError[];
+  catalog_products: number;
+}
+
+/** Pointer races are rare (feeds of different merchants landing together); each retry re-merges. */
+const ATTEMPTS = 4;
+
+export async function importCatalogFeed(
+  feed: string | Uint8Array,
+  options: ImportOptions,
+): Promise<ImportReport> {
+  const merchant = normalizeMerchantDomain(options.merchant);
+  const parsed = parseFeed(feed, {
+    merchant,
+    merchantType: options.merchantType,
+    trackingParams: options.trackingParams,
+    format: options.format,
+  });
+  // A header-only export is far more often a broken export than a merchant with nothing to sell.
+  if (parsed.products.length === 0) throw new FeedError('feed has no products; the catalogue is unchanged');
+  for (let attempt = 1; ; attempt++) {
+    const latest = await readLatestPointer();
+    const current = latest ? (await readSnapshot(latest.pointer.key)).products : [];
+    const kept = current.filter((product) => product.merchant !== merchant);
+    const products = [...kept, ...parsed.products];
+    const merchants = {
+      ...latest?.pointer.merchants,
+      [merchant]: {
+        merchant_type: options.merchantType,
+        format: parsed.format,
+        product_count: parsed.products.length,
+        imported_at: nowIso(),
+      },
+    };
+    try {
+      const pointer = await writeSnapshot(products, merchants, latest);
+      return {
+        merchant,
+        merchant_type: options.merchantType,
+        format: parsed.format,
+        version: pointer.version,
+        imported: parsed.products.length,
+        replaced: current.length - kept.length,
+        rejected: parsed.errors,
+        catalog_products: products.length,
+      };
+    } catch (error) {
+      if (!(error instanceof CatalogChangedError) || attempt === ATTEMPTS) throw error;
+      log.warn('catalog changed during import; merging again', { merchant, attempt });
+    }
+  }
+}
+
+// ---- feeds dropped into the bucket ----------------------------------------------------------
+
+/** Feeds past this size are refused: parsing holds the whole file and its rows in memory. */
+export const MAX_FEED_BYTES = 100 * 1024 * 1024;
+
+export interface FeedObjectTarget {
+  merchant: string;
+  merchantType: MerchantType;
+}
+
+/** `catalog/feeds/<merchant_type>/<merchant domain>/<file>` → who the feed speaks for. */
+export const feedObjectTarget = (key: string): FeedObjectTarget => {
+  const parts = key.startsWith(CATALOG_KEYS.feedsPrefix)
+    ? key.slice(CATALOG_KEYS.feedsPrefix.length).split('/')
+    : [];
+  const [merchantType, merchant, ...file] = parts;
+  if (!isMerchantType(merchantType) || !merchant || file.join('/') === '')
+    throw new FeedError(
+      `feed key "${key}" is not ${CATALOG_KEYS.feedsPrefix}<affiliate|ucp|acp>/<merchant domain>/<file>`,
+    );
+  return { merchant: normalizeMerchantDomain(merchant), merchantType };
+};
+
+/** `tag=tcs-20&utm_source=tcs` (the object's `tracking` metadata) → tracking parameters. */
+export const parseTrackingParams = (text: string | undefined): Record<string, string> =>
+  Object.fromEntries(new URLSearchParams(text ?? '').entries());
+
+/** Imports a feed object from the bucket; its key names the merchant, its metadata the tracking. */
+export async function importFeedObject(key: string): Promise<ImportReport> {
+  const target = feedObjectTarget(key);
+  const object = await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }));
+  if ((object.ContentLength ?? 0) > MAX_FEED_BYTES) {
+    object.Body?.transformToWebStream().cancel();
+    throw new FeedError(`feed is larger than ${MAX_FEED_BYTES} bytes`);
+  }
+  const bytes = await object.Body!.transformToByteArray();
+  return importCatalogFeed(bytes, {
+    ...target,
+    trackingParams: parseTrackingParams(object.Metadata?.tracking),
+  });
+}

@@ -1,0 +1,25 @@
+// Shopping sessions and their searches share one partition. 'SEARCH#' sorts before 'SESSION', so one
+// newest-first Query returns the session item and then its latest searches.
+const partition = (sessionId: string) => `SHOP#${sessionId}`;
+
+export const shoppingKeys = {
+  partition,
+  session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
+  search: (sessionId: string, searchId: string) => ({ pk: partition(sessionId), sk: `SEARCH#${searchId}` }),
+  /** gsi1: a user's shopping sessions, newest first. */
+  byOwner: (userId: string, sessionId: string) => ({
+    gsi1pk: `USER#${userId}#SHOP`,
+    gsi1sk: `SHOP#${sessionId}`,
+  }),
+};
+
+/** Where catalogue files live in the bucket. */
+export const CATALOG_KEYS = {
+  /** Merchant feeds dropped here are imported: `catalog/feeds/<merchant_type>/<merchant domain>/<file>`. */
+  feedsPrefix: 'catalog/feeds/',
+  snapshotsPrefix: 'catalog/snapshots/',
+  /** Versions are UUIDv7, so snapshot keys sort by creation. */
+  snapshot: (version: string) => `catalog/snapshots/${version}.json`,
+  /** A small object naming the newest snapshot: readers poll it, the importer writes it last. */
+  latest: 'catalog/snapshots/latest.json',
+} as const;

@@ -1,0 +1,111 @@
+// Spec §"Product search result and response" and endpoint 5, with the limits exactly as stated; the
+// session resource around it is ours (docs/shopping.md).
+import * as v from 'valibot';
+import { integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { MERCHANT_TYPES } from './catalog.ts';
+
+export const SHOPPING_LIMITS = {
+  query: { min: 1, max: 500 },
+  maxResults: { min: 1, max: 20, default: 10 },
+  title: { min: 1, max: 200 },
+  /** Searches returned by GET session, newest first. */
+  recentSearches: 20,
+} as const;
+
+/**
+ * A rule over several fields, as pydantic's `model_validator(mode="after")`: checked only once every
+ * field is valid, and failing as one `value_error` at the model's location with the input as sent.
+ */
+const modelRule = <S extends v.GenericSchema>(
+  schema: S,
+  rule: (value: v.InferOutput<S>) => boolean,
+  reason: string,
+) =>
+  v.pipe(
+    v.unknown(),
+    v.check((input) => {
+      const fields = v.safeParse(schema, input);
+      return !fields.success || rule(fields.output);
+    }, valueError(reason)),
+    schema,
+    // The OpenAPI document describes the model itself (see shared/http/fields.ts hints).
+    v.metadata({ jsonSchema: { $model: schema } }),
+  );
+
+export const ShoppingSessionPath = model({ session_id: uuid() });
+
+export const CreateShoppingSessionBody = model({
+  title: optionalNullable(string(SHOPPING_LIMITS.title)),
+});
+export type CreateShoppingSessionInput = v.InferOutput<typeof CreateShoppingSessionBody>;
+
+const SearchFields = model({
+  query: string(SHOPPING_LIMITS.query),
+  merchant_type: optionalNullable(literal(MERCHANT_TYPES)),
+  max_results: v.optional(
+    integer({ ge: SHOPPING_LIMITS.maxResults.min, le: SHOPPING_LIMITS.maxResults.max }),
+    SHOPPING_LIMITS.maxResults.default,
+  ),
+  price_min_cents: optionalNullable(integer({ ge: 0 })),
+  price_max_cents: optionalNullable(integer({ ge: 0 })),
+});
+
+export const SearchProductsBody = modelRule(
+  SearchFields,
+  (body) =>
+    body.price_min_cents === null ||
+    body.price_max_cents === null ||
+    body.price_min_cents <= body.price_max_cents,
+  'price_min_cents must not be greater than price_max_cents',
+);
+export type SearchProductsInput = v.InferOutput<typeof SearchFields>;
+
+// ---- responses ----------------------------------------------------------------------------
+
+const MerchantType = v.picklist(MERCHANT_TYPES);
+
+export const ProductSearchResult = v.object({
+  title: v.string(),
+  product_url: v.string(),
+  currency: v.string(),
+  image_url: v.string(),
+  affiliate_url: v.string(),
+  merchant_domain: v.string(),
+  merchant_type: MerchantType,
+  source: v.string(),
+  price_cents: v.number(),
+  /** Left out when the feed gave no rating. */
+  rating: v.optional(v.number()),
+});
+
+export const ProductSearchResponse = v.object({
+  query: v.string(),
+  results: v.array(ProductSearchResult),
+  total_count: v.number(),
+  source: v.string(),
+});
+export type ProductSearchResponse = v.InferOutput<typeof ProductSearchResponse>;
+
+/** One search as the session remembers it. */
+export const ShoppingSearchRecord = v.object({
+  id: v.string(),
+  query: v.string(),
+  merchant_type: v.nullable(MerchantType),
+  max_results: v.number(),
+  price_min_cents: v.nullable(v.number()),
+  price_max_cents: v.nullable(v.number()),
+  /** Matches after filters (the response's total_count). */
+  total_count: v.number(),
+  source: v.string(),
+  created_at: v.string(),
+});
+export type ShoppingSearchRecord = v.InferOutput<typeof ShoppingSearchRecord>;
+
+export const ShoppingSession = v.object({
+  id: v.string(),
+  title: v.nullable(v.string()),
+  created_at: v.string(),
+  /** The latest searches, newest first (at most SHOPPING_LIMITS.recentSearches). */
+  recent_searches: v.array(ShoppingSearchRecord),
+});
+export type ShoppingSession = v.InferOutput<typeof ShoppingSession>;

@@ -1,0 +1,425 @@
+// The team's internal writers: the agents (and the seed, and the tests) add members, tasks,
+// activity, strategy cycles and briefs, loop instances and the canvas through these functions only,
+// so the counters on the team item and the task fields copied onto loop instances stay in step.
+// Each write is a single-item write; the item first, the team's counters after it.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../aws/dynamo.ts';
+import { now, nowIso } from '../clock.ts';
+import { config } from '../config.ts';
+import { addToCounters, getItem, put, putMany, putNew } from '../db/store.ts';
+import { newId, newIdAt } from '../ids.ts';
+import { teamKeys } from './keys.ts';
+import type { CadenceEntry, TeamMember, TeamTask } from './schemas.ts';
+import {
+  type ActivityItem,
+  type BriefItem,
+  type CycleItem,
+  type CyclePhase,
+  type MemberItem,
+  readCycles,
+  type TaskItem,
+  type TeamItem,
+  toActivity,
+  toCadenceEntry,
+  toMember,
+  toTask,
+} from './store.ts';
+
+type Json = Record<string, unknown>;
+
+const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+/** An id that sorts like its timestamp (records written for the past, as the seed does). */
+const idFor = (at: string | undefined) => (at ? newIdAt(new Date(at)) : newId());
+
+async function requireTeam(teamId: string): Promise<TeamItem> {
+  const team = await getItem<TeamItem>(teamKeys.team(teamId));
+  if (!team) throw new Error(`No team ${teamId}`);
+  return team;
+}
+
+async function updateItem(keys: { pk: string; sk: string }, fields: Json): Promise<Json> {
+  const names = Object.keys(fields);
+  const { Attributes } = await dynamo().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys,
+      ConditionExpression: 'attribute_exists(pk)',
+      UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])),
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return Attributes as Json;
+}
+
+// ---- members ------------------------------------------------------------------------------
+
+export type MemberInput = Omit<TeamMember, 'id' | 'hired_agent_id' | 'current_activity' | 'agent_classes'> & {
+  hired_agent_id?: string;
+  agent_classes?: string[];
+  current_activity?: Json;
+};
+
+export async function addMember(teamId: string, input: MemberInput): Promise<TeamMember> {
+  await requireTeam(teamId);
+  const id = newId();
+  const item: MemberItem = {
+    kind: 'team_member',
+    team_id: teamId,
+    id,
+    role: input.role,
+    agent_slug: input.agent_slug,
+    display_name: input.display_name,
+    capabilities: input.capabilities,
+    hired_agent_id: input.hired_agent_id ?? newId(),
+    persona_name: input.persona_name,
+    agent_classes: input.agent_classes ?? [],
+    current_activity: input.current_activity ?? {},
+  };
+  await putNew({ ...teamKeys.member(teamId, id), ...item });
+  return toMember(item);
+}
+
+// ---- tasks --------------------------------------------------------------------------------
+
+export interface TaskInput {
+  task_type: string;
+  title: string;
+  description?: string | null;
+  status?: string;
+  priority?: string;
+  platform?: string | null;
+  publish_url?: string | null;
+  evaluation_notes?: string | null;
+  quality_score?: number | null;
+  revision_count?: number;
+  max_revisions?: number;
+  scheduled_for?: string | null;
+  published_at?: string | null;
+  started_at?: string | null;
+  completed_at?: string | null;
+  /** When the task was created (the seed backdates history); now by default. */
+  created_at?: string;
+  assigned_member_id?: string | null;
+  input_data?: Json;
+  output_data?: Json;
+}
+
+export const TASK_DEFAULTS = { status: 'pending', priority: 'medium', max_revisions: 3 } as const;
+
+/** Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period. */
+const taskRecord = (teamId: string, task: TaskItem) => ({
+  ...teamKeys.task(teamId, task.id),
+  ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
+  ...task,
+});
+
+const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
+  const createdAt = iso(input.created_at) ?? nowIso();
+  return {
+    kind: 'team_task',
+    team_id: teamId,
+    id: idFor(input.created_at),
+    task_type: input.task_type,
+    title: input.title,
+    description: input.description ?? null,
+    status: input.status ?? TASK_DEFAULTS.status,
+    priority: input.priority ?? TASK_DEFAULTS.priority,
+    platform: input.platform ?? null,
+    publish_url: input.publish_url ?? null,
+    evaluation_notes: input.evaluation_notes ?? null,
+    quality_score: input.quality_score ?? null,
+    revision_count: input.revision_count ?? 0,
+    max_revisions: input.max_revisions ?? TASK_DEFAULTS.max_revisions,
+    scheduled_for: iso(input.scheduled_for),
+    published_at: iso(input.published_at),
+    started_at: iso(input.started_at),
+    completed_at: iso(input.completed_at),
+    created_at: createdAt,
+    assigned_member_id: input.assigned_member_id ?? null,
+    input_data: input.input_data ?? {},
+    output_data: input.output_data ?? {},
+    loop_keys: [],
+  };
+};
+
+export async function addTask(teamId: string, input: TaskInput): Promise<TeamTask> {
+  // The id first: tasks added in parallel keep the order of the calls.
+  const item = newTaskItem(teamId, input);
+  await requireTeam(teamId);
+  await putNew(taskRecord(teamId, item));
+  await addToCounters(teamKeys.team(teamId), { task_count: 1 });
+  return toTask(item);
+}
+
+/** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
+export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
+  await requireTeam(teamId);
+  await putMany(inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input))));
+  await addToCounters(teamKeys.team(teamId), { task_count: inputs.length });
+}
+
+export type TaskChanges = Partial<
+  Pick<
+    TaskInput,
+    | 'status'
+    | 'title'
+    | 'platform'
+    | 'scheduled_for'
+    | 'published_at'
+    | 'publish_url'
+    | 'started_at'
+    | 'completed_at'
+    | 'quality_score'
+    | 'evaluation_notes'
+    | 'revision_count'
+    | 'assigned_member_id'
+    | 'output_data'
+  >
+>;
+
+const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'completed_at']);
+
+/** Changes a task and the copies of its fields on the loop instances that run it. */
+export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
+  const key = teamKeys.task(teamId, taskId);
+  const current = await getItem<TaskItem>(key);
+  if (!current) throw new Error(`No task ${taskId} in team ${teamId}`);
+  const normalised = Object.fromEntries(
+    Object.entries(changes).map(([name, value]) => [
+      name,
+      TIME_FIELDS.has(name) ? iso(value as string | null) : value,
+    ]),
+  ) as TaskChanges;
+  const next: TaskItem = { ...current, ...(normalised as Partial<TaskItem>) };
+  // A (re)scheduled task moves on gsi1; the whole record is rewritten so the index keys follow.
+  await put(taskRecord(teamId, next));
+  const copies = loopCopyOfTask(next);
+  await Promise.all(
+    (next.loop_keys ?? []).map((sk) => updateItem({ pk: teamKeys.partition(teamId), sk }, copies)),
+  );
+  return toTask(next);
+}
+
+// ---- activity -----------------------------------------------------------------------------
+
+export interface ActivityInput {
+  action_type: string;
+  description: string;
+  source?: string;
+  severity?: string;
+  details?: Json;
+  member_id?: string | null;
+  team_task_id?: string | null;
+  created_at?: string;
+}
+
+export const activityItem = (teamId: string, input: ActivityInput): ActivityItem => ({
+  kind: 'team_activity',
+  team_id: teamId,
+  id: idFor(input.created_at),
+  action_type: input.action_type,
+  description: input.description,
+  source: input.source ?? 'agent',
+  severity: input.severity ?? 'info',
+  details: input.details ?? {},
+  member_id: input.member_id ?? null,
+  team_task_id: input.team_task_id ?? null,
+  created_at: iso(input.created_at) ?? nowIso(),
+});
+
+export async function addActivity(teamId: string, input: ActivityInput) {
+  const item = activityItem(teamId, input);
+  await requireTeam(teamId);
+  await putNew({ ...teamKeys.activity(teamId, item.id), ...item });
+  await addToCounters(teamKeys.team(teamId), { activity_count: 1 });
+  return toActivity(item);
+}
+
+// ---- strategy cycles, briefs, canvas, cadence ------------------------------------------------
+
+export interface CycleInput {
+  start_date: string;
+  end_date: string;
+  strategy_status?: string;
+  strategy_revision_count?: number;
+  content_strategy?: Json;
+  /** Named phases of the cycle by first day; the today view reports the one in force. */
+  phases?: CyclePhase[];
+}
+
+/** Starts the next strategy cycle (instance numbers count up from 1; a racing writer retries). */
+export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
+  await requireTeam(teamId);
+  for (;;) {
+    const [latest] = await readCycles(teamId, 1);
+    const number = (latest?.instance_number ?? 0) + 1;
+    const item: CycleItem = {
+      kind: 'strategy_cycle',
+      team_id: teamId,
+      cycle_instance_id: newId(),
+      instance_number: number,
+      strategy_status: input.strategy_status ?? 'active',
+      start_date: new Date(input.start_date).toISOString(),
+      end_date: new Date(input.end_date).toISOString(),
+      strategy_revision_count: input.strategy_revision_count ?? 0,
+      content_strategy: input.content_strategy ?? {},
+      phases: [...(input.phases ?? [])].sort((a, b) => a.start_day - b.start_day),
+      created_at: nowIso(),
+    };
+    if (await putNew({ ...teamKeys.cycle(teamId, number), ...item })) return item;
+  }
+}
+
+export async function updateCycleStatus(teamId: string, instanceNumber: number, status: string) {
+  await updateItem(teamKeys.cycle(teamId, instanceNumber), { strategy_status: status });
+}
+
+export async function addBrief(
+  teamId: string,
+  input: { cycle_instance_id: string; content: string; created_at?: string },
+): Promise<BriefItem> {
+  await requireTeam(teamId);
+  const item: BriefItem = {
+    kind: 'strategy_brief',
+    team_id: teamId,
+    id: idFor(input.created_at),
+    cycle_instance_id: input.cycle_instance_id,
+    content: input.content,
+    created_at: iso(input.created_at) ?? nowIso(),
+  };
+  await putNew({ ...teamKeys.brief(teamId, item.id), ...item });
+  return item;
+}
+
+export async function setCanvasLayout(teamId: string, layout: Json): Promise<void> {
+  await requireTeam(teamId);
+  await put({ ...teamKeys.canvas(teamId), kind: 'canvas_layout', layout, updated_at: nowIso() });
+}
+
+export async function setContentCadence(teamId: string, cadence: CadenceEntry[]): Promise<void> {
+  await updateItem(teamKeys.team(teamId), {
+    content_cadence: cadence.map(toCadenceEntry),
+    updated_at: nowIso(),
+  });
+}
+
+/** The team's fields the orchestration and billing agents own (phase, subscription, accounts…). */
+export type TeamChanges = Partial<
+  Pick<
+    TeamItem,
+    | 'status'
+    | 'workflow_phase'
+    | 'workflow_phase_label'
+    | 'trigger_mode'
+    | 'onboarding_step'
+    | 'auto_config'
+    | 'payments_subscription_id'
+    | 'connected_accounts'
+    | 'hired_at'
+    | 'paused_at'
+  >
+>;
+
+export async function updateTeam(teamId: string, changes: TeamChanges): Promise<void> {
+  const normalised = { ...changes } as Json;
+  for (const name of ['hired_at', 'paused_at'] as const)
+    if (name in changes) normalised[name] = iso(changes[name]);
+  await updateItem(teamKeys.team(teamId), { ...normalised, updated_at: nowIso() });
+}
+
+// ---- loop instances -----------------------------------------------------------------------
+
+export interface LoopInstanceItem {
+  kind: 'loop_instance';
+  team_id: string;
+  id: string;
+  loop_id: string;
+  cycle_instance_id: string;
+  occurrence_day: number;
+  status: string;
+  task_id: string | null;
+  task_status: string | null;
+  task_title: string | null;
+  task_platform: string | null;
+  task_scheduled_for: string | null;
+  scheduled_at: string;
+  publish_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  signals_emitted: string[];
+}
+
+export interface LoopInstanceInput {
+  loop_id: string;
+  cycle_instance_id: string;
+  occurrence_day: number;
+  scheduled_at: string;
+  status?: string;
+  task_id?: string | null;
+  publish_at?: string | null;
+  started_at?: string | null;
+  completed_at?: string | null;
+  signals_emitted?: string[];
+}
+
+/** The task fields a loop instance carries, copied at write time so "today" is one read. */
+const loopCopyOfTask = (task: TaskItem | undefined) => ({
+  task_status: task?.status ?? null,
+  task_title: task?.title ?? null,
+  task_platform: task?.platform ?? null,
+  task_scheduled_for: task?.scheduled_for ?? null,
+});
+
+export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
+  const task = input.task_id ? await getItem<TaskItem>(teamKeys.task(teamId, input.task_id)) : undefined;
+  if (input.task_id && !task) throw new Error(`No task ${input.task_id} in team ${teamId}`);
+  const item: LoopInstanceItem = {
+    kind: 'loop_instance',
+    team_id: teamId,
+    id: newId(),
+    loop_id: input.loop_id,
+    cycle_instance_id: input.cycle_instance_id,
+    occurrence_day: input.occurrence_day,
+    status: input.status ?? 'scheduled',
+    task_id: input.task_id ?? null,
+    ...loopCopyOfTask(task),
+    scheduled_at: new Date(input.scheduled_at).toISOString(),
+    publish_at: iso(input.publish_at),
+    started_at: iso(input.started_at),
+    completed_at: iso(input.completed_at),
+    created_at: now().toISOString(),
+    signals_emitted: input.signals_emitted ?? [],
+  };
+  const keys = teamKeys.loop(teamId, item.scheduled_at, item.id);
+  await putNew({ ...keys, ...item });
+  // The task remembers its loop instances, so a task update refreshes their copies.
+  if (task)
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.task(teamId, task.id),
+        UpdateExpression: 'SET loop_keys = list_append(if_not_exists(loop_keys, :empty), :key)',
+        ExpressionAttributeValues: { ':empty': [], ':key': [keys.sk] },
+      }),
+    );
+  return item;
+}
+
+export type LoopChanges = Partial<
+  Pick<LoopInstanceItem, 'status' | 'started_at' | 'completed_at' | 'signals_emitted'>
+>;
+
+export async function updateLoopInstance(
+  teamId: string,
+  loop: Pick<LoopInstanceItem, 'id' | 'scheduled_at'>,
+  changes: LoopChanges,
+): Promise<void> {
+  const normalised = { ...changes } as Json;
+  for (const name of ['started_at', 'completed_at'] as const)
+    if (name in changes) normalised[name] = iso(changes[name]);
+  await updateItem(teamKeys.loop(teamId, loop.scheduled_at, loop.id), normalised);
+}

@@ -1,0 +1,285 @@
+// Spec 10, calendar generation: the team's tasks scheduled in the period plus planned slots that
+// fill its content cadence, each slot given to the least-loaded member able to do it. Entries have
+// deterministic ids and are stored per period, so generating a period again answers the same
+// entries and stores nothing twice. The rules are in docs/teams.md.
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { v5 as uuidv5 } from 'uuid';
+import { dynamo } from '../aws/dynamo.ts';
+import { now } from '../clock.ts';
+import { config } from '../config.ts';
+import { ownedBy, putMany, queryPartition, queryWindow } from '../db/store.ts';
+import { TEAM_PREFIX, teamKeys } from './keys.ts';
+import {
+  type CadenceEntry,
+  type CalendarEntry,
+  type CalendarPeriod,
+  type CalendarResult,
+  TEAM_LIMITS,
+  type TeamMember,
+  WEEKDAYS,
+} from './schemas.ts';
+import { type MemberItem, readTeam, type TaskItem, toMember } from './store.ts';
+import {
+  addDays,
+  localDate,
+  monthStart,
+  nextMonthStart,
+  startOfDay,
+  weekStart,
+  zonedInstant,
+} from './time.ts';
+import { teamTimeZone } from './today.ts';
+
+/** Namespace of the calendar's name-based (v5) entry ids. */
+const CALENDAR_ID_NAMESPACE = '5b0f3c1e-8d2a-4e57-9a61-3c7f0d9e2b14';
+
+export const PLANNED_STATUS = 'planned';
+
+export interface Period {
+  period: CalendarPeriod;
+  /** First local date of the period and the first date after it. */
+  from: string;
+  to: string;
+  /** The stored entries' sort-key segment: `weekly#2026-11-16`. */
+  key: string;
+}
+
+/** Weekly: the ISO week (Monday first) holding the date; monthly: its calendar month. */
+export function periodOf(period: CalendarPeriod, date: string): Period {
+  const from = period === 'weekly' ? weekStart(date) : monthStart(date);
+  const to = period === 'weekly' ? addDays(from, 7) : nextMonthStart(date);
+  return { period, from, to, key: `${period}#${from}` };
+}
+
+interface Slot {
+  id: string;
+  cadence: CadenceEntry;
+  date: string;
+  scheduledFor: string;
+}
+
+const kindOf = (platform: string | null, taskType: string) => `${platform ?? ''}\u0000${taskType}`;
+
+/**
+ * The cadence's candidate times in one ISO week: `per_week` of them spread over the preferred days
+ * (evenly when there are fewer than days, then round the days again at the next preferred time).
+ */
+function weekCandidates(cadence: CadenceEntry, monday: string) {
+  const days = [...new Set(cadence.preferred_days)]
+    .map((day) => WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number]))
+    .filter((index) => index >= 0)
+    .sort((a, b) => a - b);
+  const times = [...new Set(cadence.preferred_times)].sort();
+  if (days.length === 0 || times.length === 0) return [];
+  return Array.from({ length: cadence.per_week }, (_, k) => {
+    const spread = cadence.per_week <= days.length;
+    // Evenly: each slot takes the day at the middle of its share of the days (3 of Mon–Fri: Mon, Wed, Fri).
+    const day =
+      days[spread ? Math.floor(((2 * k + 1) * days.length) / (2 * cadence.per_week)) : k % days.length]!;
+    const time = times[spread ? 0 : Math.floor(k / days.length) % times.length]!;
+    return { index: k, date: addDays(monday, day), time };
+  });
+}
+
+/** Pure: the period's entries from the team's cadence, members and the tasks scheduled in it. */
+export function planCalendar(input: {
+  teamId: string;
+  timeZone: string;
+  period: Period;
+  cadence: CadenceEntry[];
+  members: TeamMember[];
+  tasks: TaskItem[];
+}): CalendarEntry[] {
+  const { teamId, timeZone, period, cadence, members, tasks } = input;
+  const inPeriod = (date: string) => date >= period.from && date < period.to;
+
+  // Tasks already scheduled, by ISO week and kind: they count towards the cadence.
+  const scheduled = new Map<string, number>();
+  const scheduledDays = new Set<string>();
+  for (const task of tasks) {
+    const date = localDate(Date.parse(task.scheduled_for!), timeZone);
+    const weekKind = `${weekStart(date)}\u0000${kindOf(task.platform, task.task_type)}`;
+    scheduled.set(weekKind, (scheduled.get(weekKind) ?? 0) + 1);
+    scheduledDays.add(`${date}\u0000${kindOf(task.platform, task.task_type)}`);
+  }
+
+  const slots: Slot[] = [];
+  for (let monday = weekStart(period.from); monday < period.to; monday = addDays(monday, 7)) {
+    for (const line of cadence) {
+      const kind = kindOf(line.platform, line.task_type);
+      const needed = line.per_week - (scheduled.get(`${monday}\u0000${kind}`) ?? 0);
+      if (needed <= 0) continue;
+      // Days that already carry a task of this kind come last; then the first `needed` candidates.
+      const candidates = weekCandidates(line, monday)
+        .filter((candidate) => inPeriod(candidate.date))
+        .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
+        .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
+        .slice(0, needed);
+      for (const candidate of candidates)
+        slots.push({
+          id: uuidv5(
+            [teamId, period.key, monday, line.platform, line.task_type, candidate.index].join('|'),
+            CALENDAR_ID_NAMESPACE,
+          ),
+          cadence: line,
+          date: candidate.date,
+          scheduledFor: new Date(zonedInstant(candidate.date, candidate.time, timeZone)).toISOString(),
+        });
+    }
+  }
+  slots.sort((a, b) => a.scheduledFor.localeCompare(b.scheduledFor) || a.id.localeCompare(b.id));
+
+  // Balance: each member starts with the tasks already assigned to them in the period.
+  const load = new Map(members.map((member) => [member.id, 0]));
+  for (const task of tasks)
+    if (task.assigned_member_id && load.has(task.assigned_member_id))
+      load.set(task.assigned_member_id, load.get(task.assigned_member_id)! + 1);
+  const assign = (taskType: string, platform: string): TeamMember | null => {
+    const full = members.filter(
+      (m) => m.capabilities.includes(taskType) && m.capabilities.includes(platform),
+    );
+    const eligible = full.length > 0 ? full : members.filter((m) => m.capabilities.includes(taskType));
+    let chosen: TeamMember | null = null;
+    for (const member of eligible)
+      if (!chosen || load.get(member.id)! < load.get(chosen.id)!) chosen = member;
+    if (chosen) load.set(chosen.id, load.get(chosen.id)! + 1);
+    return chosen;
+  };
+
+  const byId = new Map(members.map((member) => [member.id, member]));
+  const taskEntries: CalendarEntry[] = tasks.map((task) => ({
+    id: task.id,
+    title: task.title,
+    task_type: task.task_type,
+    platform: task.platform,
+    status: task.status,
+    scheduled_for: task.scheduled_for!,
+    assigned_member: (task.assigned_member_id && byId.get(task.assigned_member_id)) || null,
+    published_at: task.published_at,
+  }));
+  const slotEntries: CalendarEntry[] = slots.map((slot) => ({
+    id: slot.id,
+    title:
+      slot.cadence.title ?? `${slot.cadence.task_type.replaceAll('_', ' ')} for ${slot.cadence.platform}`,
+    task_type: slot.cadence.task_type,
+    platform: slot.cadence.platform,
+    status: PLANNED_STATUS,
+    scheduled_for: slot.scheduledFor,
+    assigned_member: assign(slot.cadence.task_type, slot.cadence.platform),
+    published_at: null,
+  }));
+  return [...taskEntries, ...slotEntries].sort(
+    (a, b) => a.scheduled_for.localeCompare(b.scheduled_for) || a.id.localeCompare(b.id),
+  );
+}
+
+type CalendarEntryItem = CalendarEntry & { kind: 'calendar_entry'; pk: string; sk: string; period: string };
+
+const sameEntry = (a: CalendarEntry, b: CalendarEntry) =>
+  JSON.stringify(toCalendarEntry(a)) === JSON.stringify(toCalendarEntry(b));
+
+const toCalendarEntry = (item: CalendarEntry): CalendarEntry => ({
+  id: item.id,
+  title: item.title,
+  task_type: item.task_type,
+  platform: item.platform,
+  status: item.status,
+  scheduled_for: item.scheduled_for,
+  assigned_member: item.assigned_member ? toMember(item.assigned_member as MemberItem) : null,
+  published_at: item.published_at,
+});
+
+/** Most entries one period can hold: every scheduled task read plus a full cadence for six weeks. */
+const MAX_STORED_ENTRIES =
+  TEAM_LIMITS.calendarTasks + 6 * TEAM_LIMITS.cadenceEntries * TEAM_LIMITS.cadencePerWeek;
+
+/** Time-zone offsets stay within UTC−12 … UTC+14: a margin that holds any zone's local midnight. */
+const ZONE_MARGIN_MS = 15 * 3_600_000;
+const utcMidnight = (date: string) => Date.parse(`${date}T00:00:00Z`);
+
+const readStoredEntries = (teamId: string, period: Period) =>
+  queryWindow<CalendarEntryItem>(teamKeys.partition(teamId), {
+    prefix: teamKeys.calendarPeriod(period.key),
+    offset: 0,
+    limit: MAX_STORED_ENTRIES,
+  });
+
+export async function generateCalendar(
+  userId: string,
+  teamId: string,
+  request: { period: CalendarPeriod; start?: string | undefined },
+): Promise<CalendarResult> {
+  const at = now().getTime();
+  // The period depends on the team's time zone, which is on the team item: to read everything in
+  // one wave, read every period the date could fall in anywhere on Earth (one or two) and the
+  // scheduled tasks over all of them, then keep the team's own in memory.
+  const earliest = request.start ?? localDate(at, 'Etc/GMT+12');
+  const latest = request.start ?? localDate(at, 'Etc/GMT-14');
+  const candidates = new Map<string, Period>();
+  for (let date = earliest; date <= latest; date = addDays(date, 1)) {
+    const candidate = periodOf(request.period, date);
+    candidates.set(candidate.key, candidate);
+  }
+  const spans = [...candidates.values()];
+  const windowFrom = new Date(utcMidnight(spans[0]!.from) - ZONE_MARGIN_MS).toISOString();
+  const windowTo = new Date(utcMidnight(spans.at(-1)!.to) + ZONE_MARGIN_MS).toISOString();
+
+  // Wave 1: the team, its members, the tasks scheduled in the window (gsi1) and what earlier runs stored.
+  const [team, members, scheduled, ...storedByPeriod] = await Promise.all([
+    readTeam(teamId),
+    queryPartition<MemberItem>(teamKeys.partition(teamId), {
+      prefix: TEAM_PREFIX.member,
+      limit: TEAM_LIMITS.members,
+    }),
+    queryWindow<TaskItem>(teamKeys.schedulePartition(teamId), {
+      index: 'gsi1',
+      between: [windowFrom, windowTo],
+      offset: 0,
+      limit: TEAM_LIMITS.calendarTasks,
+    }),
+    ...spans.map((candidate) => readStoredEntries(teamId, candidate)),
+  ]);
+  const owned = ownedBy(team, userId, 'Team');
+  const timeZone = teamTimeZone(owned);
+  const period = periodOf(request.period, request.start ?? localDate(at, timeZone));
+  const [fromMs, toMs] = [period.from, period.to].map((date) => startOfDay(date, timeZone)) as [
+    number,
+    number,
+  ];
+  const tasks = scheduled.filter((task) => {
+    const ms = Date.parse(task.scheduled_for!);
+    return ms >= fromMs && ms < toMs;
+  });
+  const stored = storedByPeriod[spans.findIndex((candidate) => candidate.key === period.key)] ?? [];
+
+  const entries = planCalendar({
+    teamId,
+    timeZone,
+    period,
+    cadence: owned.content_cadence ?? [],
+    members: members.map(toMember),
+    tasks,
+  });
+
+  // Wave 2: store what changed, drop what a previous run planned and this one does not.
+  const previous = new Map(stored.map((item) => [item.sk, item]));
+  const items: CalendarEntryItem[] = entries.map((entry) => ({
+    ...teamKeys.calendarEntry(teamId, period.key, entry.id),
+    kind: 'calendar_entry',
+    period: period.key,
+    ...entry,
+  }));
+  const changed = items.filter((item) => {
+    const before = previous.get(item.sk);
+    return !before || !sameEntry(before, item);
+  });
+  const current = new Set(items.map((item) => item.sk));
+  const stale = stored.filter((item) => !current.has(item.sk));
+  await Promise.all([
+    changed.length > 0 ? putMany(changed) : undefined,
+    ...stale.map((item) =>
+      dynamo().send(new DeleteCommand({ TableName: config.tableName, Key: { pk: item.pk, sk: item.sk } })),
+    ),
+  ]);
+  return { entries: entries.map(toCalendarEntry) };
+}

@@ -1,0 +1,53 @@
+// A team and everything it owns share one partition, one sort-key prefix per item kind, so each
+// read of the dashboard is a single-partition Query (or GetItem) bounded by a Limit.
+const partition = (teamId: string) => `TEAM#${teamId}`;
+
+/** Cycle numbers are zero-padded so the sort key orders them numerically. */
+const cycleNumber = (n: number) => String(n).padStart(6, '0');
+
+export const TEAM_PREFIX = {
+  member: 'MEMBER#',
+  task: 'TASK#',
+  activity: 'ACT#',
+  cycle: 'CYCLE#',
+  brief: 'BRIEF#',
+  loop: 'LOOP#',
+  calendar: 'CAL#',
+} as const;
+
+export const teamKeys = {
+  partition,
+  team: (teamId: string) => ({ pk: partition(teamId), sk: 'TEAM' }),
+  /** gsi1: a user's teams, newest first. */
+  byOwner: (userId: string, teamId: string) => ({
+    gsi1pk: `USER#${userId}#TEAMS`,
+    gsi1sk: `TEAM#${teamId}`,
+  }),
+  member: (teamId: string, memberId: string) => ({ pk: partition(teamId), sk: `MEMBER#${memberId}` }),
+  task: (teamId: string, taskId: string) => ({ pk: partition(teamId), sk: `TASK#${taskId}` }),
+  /** gsi1 (sparse: only scheduled tasks): a team's tasks by `scheduled_for`, for the calendar. */
+  taskSchedule: (teamId: string, scheduledFor: string, taskId: string) => ({
+    gsi1pk: `${partition(teamId)}#SCHEDULE`,
+    gsi1sk: `${scheduledFor}#${taskId}`,
+  }),
+  schedulePartition: (teamId: string) => `${partition(teamId)}#SCHEDULE`,
+  activity: (teamId: string, activityId: string) => ({ pk: partition(teamId), sk: `ACT#${activityId}` }),
+  cycle: (teamId: string, instanceNumber: number) => ({
+    pk: partition(teamId),
+    sk: `CYCLE#${cycleNumber(instanceNumber)}`,
+  }),
+  brief: (teamId: string, briefId: string) => ({ pk: partition(teamId), sk: `BRIEF#${briefId}` }),
+  canvas: (teamId: string) => ({ pk: partition(teamId), sk: 'CANVAS' }),
+  /** Loop instances sort by their UTC `scheduled_at`, so "today" in any time zone is one key range. */
+  loop: (teamId: string, scheduledAt: string, loopInstanceId: string) => ({
+    pk: partition(teamId),
+    sk: `LOOP#${scheduledAt}#${loopInstanceId}`,
+  }),
+  loopAt: (instant: string) => `LOOP#${instant}`,
+  /** Calendar entries of one generated period (`weekly#2026-11-16`, `monthly#2026-11-01`). */
+  calendarPeriod: (periodKey: string) => `CAL#${periodKey}#`,
+  calendarEntry: (teamId: string, periodKey: string, entryId: string) => ({
+    pk: partition(teamId),
+    sk: `CAL#${periodKey}#${entryId}`,
+  }),
+};

@@ -1,0 +1,417 @@
+// Spec §"Team" … §"Calendar entry and result" and endpoints 4, 8, 9, 10, with the values the spec
+// leaves open decided here (docs/teams.md says why).
+import * as v from 'valibot';
+import {
+  dict,
+  fastapi,
+  integer,
+  list,
+  literal,
+  model,
+  optionalNullable,
+  string,
+  uuid,
+  valueError,
+} from '../http/fields.ts';
+import {
+  dateTimeOut,
+  intOut,
+  nullableDateTime,
+  nullableString,
+  uuidOut,
+  withDefault,
+} from '../http/response-fields.ts';
+
+/** The team kind whose owner may upload studio-avatar videos (spec 3). */
+export const AVATAR_VIDEO_TEAM_TYPE = 'avatar-video';
+/** The kind of the demo content team. */
+export const CONTENT_TEAM_TYPE = 'content';
+
+export const TEAM_DEFAULTS = {
+  status: 'active',
+  workflow_phase: 'onboarding',
+  workflow_phase_label: 'Setting Up',
+  trigger_mode: 'strategy-driven',
+  default_currency: 'USD',
+  onboarding_step: 'pending',
+  timezone: 'UTC',
+} as const;
+
+export const CANCELLED = 'cancelled';
+
+export const TEAM_LIMITS = {
+  teamType: { min: 1, max: 64 },
+  displayName: { min: 1, max: 200 },
+  tier: { min: 1, max: 64 },
+  operationMode: { min: 1, max: 64 },
+  /** JSON size of each free-form object on the team item (the item's limit is 400 KB). */
+  objectBytes: 16 * 1024,
+  cadenceEntries: 20,
+  cadencePerWeek: 21,
+  /** Members read with the team: a team is a handful of agents, this is a safety bound. */
+  members: 100,
+  /** Activity entries inlined as `team.recent_activity`. */
+  recentActivity: 10,
+  strategies: 50,
+  briefs: 50,
+  briefPreview: 280,
+  /** Loop instances read by the today view: about three days around now (≈ 750 KB, one page). */
+  loopsRead: 1500,
+  /** Scheduled tasks read for one calendar period. */
+  calendarTasks: 500,
+} as const;
+
+export const PAGE_LIMITS = {
+  limit: { default: 50, min: 1, max: 100 },
+  offset: { default: 0, max: 10_000 },
+} as const;
+
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+
+// ---- requests -----------------------------------------------------------------------------
+
+const ianaTimeZone = (name: unknown) => {
+  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/** A free-form object small enough to live on the team item. */
+const boundedObject = () =>
+  v.pipe(
+    dict(),
+    v.check(
+      (value) => jsonBytes(value) <= TEAM_LIMITS.objectBytes,
+      valueError(`object is larger than ${TEAM_LIMITS.objectBytes} bytes as JSON`),
+    ),
+  );
+
+const TeamConfig = v.pipe(
+  boundedObject(),
+  v.check(
+    (config) => config.timezone === undefined || ianaTimeZone(config.timezone),
+    valueError('timezone must be an IANA time zone name such as Europe/Paris'),
+  ),
+);
+
+const clockTime = v.pipe(
+  string(),
+  v.check((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s), valueError('time must be HH:MM (24-hour)')),
+);
+
+/** One line of the content cadence: how many pieces of a kind the team publishes per week. */
+export const CadenceEntryInput = model({
+  platform: string({ min: 1, max: 64 }),
+  task_type: string({ min: 1, max: 64 }),
+  per_week: integer({ ge: 1, le: TEAM_LIMITS.cadencePerWeek }),
+  preferred_days: v.optional(list(literal(WEEKDAYS), { max: 7 }), [...WEEKDAYS.slice(0, 5)]),
+  preferred_times: v.optional(list(clockTime, { max: 24 }), ['09:00']),
+  title: optionalNullable(string({ min: 1, max: 200 })),
+});
+export type CadenceEntryInput = v.InferOutput<typeof CadenceEntryInput>;
+
+export const CreateTeamBody = model({
+  team_type: string(TEAM_LIMITS.teamType),
+  display_name: string(TEAM_LIMITS.displayName),
+  tier: string(TEAM_LIMITS.tier),
+  operation_mode: string(TEAM_LIMITS.operationMode),
+  brand_id: optionalNullable(uuid()),
+  brand_kit_id: optionalNullable(uuid()),
+  content_strategy: v.optional(boundedObject(), {}),
+  orchestrator_cadence: v.optional(boundedObject(), {}),
+  config: v.optional(TeamConfig, {}),
+  content_cadence: v.optional(list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries }), []),
+});
+export type CreateTeamInput = v.InferOutput<typeof CreateTeamBody>;
+
+export const TeamPath = model({ team_id: uuid() });
+
+export const PageQuery = model({
+  limit: v.optional(
+    integer({ ge: PAGE_LIMITS.limit.min, le: PAGE_LIMITS.limit.max }),
+    PAGE_LIMITS.limit.default,
+  ),
+  offset: v.optional(integer({ ge: 0, le: PAGE_LIMITS.offset.max }), PAGE_LIMITS.offset.default),
+});
+export type Page = v.InferOutput<typeof PageQuery>;
+export const DEFAULT_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: PAGE_LIMITS.offset.default };
+
+export const CALENDAR_PERIODS = ['weekly', 'monthly'] as const;
+export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];
+
+/** Years a calendar can be planned for. */
+export const CALENDAR_YEARS = { min: 1970, max: 2999 } as const;
+
+const DATE_TIME_REST = /^[Tt_ ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?$/;
+
+/** pydantic's lax `date` from a string: the speedate texts for the common mistakes (docs/teams.md). */
+const dateProblem = (text: string): string | { inexact: true } | undefined => {
+  if (text.length < 10) return 'input is too short';
+  const digits = (from: number, to: number) => /^\d+$/.test(text.slice(from, to));
+  if (!digits(0, 4)) return 'invalid character in year';
+  if (text[4] !== '-') return 'invalid date separator, expected `-`';
+  if (!digits(5, 7)) return 'invalid character in month';
+  if (text[7] !== '-') return 'invalid date separator, expected `-`';
+  if (!digits(8, 10)) return 'invalid character in day';
+  const [year, month, day] = [text.slice(0, 4), text.slice(5, 7), text.slice(8, 10)].map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  if (month < 1 || month > 12) return 'month value is outside expected range of 1-12';
+  if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    return 'day value is outside expected range';
+  if (text.length === 10) return undefined;
+  // A datetime is accepted as a date only at midnight exactly.
+  if (!'Tt_ '.includes(text[10]!)) return 'invalid datetime separator, expected `T`, `t`, `_` or space';
+  const time = DATE_TIME_REST.exec(text.slice(10));
+  if (!time) return 'unexpected extra characters at the end of the input';
+  const [hour, minute, second] = [time[1], time[2], time[3] ?? '0'].map(Number) as [number, number, number];
+  if (hour > 23) return 'hour value is outside expected range of 0-23';
+  if (minute > 59) return 'minute value is outside expected range of 0-59';
+  if (second > 59) return 'second value is outside expected range of 0-59';
+  return hour || minute || second || Number(time[4] ?? 0) ? { inexact: true } : undefined;
+};
+
+/** A calendar date query parameter (YYYY-MM-DD), failing with pydantic's date errors. */
+const calendarDate = () =>
+  v.pipe(
+    v.string(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const problem = dateProblem(dataset.value);
+      if (problem === undefined) return dataset.value.slice(0, 10);
+      addIssue({
+        message:
+          typeof problem === 'string'
+            ? fastapi('date_from_datetime_parsing', `Input should be a valid date or datetime, ${problem}`, {
+                error: problem,
+              })
+            : fastapi(
+                'date_from_datetime_inexact',
+                'Datetimes provided to dates should have zero time - e.g. be exact dates',
+              ),
+      });
+      return NEVER;
+    }),
+    v.check(
+      (date) =>
+        Number(date.slice(0, 4)) >= CALENDAR_YEARS.min && Number(date.slice(0, 4)) <= CALENDAR_YEARS.max,
+      valueError(`start must be a date in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}`),
+    ),
+    v.metadata({ jsonSchema: { type: 'string', format: 'date' } }),
+  );
+
+export const CalendarQuery = model({
+  period: v.optional(literal(CALENDAR_PERIODS), 'weekly'),
+  start: v.optional(calendarDate()),
+});
+
+// ---- responses ----------------------------------------------------------------------------
+
+const object = v.record(v.string(), v.unknown());
+const nullableUuid = v.nullable(uuidOut);
+const nullableInt = v.nullable(intOut);
+
+export const TeamDetail = v.object({
+  id: uuidOut,
+  team_type: v.string(),
+  display_name: v.string(),
+  status: v.string(),
+  tier: v.string(),
+  operation_mode: v.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
+  workflow_phase: withDefault(v.string(), TEAM_DEFAULTS.workflow_phase),
+  workflow_phase_label: withDefault(v.string(), TEAM_DEFAULTS.workflow_phase_label),
+  trigger_mode: withDefault(v.string(), TEAM_DEFAULTS.trigger_mode),
+  default_currency: withDefault(v.string(), TEAM_DEFAULTS.default_currency),
+  onboarding_step: withDefault(v.string(), TEAM_DEFAULTS.onboarding_step),
+  auto_config: object,
+  orchestrator_cadence: object,
+  content_strategy: object,
+  config: object,
+  payments_subscription_id: nullableString,
+  connected_accounts: withDefault(v.array(v.string()), []),
+  brand_kit_id: nullableUuid,
+  brand_id: nullableUuid,
+  brand_name: nullableString,
+  hired_at: nullableDateTime,
+  paused_at: nullableDateTime,
+  cancelled_at: nullableDateTime,
+  subscription_ends_at: nullableDateTime,
+});
+export type TeamDetail = v.InferOutput<typeof TeamDetail>;
+
+export const TeamMember = v.object({
+  id: uuidOut,
+  role: v.string(),
+  agent_slug: v.string(),
+  display_name: v.string(),
+  capabilities: v.array(v.string()),
+  hired_agent_id: uuidOut,
+  persona_name: v.string(),
+  agent_classes: v.array(v.string()),
+  current_activity: object,
+});
+export type TeamMember = v.InferOutput<typeof TeamMember>;
+
+export const CadenceEntry = v.object({
+  platform: v.string(),
+  task_type: v.string(),
+  per_week: intOut,
+  preferred_days: v.array(v.string()),
+  preferred_times: v.array(v.string()),
+  title: nullableString,
+});
+export type CadenceEntry = v.InferOutput<typeof CadenceEntry>;
+
+export const TeamTask = v.object({
+  id: uuidOut,
+  task_type: v.string(),
+  title: v.string(),
+  description: nullableString,
+  status: v.string(),
+  priority: v.string(),
+  platform: nullableString,
+  publish_url: nullableString,
+  evaluation_notes: nullableString,
+  quality_score: nullableInt,
+  revision_count: intOut,
+  max_revisions: intOut,
+  scheduled_for: nullableDateTime,
+  published_at: nullableDateTime,
+  started_at: nullableDateTime,
+  completed_at: nullableDateTime,
+  created_at: dateTimeOut,
+  assigned_member_id: nullableUuid,
+  input_data: object,
+  output_data: object,
+});
+export type TeamTask = v.InferOutput<typeof TeamTask>;
+
+export const TeamTaskList = v.object({ tasks: v.array(TeamTask), total: intOut });
+export type TeamTaskList = v.InferOutput<typeof TeamTaskList>;
+
+export const ActivityEntry = v.object({
+  id: uuidOut,
+  action_type: v.string(),
+  description: v.string(),
+  source: v.string(),
+  severity: v.string(),
+  details: object,
+  member_id: nullableUuid,
+  team_task_id: nullableUuid,
+  created_at: dateTimeOut,
+});
+export type ActivityEntry = v.InferOutput<typeof ActivityEntry>;
+
+export const ActivityList = v.object({ activity: v.array(ActivityEntry), total: intOut });
+export type ActivityList = v.InferOutput<typeof ActivityList>;
+
+/** The team detail as the dashboard (and GET /teams/{id}) carries it. */
+export const TeamWithMembers = v.object({
+  ...TeamDetail.entries,
+  members: v.array(TeamMember),
+  recent_activity: withDefault(v.array(ActivityEntry), []),
+  content_cadence: withDefault(v.array(CadenceEntry), []),
+});
+export type TeamWithMembers = v.InferOutput<typeof TeamWithMembers>;
+
+export const Strategy = v.object({
+  cycle_instance_id: uuidOut,
+  instance_number: intOut,
+  strategy_status: v.string(),
+  start_date: dateTimeOut,
+  end_date: dateTimeOut,
+  strategy_revision_count: withDefault(intOut, 0),
+  content_strategy: object,
+});
+export const StrategyHistory = v.object({ strategies: v.array(Strategy) });
+export type StrategyHistory = v.InferOutput<typeof StrategyHistory>;
+
+export const BriefSummary = v.object({
+  id: uuidOut,
+  created_at: dateTimeOut,
+  brief_preview: v.string(),
+  cycle_instance_id: uuidOut,
+});
+export const BriefHistory = v.object({ items: v.array(BriefSummary) });
+export type BriefHistory = v.InferOutput<typeof BriefHistory>;
+
+export const Dashboard = v.object({
+  team: TeamWithMembers,
+  tasks: TeamTaskList,
+  activity: ActivityList,
+  strategy_history: StrategyHistory,
+  strategy_briefs: BriefHistory,
+  canvas_layout: object,
+});
+export type Dashboard = v.InferOutput<typeof Dashboard>;
+
+export const LoopInstance = v.object({
+  id: uuidOut,
+  loop_id: v.string(),
+  cycle_instance_id: uuidOut,
+  occurrence_day: intOut,
+  status: v.string(),
+  task_status: nullableString,
+  task_title: nullableString,
+  task_platform: nullableString,
+  scheduled_at: dateTimeOut,
+  publish_at: nullableDateTime,
+  started_at: nullableDateTime,
+  completed_at: nullableDateTime,
+  created_at: dateTimeOut,
+  task_scheduled_for: nullableDateTime,
+  signals_emitted: v.array(v.string()),
+});
+export type LoopInstance = v.InferOutput<typeof LoopInstance>;
+
+/** One entry of `signals_fired` (its shape is ours: the spec shows none). */
+export const SignalFired = v.object({
+  signal: v.string(),
+  fired_at: dateTimeOut,
+  loop_instance_id: uuidOut,
+  loop_id: v.string(),
+});
+export type SignalFired = v.InferOutput<typeof SignalFired>;
+
+export const TodayView = v.object({
+  cycle_day: v.nullable(v.pipe(intOut, v.minValue(1))),
+  cycle_progress: withDefault(v.pipe(v.number(), v.minValue(0), v.maxValue(1)), 0),
+  current_phase: nullableString,
+  running: v.array(LoopInstance),
+  upcoming: v.array(LoopInstance),
+  completed_today: v.array(LoopInstance),
+  signals_fired: v.array(SignalFired),
+});
+export type TodayView = v.InferOutput<typeof TodayView>;
+
+export const CalendarEntry = v.object({
+  id: uuidOut,
+  title: v.string(),
+  task_type: v.string(),
+  platform: nullableString,
+  status: v.string(),
+  scheduled_for: dateTimeOut,
+  assigned_member: v.nullable(TeamMember),
+  published_at: nullableDateTime,
+});
+export type CalendarEntry = v.InferOutput<typeof CalendarEntry>;
+
+export const CalendarResult = v.object({ entries: v.array(CalendarEntry) });
+export type CalendarResult = v.InferOutput<typeof CalendarResult>;

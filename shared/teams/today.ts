@@ -1,0 +1,144 @@
+// Spec 8, the today view: where the team is in its current cycle and what its loops do today, all in
+// the team's time zone. One wave: the team, its newest cycle and the loop instances of yesterday and
+// today (by their UTC `scheduled_at` sort key), in parallel. The rules are in docs/teams.md.
+import { now } from '../clock.ts';
+import { ownedBy, queryPartition } from '../db/store.ts';
+import type { LoopInstanceItem } from './agents.ts';
+import { teamKeys } from './keys.ts';
+import {
+  type LoopInstance,
+  type SignalFired,
+  TEAM_DEFAULTS,
+  TEAM_LIMITS,
+  type TodayView,
+} from './schemas.ts';
+import { type CycleItem, readCycles, readTeam, type TeamItem } from './store.ts';
+import { addDays, daysBetween, localDate, startOfDay } from './time.ts';
+
+export const LOOP_STATUS = {
+  upcoming: new Set(['scheduled', 'pending']),
+  running: new Set(['running']),
+  finished: new Set(['completed', 'failed', 'skipped']),
+} as const;
+
+const toLoopInstance = (item: LoopInstanceItem): LoopInstance => ({
+  id: item.id,
+  loop_id: item.loop_id,
+  cycle_instance_id: item.cycle_instance_id,
+  occurrence_day: item.occurrence_day,
+  status: item.status,
+  task_status: item.task_status,
+  task_title: item.task_title,
+  task_platform: item.task_platform,
+  scheduled_at: item.scheduled_at,
+  publish_at: item.publish_at,
+  started_at: item.started_at,
+  completed_at: item.completed_at,
+  created_at: item.created_at,
+  task_scheduled_for: item.task_scheduled_for,
+  signals_emitted: item.signals_emitted,
+});
+
+export const teamTimeZone = (team: Pick<TeamItem, 'config'>) =>
+  typeof team.config?.timezone === 'string' ? team.config.timezone : TEAM_DEFAULTS.timezone;
+
+/** The local day as an instant range [from, to) and the window of loop instances read for it. */
+export function todayWindow(at: number, timeZone: string) {
+  const today = localDate(at, timeZone);
+  return {
+    today,
+    from: startOfDay(today, timeZone),
+    to: startOfDay(addDays(today, 1), timeZone),
+    /** Instances scheduled yesterday may still be running, or finish today. */
+    readFrom: startOfDay(addDays(today, -1), timeZone),
+  };
+}
+
+const PROGRESS_DIGITS = 1e4;
+const HOUR_MS = 3_600_000;
+
+/** Pure: the view from the team, its newest cycle and the loop instances of the read window. */
+export function buildTodayView(
+  team: TeamItem,
+  cycle: CycleItem | undefined,
+  loops: LoopInstanceItem[],
+  at: number,
+): TodayView {
+  const timeZone = teamTimeZone(team);
+  const { today, from, to } = todayWindow(at, timeZone);
+  const isToday = (instant: string | null) => {
+    if (!instant) return false;
+    const ms = Date.parse(instant);
+    return ms >= from && ms < to;
+  };
+
+  const start = cycle ? Date.parse(cycle.start_date) : Number.NaN;
+  const end = cycle ? Date.parse(cycle.end_date) : Number.NaN;
+  const active = cycle !== undefined && cycle.strategy_status === 'active' && start <= at && at < end;
+  const cycleDay = active ? daysBetween(localDate(start, timeZone), today) + 1 : null;
+  const progress = active ? Math.min(1, Math.max(0, (at - start) / (end - start))) : 0;
+  const phase =
+    active && cycleDay !== null
+      ? ((cycle.phases ?? []).filter((p) => p.start_day <= cycleDay).at(-1)?.name ??
+        team.workflow_phase ??
+        TEAM_DEFAULTS.workflow_phase)
+      : null;
+
+  const byTime = (a: LoopInstanceItem, b: LoopInstanceItem) =>
+    a.scheduled_at.localeCompare(b.scheduled_at) || a.id.localeCompare(b.id);
+  const sorted = [...loops].sort(byTime);
+  const signals: SignalFired[] = sorted
+    .flatMap((loop) => {
+      const firedAt = loop.completed_at ?? loop.started_at;
+      return firedAt && isToday(firedAt)
+        ? loop.signals_emitted.map((signal) => ({
+            signal,
+            fired_at: firedAt,
+            loop_instance_id: loop.id,
+            loop_id: loop.loop_id,
+          }))
+        : [];
+    })
+    .sort((a, b) => a.fired_at.localeCompare(b.fired_at));
+
+  return {
+    cycle_day: cycleDay,
+    cycle_progress: Math.round(progress * PROGRESS_DIGITS) / PROGRESS_DIGITS,
+    current_phase: phase,
+    running: sorted.filter((loop) => LOOP_STATUS.running.has(loop.status)).map(toLoopInstance),
+    upcoming: sorted
+      .filter((loop) => LOOP_STATUS.upcoming.has(loop.status) && isToday(loop.scheduled_at))
+      .map(toLoopInstance),
+    completed_today: sorted
+      .filter((loop) => LOOP_STATUS.finished.has(loop.status) && isToday(loop.completed_at))
+      .map(toLoopInstance),
+    signals_fired: signals,
+  };
+}
+
+/** The loop instances scheduled in [from, to): one key range of the team partition. */
+const readLoops = (teamId: string, from: number, to: number) =>
+  queryPartition<LoopInstanceItem>(teamKeys.partition(teamId), {
+    // `LOOP#<to>` sorts before every `LOOP#<to>#<id>`, so the upper bound is exclusive.
+    between: [teamKeys.loopAt(new Date(from).toISOString()), teamKeys.loopAt(new Date(to).toISOString())],
+    limit: TEAM_LIMITS.loopsRead,
+  });
+
+export async function getToday(userId: string, teamId: string): Promise<TodayView> {
+  const at = now().getTime();
+  // The time zone is on the team item, read in the same wave: read the widest window any zone
+  // needs (local yesterday began at most 49 h before now, tomorrow begins at most 25 h after it)
+  // and cut it to the team's days in memory.
+  const [team, cycles, loops] = await Promise.all([
+    readTeam(teamId),
+    readCycles(teamId, 1),
+    readLoops(teamId, at - 50 * HOUR_MS, at + 26 * HOUR_MS),
+  ]);
+  const owned = ownedBy(team, userId, 'Team');
+  const { readFrom, to } = todayWindow(at, teamTimeZone(owned));
+  const inWindow = loops.filter((loop) => {
+    const ms = Date.parse(loop.scheduled_at);
+    return ms >= readFrom && ms < to;
+  });
+  return buildTodayView(owned, cycles[0], inWindow, at);
+}

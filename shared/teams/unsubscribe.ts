@@ -1,0 +1,63 @@
+// Spec 9, unsubscribe. One conditional update moves the team to `cancelled` (only if it is not
+// already), so repeated and concurrent calls agree on one `cancelled_at`; the winner then writes the
+// activity entry and stores the end of the paid period. Two waves on every path.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../aws/dynamo.ts';
+import { nowIso } from '../clock.ts';
+import { config } from '../config.ts';
+import { getItem, ownedBy, putNew } from '../db/store.ts';
+import { activityItem } from './agents.ts';
+import { teamKeys } from './keys.ts';
+import { CANCELLED, type TeamDetail } from './schemas.ts';
+import { subscriptionEnd, type TeamItem, toTeamDetail } from './store.ts';
+
+export async function unsubscribeTeam(userId: string, teamId: string, attempt = 1): Promise<TeamDetail> {
+  const at = nowIso();
+  let cancelled: TeamItem;
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.team(teamId),
+        ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND #status <> :cancelled',
+        UpdateExpression:
+          'SET #status = :cancelled, cancelled_at = :at, updated_at = :at ADD activity_count :one',
+        ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
+        ExpressionAttributeValues: { ':owner': userId, ':cancelled': CANCELLED, ':at': at, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    cancelled = Attributes as TeamItem;
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    // Missing, someone else's, or already cancelled (by an earlier or a racing call).
+    const team = ownedBy(await getItem<TeamItem>(teamKeys.team(teamId)), userId, 'Team');
+    if (team.status === CANCELLED || attempt >= 3) return toTeamDetail(team);
+    // Only another writer changing the status between our two requests lands here: try again.
+    return unsubscribeTeam(userId, teamId, attempt + 1);
+  }
+
+  const endsAt = subscriptionEnd(cancelled, at);
+  const activity = activityItem(teamId, {
+    action_type: 'team_unsubscribed',
+    description: `Subscription cancelled; the team works until ${endsAt}`,
+    source: 'user',
+    severity: 'warning',
+    details: { cancelled_at: at, subscription_ends_at: endsAt },
+    created_at: at,
+  });
+  await Promise.all([
+    putNew({ ...teamKeys.activity(teamId, activity.id), ...activity }),
+    dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.team(teamId),
+        ConditionExpression: 'attribute_exists(pk)',
+        // Only the call whose update won reaches this line.
+        UpdateExpression: 'SET subscription_ends_at = :ends',
+        ExpressionAttributeValues: { ':ends': endsAt },
+      }),
+    ),
+  ]);
+  return toTeamDetail({ ...cancelled, subscription_ends_at: endsAt });
+}

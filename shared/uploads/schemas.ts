@@ -1,0 +1,71 @@
+// Direct uploads (POST /api/v1/uploads): what a presigned PUT may carry, by content type.
+import * as v from 'valibot';
+import { integer, literal, model, string, valueError } from '../http/fields.ts';
+import { dateTimeOut, intOut } from '../http/response-fields.ts';
+
+const MiB = 1024 * 1024;
+
+/** Largest upload of each accepted type: documents as generate-from-upload reads them, videos as the
+ * avatar upload reads them (docs/uploads.md). */
+export const UPLOAD_MAX_BYTES = {
+  'application/pdf': 50 * MiB,
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 50 * MiB,
+  'image/png': 20 * MiB,
+  'image/jpeg': 20 * MiB,
+  'image/gif': 20 * MiB,
+  'image/webp': 20 * MiB,
+  'text/plain': 10 * MiB,
+  'text/csv': 10 * MiB,
+  'text/markdown': 10 * MiB,
+  'video/mp4': 2048 * MiB,
+  'video/quicktime': 2048 * MiB,
+  'video/webm': 2048 * MiB,
+} as const;
+export type UploadContentType = keyof typeof UPLOAD_MAX_BYTES;
+
+export const UPLOAD_CONTENT_TYPES = Object.keys(UPLOAD_MAX_BYTES) as [
+  UploadContentType,
+  ...UploadContentType[],
+];
+
+export const UPLOAD_LIMITS = {
+  filename: { min: 1, max: 255 },
+  /** The largest of any type. */
+  maxBytes: Math.max(...Object.values(UPLOAD_MAX_BYTES)),
+  /** How long the presigned PUT URL is valid. */
+  urlSeconds: 15 * 60,
+} as const;
+
+export const CreateUploadBody = v.pipe(
+  model({
+    filename: string(UPLOAD_LIMITS.filename),
+    content_type: literal(UPLOAD_CONTENT_TYPES),
+    size: integer({ ge: 1, le: UPLOAD_LIMITS.maxBytes }),
+  }),
+  // The limit of the type named, reported on `size` (where a client fixes it).
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { content_type, size } = dataset.value;
+    const max = UPLOAD_MAX_BYTES[content_type];
+    if (size > max)
+      addIssue({
+        message: valueError(`${content_type} uploads are at most ${max} bytes`),
+        input: size,
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'size', value: size }],
+      });
+  }),
+);
+export type CreateUploadInput = v.InferOutput<typeof CreateUploadBody>;
+
+export const UploadSlot = v.object({
+  /** The object key to name in later requests (`upload_key`, attachments). */
+  key: v.string(),
+  upload_url: v.string(),
+  method: v.literal('PUT'),
+  /** Headers the PUT must carry exactly as given (they are part of the signature). */
+  headers: v.record(v.string(), v.string()),
+  /** The PUT must carry exactly this many bytes. */
+  size: intOut,
+  expires_at: dateTimeOut,
+});
+export type UploadSlot = v.InferOutput<typeof UploadSlot>;

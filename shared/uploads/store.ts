@@ -1,0 +1,79 @@
+// Direct uploads: presigned PUTs under the caller's own prefix, and bounded reads of what arrived.
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3 } from '../aws/s3.ts';
+import { now } from '../clock.ts';
+import { config } from '../config.ts';
+import { NotFoundError, PayloadTooLargeError } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { isOwnUploadKey, uploadKey } from './keys.ts';
+import { type CreateUploadInput, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
+
+/** How long a presigned GET (a logo URL in a response) is valid. */
+export const DOWNLOAD_URL_SECONDS = 60 * 60;
+
+/** A presigned PUT for exactly `size` bytes of `content_type`: S3 refuses any other length or type. */
+export async function createUpload(userId: string, input: CreateUploadInput): Promise<UploadSlot> {
+  const key = uploadKey(userId, newId(), input.filename);
+  const signedAt = now();
+  const command = new PutObjectCommand({
+    Bucket: config.bucketName,
+    Key: key,
+    ContentType: input.content_type,
+    ContentLength: input.size,
+  });
+  const upload_url = await getSignedUrl(s3(), command, {
+    expiresIn: UPLOAD_LIMITS.urlSeconds,
+    signingDate: signedAt,
+    // Signed headers are checked by S3, so the size and type asked for here are the ones stored.
+    signableHeaders: new Set(['content-type', 'content-length']),
+  });
+  return {
+    key,
+    upload_url,
+    method: 'PUT',
+    headers: { 'content-type': input.content_type },
+    size: input.size,
+    expires_at: new Date(signedAt.getTime() + UPLOAD_LIMITS.urlSeconds * 1000).toISOString(),
+  };
+}
+
+/** A time-limited GET URL for an object of ours (logos in responses). */
+export const downloadUrl = (key: string): Promise<string> =>
+  getSignedUrl(s3(), new GetObjectCommand({ Bucket: config.bucketName, Key: key }), {
+    expiresIn: DOWNLOAD_URL_SECONDS,
+    signingDate: now(),
+  });
+
+const isMissing = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+
+/**
+ * The bytes of one of the caller's direct uploads, at most `maxBytes` of them: the size is checked
+ * before anything is downloaded, and again while reading (the object may be replaced meanwhile).
+ * Another user's key answers exactly as a missing one.
+ */
+export async function readOwnUpload(userId: string, key: string, maxBytes: number): Promise<Uint8Array> {
+  if (!isOwnUploadKey(userId, key)) throw new NotFoundError('Upload');
+  const target = { Bucket: config.bucketName, Key: key };
+  try {
+    const head = await s3().send(new HeadObjectCommand(target));
+    if ((head.ContentLength ?? 0) > maxBytes) throw new PayloadTooLargeError(maxBytes);
+    const object = await s3().send(new GetObjectCommand(target));
+    const stream = object.Body as AsyncIterable<Uint8Array> & { destroy?: () => void };
+    const bytes = new Uint8Array(Math.min(object.ContentLength ?? maxBytes, maxBytes));
+    let length = 0;
+    for await (const chunk of stream) {
+      if (length + chunk.length > bytes.length) {
+        stream.destroy?.();
+        throw new PayloadTooLargeError(maxBytes);
+      }
+      bytes.set(chunk, length);
+      length += chunk.length;
+    }
+    return bytes.subarray(0, length);
+  } catch (error) {
+    if (isMissing(error)) throw new NotFoundError('Upload');
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+// Membership: only members reach a workspace. Every route checks the caller's member item first (or
+// in the same wave as its reads) and answers a non-member exactly like a missing workspace.
+import { nowIso } from '../clock.ts';
+import { getItem, putNew } from '../db/store.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { workspaceKeys } from './keys.ts';
+
+export type MemberRole = 'owner' | 'member';
+
+export interface MemberItem {
+  kind: 'workspace_member';
+  workspace_id: string;
+  user_id: string;
+  role: MemberRole;
+  created_at: string;
+}
+
+export const workspaceNotFound = () => new NotFoundError('Workspace');
+
+export const getMember = (userId: string, workspaceId: string) =>
+  getItem<MemberItem>(workspaceKeys.member(workspaceId, userId));
+
+/** The caller's membership, or the 404 a missing workspace gives. */
+export async function requireMember(userId: string, workspaceId: string): Promise<MemberItem> {
+  const member = await getMember(userId, workspaceId);
+  if (!member) throw workspaceNotFound();
+  return member;
+}
+
+/** Adds a member once (the creator as owner; the sharing flow's write path). */
+export async function addMember(workspaceId: string, userId: string, role: MemberRole, at = nowIso()) {
+  const item: MemberItem = {
+    kind: 'workspace_member',
+    workspace_id: workspaceId,
+    user_id: userId,
+    role,
+    created_at: at,
+  };
+  await putNew({
+    ...workspaceKeys.member(workspaceId, userId),
+    ...workspaceKeys.byMember(userId, workspaceId),
+    ...item,
+  });
+}

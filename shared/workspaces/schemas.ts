@@ -1,0 +1,163 @@
+// Spec §"Integration status", §"Workspace task", endpoints 2 and 6, and the workspace routes around
+// them. Values and limits the spec leaves open are decided here (docs/workspaces.md says why).
+import * as v from 'valibot';
+import { dict, integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+
+export const WorkspacePath = model({ workspace_id: uuid() });
+
+// ---- workspaces ---------------------------------------------------------------------------------
+
+export const WORKSPACE_LIMITS = {
+  name: { min: 1, max: 200 },
+  /** Integrations read with a workspace or listed (one per provider; few providers exist). */
+  integrationsShown: 25,
+} as const;
+
+export const CreateWorkspaceBody = model({ name: string(WORKSPACE_LIMITS.name) });
+export type CreateWorkspaceInput = v.InferOutput<typeof CreateWorkspaceBody>;
+
+// ---- integrations -------------------------------------------------------------------------------
+
+export const ADS_PROVIDER = 'ads-provider';
+
+/** `pending_authorization` after the first credentials save; the OAuth callback makes it `connected`. */
+export const INTEGRATION_STATUSES = ['pending_authorization', 'connected', 'expired', 'revoked'] as const;
+
+export const CREDENTIAL_LIMITS = {
+  clientId: { min: 1, max: 512 },
+  clientSecret: { min: 1, max: 2048 },
+} as const;
+
+export const SaveCredentialsBody = model({
+  client_id: string(CREDENTIAL_LIMITS.clientId),
+  client_secret: string(CREDENTIAL_LIMITS.clientSecret),
+});
+export type SaveCredentialsInput = v.InferOutput<typeof SaveCredentialsBody>;
+
+/** A page the connected account manages: its public reference only, never its access token. */
+export const SocialPage = v.object({ id: v.string(), name: v.string() });
+export type SocialPage = v.InferOutput<typeof SocialPage>;
+
+const nullableString = v.nullable(v.string());
+
+/** The spec's integration status: exactly these keys, built from an allow-list. */
+export const IntegrationStatus = v.object({
+  id: v.string(),
+  provider: v.string(),
+  account_id: nullableString,
+  account_name: nullableString,
+  status: v.string(),
+  scopes: v.array(v.string()),
+  last_synced_at: nullableString,
+  token_expires_at: nullableString,
+  created_at: v.string(),
+  has_oauth_credentials: v.boolean(),
+  social_pages: v.array(SocialPage),
+  social_user_id: nullableString,
+});
+export type IntegrationStatus = v.InferOutput<typeof IntegrationStatus>;
+
+export const IntegrationStatusList = v.array(IntegrationStatus);
+
+export const Workspace = v.object({
+  id: v.string(),
+  name: v.string(),
+  owner_id: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+  integrations: v.array(IntegrationStatus),
+});
+export type Workspace = v.InferOutput<typeof Workspace>;
+
+// ---- workspace tasks ----------------------------------------------------------------------------
+
+export const WORKSPACE_TASK_STATUSES = [
+  'pending',
+  'awaiting_approval',
+  'approved',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type WorkspaceTaskStatus = (typeof WORKSPACE_TASK_STATUSES)[number];
+export const SCHEDULE_TYPES = ['once', 'recurring', 'on_trigger'] as const;
+export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+/** auto: runs unattended; review: a member reviews the output; approve: a member approves first. */
+export const APPROVAL_LEVELS = ['auto', 'review', 'approve'] as const;
+
+export const WORKSPACE_TASK_LIMITS = {
+  skillSlug: { min: 1, max: 100 },
+  title: { min: 1, max: 200 },
+  description: { max: 5000 },
+  /** The trigger object, as JSON. */
+  triggerBytes: 16 * 1024,
+  limit: { default: 50, min: 1, max: 100 },
+  /** Offset paging reads offset + limit items: the cap bounds that read. */
+  offset: { default: 0, max: 10_000 },
+  status: { max: 64 },
+} as const;
+
+const triggerFits = (trigger: Record<string, unknown>) =>
+  Buffer.byteLength(JSON.stringify(trigger)) <= WORKSPACE_TASK_LIMITS.triggerBytes;
+
+export const CreateWorkspaceTaskBody = model({
+  skill_slug: string(WORKSPACE_TASK_LIMITS.skillSlug),
+  title: string(WORKSPACE_TASK_LIMITS.title),
+  description: optionalNullable(string(WORKSPACE_TASK_LIMITS.description)),
+  schedule_type: v.optional(literal(SCHEDULE_TYPES), 'once'),
+  priority: v.optional(literal(TASK_PRIORITIES), 'normal'),
+  approval_level: v.optional(literal(APPROVAL_LEVELS), 'review'),
+  trigger: v.optional(
+    v.pipe(
+      dict(),
+      v.check(
+        triggerFits,
+        valueError(`trigger must be at most ${WORKSPACE_TASK_LIMITS.triggerBytes} bytes as JSON`),
+      ),
+    ),
+    () => ({}),
+  ),
+  hired_agent_id: uuid(),
+});
+export type CreateWorkspaceTaskInput = v.InferOutput<typeof CreateWorkspaceTaskBody>;
+
+export const ListWorkspaceTasksQuery = model({
+  status: optionalNullable(string(WORKSPACE_TASK_LIMITS.status)),
+  limit: v.optional(
+    integer({ ge: WORKSPACE_TASK_LIMITS.limit.min, le: WORKSPACE_TASK_LIMITS.limit.max }),
+    WORKSPACE_TASK_LIMITS.limit.default,
+  ),
+  offset: v.optional(
+    integer({ ge: 0, le: WORKSPACE_TASK_LIMITS.offset.max }),
+    WORKSPACE_TASK_LIMITS.offset.default,
+  ),
+});
+export type ListWorkspaceTasksInput = v.InferOutput<typeof ListWorkspaceTasksQuery>;
+
+const nullableDate = v.nullable(v.string());
+
+export const WorkspaceTask = v.object({
+  id: v.string(),
+  workspace_id: v.string(),
+  hired_agent_id: v.string(),
+  skill_slug: v.string(),
+  title: v.string(),
+  schedule_type: v.string(),
+  status: v.string(),
+  priority: v.string(),
+  approval_level: v.string(),
+  description: nullableString,
+  trigger: v.record(v.string(), v.unknown()),
+  output_data: v.record(v.string(), v.unknown()),
+  proposed_actions: v.record(v.string(), v.unknown()),
+  approved_by: nullableString,
+  approved_at: nullableDate,
+  started_at: nullableDate,
+  completed_at: nullableDate,
+  cost_usd: v.number(),
+  created_at: v.string(),
+});
+export type WorkspaceTask = v.InferOutput<typeof WorkspaceTask>;
+
+export const WorkspaceTaskList = v.array(WorkspaceTask);

@@ -1,0 +1,39 @@
+// FastAPI echoes a refused input in its 422 items, which would send a client_secret back (as the
+// whole body when another field is missing). This middleware masks secret fields in those echoes
+// as pydantic's SecretStr prints them, before the one error mapper turns the error into a response.
+import type { MiddlewareObj } from '@middy/core';
+import { RequestValidationError } from '../http/errors.ts';
+
+export const SECRET_MASK = '**********';
+
+const masked = (value: unknown, fields: readonly string[]): unknown => {
+  if (Array.isArray(value)) return value.map((entry) => masked(entry, fields));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => [
+      key,
+      fields.includes(key) ? SECRET_MASK : masked(entry, fields),
+    ]),
+  );
+};
+
+export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
+  onError: (request) => {
+    const error = request.error;
+    if (!(error instanceof RequestValidationError)) return;
+    for (const item of error.items) {
+      if (item.loc[0] !== 'body') continue;
+      const field = item.loc[1];
+      if (
+        item.loc.length === 2 &&
+        typeof field === 'string' &&
+        fields.includes(field) &&
+        item.type !== 'missing'
+      )
+        item.input = SECRET_MASK;
+      // A body that is not JSON is echoed as its raw text: it may hold the secret anywhere.
+      else if (item.loc.length === 1 && typeof item.input === 'string') item.input = SECRET_MASK;
+      else item.input = masked(item.input, fields);
+    }
+  },
+});

@@ -1,0 +1,161 @@
+// Workspace tasks (spec endpoint 6). Sort keys end in the task id, a UUIDv7 whose time part is the
+// task's created_at, so one descending Query lists newest first, ties by id; the status filter
+// reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
+import { now } from '../clock.ts';
+import { putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
+import { ConflictError } from '../http/errors.ts';
+import { newIdAt } from '../ids.ts';
+import { workspaceKeys } from './keys.ts';
+import { getMember, requireMember, workspaceNotFound } from './members.ts';
+import type {
+  CreateWorkspaceTaskInput,
+  ListWorkspaceTasksInput,
+  WorkspaceTask,
+  WorkspaceTaskStatus,
+} from './schemas.ts';
+
+interface WorkspaceTaskItem extends WorkspaceTask {
+  kind: 'workspace_task';
+}
+
+export const toWorkspaceTask = (item: WorkspaceTaskItem): WorkspaceTask => ({
+  id: item.id,
+  workspace_id: item.workspace_id,
+  hired_agent_id: item.hired_agent_id,
+  skill_slug: item.skill_slug,
+  title: item.title,
+  schedule_type: item.schedule_type,
+  status: item.status,
+  priority: item.priority,
+  approval_level: item.approval_level,
+  description: item.description ?? null,
+  trigger: item.trigger ?? {},
+  output_data: item.output_data ?? {},
+  proposed_actions: item.proposed_actions ?? {},
+  approved_by: item.approved_by ?? null,
+  approved_at: item.approved_at ?? null,
+  started_at: item.started_at ?? null,
+  completed_at: item.completed_at ?? null,
+  cost_usd: Number(item.cost_usd ?? 0),
+  created_at: item.created_at,
+});
+
+/** Creates a task in `pending` (members, and agents acting for them). */
+export async function createWorkspaceTask(
+  userId: string,
+  workspaceId: string,
+  input: CreateWorkspaceTaskInput,
+): Promise<WorkspaceTask> {
+  await requireMember(userId, workspaceId);
+  const item = newTaskItem(workspaceId, input);
+  await putNew(taskRecord(item));
+  return toWorkspaceTask(item);
+}
+
+/** Many tasks at once (imports, the growth benchmark): one member check, then batch writes. */
+export async function createWorkspaceTasks(
+  userId: string,
+  workspaceId: string,
+  inputs: CreateWorkspaceTaskInput[],
+): Promise<void> {
+  await requireMember(userId, workspaceId);
+  await putMany(inputs.map((input) => taskRecord(newTaskItem(workspaceId, input))));
+}
+
+const taskRecord = (item: WorkspaceTaskItem) => ({
+  ...workspaceKeys.task(item.workspace_id, item.id),
+  ...workspaceKeys.byStatus(item.workspace_id, item.status, item.id),
+  ...item,
+});
+
+function newTaskItem(workspaceId: string, input: CreateWorkspaceTaskInput): WorkspaceTaskItem {
+  const at = now();
+  const id = newIdAt(at);
+  return {
+    kind: 'workspace_task',
+    id,
+    workspace_id: workspaceId,
+    hired_agent_id: input.hired_agent_id,
+    skill_slug: input.skill_slug,
+    title: input.title,
+    schedule_type: input.schedule_type,
+    status: 'pending',
+    priority: input.priority,
+    approval_level: input.approval_level,
+    description: input.description,
+    trigger: input.trigger,
+    output_data: {},
+    proposed_actions: {},
+    approved_by: null,
+    approved_at: null,
+    started_at: null,
+    completed_at: null,
+    cost_usd: 0,
+    created_at: at.toISOString(),
+  };
+}
+
+/**
+ * One wave: the member check beside the window's Query (the partition's `WTASK#` items, or gsi1
+ * for one status), newest first. The window reads offset + limit items (offset is capped).
+ */
+export async function listWorkspaceTasks(
+  userId: string,
+  workspaceId: string,
+  query: ListWorkspaceTasksInput,
+): Promise<WorkspaceTask[]> {
+  const window = { offset: query.offset, limit: query.limit, newestFirst: true };
+  const [member, items] = await Promise.all([
+    getMember(userId, workspaceId),
+    query.status === null
+      ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), {
+          ...window,
+          prefix: workspaceKeys.taskPrefix,
+        })
+      : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, query.status), {
+          ...window,
+          index: 'gsi1',
+        }),
+  ]);
+  if (!member) throw workspaceNotFound();
+  return items.map(toWorkspaceTask);
+}
+
+export interface TaskProgress {
+  status: WorkspaceTaskStatus;
+  approved_by?: string;
+  output_data?: Record<string, unknown>;
+  proposed_actions?: Record<string, unknown>;
+  cost_usd?: number;
+}
+
+/**
+ * The agents' write path: moves a task from the status it is known to be in to the next one,
+ * stamping approved_at / started_at / completed_at. Conditional on the expected status, so a
+ * stale writer gets a 409 instead of overwriting a newer state.
+ */
+export async function advanceWorkspaceTask(
+  workspaceId: string,
+  taskId: string,
+  from: WorkspaceTaskStatus,
+  progress: TaskProgress,
+): Promise<WorkspaceTask> {
+  const at = now().toISOString();
+  const { status, ...fields } = progress;
+  const stamps: Record<string, string> = {};
+  if (status === 'approved') stamps.approved_at = at;
+  if (status === 'in_progress') stamps.started_at = at;
+  if (status === 'completed' || status === 'failed' || status === 'cancelled') stamps.completed_at = at;
+  const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
+    set: {
+      status,
+      gsi1pk: workspaceKeys.statusPartition(workspaceId, status),
+      ...stamps,
+      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    },
+    exists: ['pk'],
+    expect: { status: from },
+  });
+  if (!item) throw new ConflictError(`Task is not ${from}`);
+  return toWorkspaceTask(item);
+}

@@ -1,0 +1,134 @@
+// Shared pieces of the avatar tests: real video headers, multipart bodies, teams through the teams
+// domain, signed provider callbacks.
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { setStudioTraining } from '../../shared/accounts/store.ts';
+import { signCallback } from '../../shared/avatars/signature.ts';
+import { s3 } from '../../shared/aws/s3.ts';
+import { config } from '../../shared/config.ts';
+import { AVATAR_VIDEO_TEAM_TYPE } from '../../shared/teams/schemas.ts';
+import { createTeam } from '../../shared/teams/store.ts';
+import type { CallResult, Harness } from '../support/harness.ts';
+
+const box = (type: string, payload: Buffer) => {
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(8 + payload.length);
+  return Buffer.concat([size, Buffer.from(type, 'latin1'), payload]);
+};
+
+/** An ISO base media file: an `ftyp` box with the brand, then an `mdat` box of filler. */
+export const isoMedia = (brand: string, filler = 256) =>
+  Buffer.concat([
+    box('ftyp', Buffer.concat([Buffer.from(brand, 'latin1'), Buffer.alloc(4), Buffer.from('isommp41')])),
+    box('mdat', Buffer.alloc(filler, 7)),
+  ]);
+export const mp4 = (filler = 256) => isoMedia('isom', filler);
+export const quicktime = () => isoMedia('qt  ');
+
+/** An EBML header with the given DocType, then filler (a WebM file starts like this). */
+export const ebml = (docType: string) =>
+  Buffer.concat([
+    Buffer.from('1a45dfa3', 'hex'),
+    Buffer.from([0x80 | (7 + docType.length)]),
+    Buffer.from('4286810142f781014282', 'hex'),
+    Buffer.from([0x80 | docType.length]),
+    Buffer.from(docType, 'latin1'),
+    Buffer.alloc(128, 3),
+  ]);
+export const webm = () => ebml('webm');
+
+export interface FilePart {
+  filename: string;
+  type: string;
+  content: Buffer;
+}
+
+export function multipart(parts: Record<string, string | FilePart>) {
+  const boundary = `----avatar${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const [name, value] of Object.entries(parts)) {
+    const head =
+      typeof value === 'string'
+        ? `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`
+        : `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${value.filename}"\r\nContent-Type: ${value.type}\r\n\r\n`;
+    chunks.push(
+      Buffer.from(head),
+      typeof value === 'string' ? Buffer.from(value) : value.content,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    body: Buffer.concat(chunks),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+export const videoPart = (content: Buffer = mp4(), filename = 'me.mp4', type = 'video/mp4'): FilePart => ({
+  filename,
+  type,
+  content,
+});
+
+/** An avatar-video team of `owner`, whose account may (or may not) train studio avatars. */
+export async function avatarTeam(owner: string, { training = true } = {}) {
+  if (training) await setStudioTraining(owner, true);
+  const team = await createTeam(owner, {
+    team_type: AVATAR_VIDEO_TEAM_TYPE,
+    display_name: 'Studio',
+    tier: 'studio',
+    operation_mode: 'autopilot',
+    brand_id: null,
+    brand_kit_id: null,
+    content_strategy: {},
+    orchestrator_cadence: {},
+    config: {},
+    content_cadence: [],
+  });
+  return team.id;
+}
+
+export const uploadUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/upload`;
+export const statusUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/status`;
+
+export function uploadVideo(
+  h: Harness,
+  teamId: string,
+  parts: Record<string, string | FilePart> = { video: videoPart(), consent_attestation: 'true' },
+  token?: string,
+): Promise<CallResult> {
+  return h.call('POST', uploadUrl(teamId), { ...multipart(parts), ...(token ? { token } : {}) });
+}
+
+export async function readObject(key: string): Promise<Buffer | undefined> {
+  try {
+    const object = await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }));
+    return Buffer.from(await object.Body!.transformToByteArray());
+  } catch {
+    return undefined;
+  }
+}
+
+export const SECRET = 'test-provider-secret-0123456789abcdef';
+
+export const unixNow = () => Math.floor(Date.now() / 1000);
+
+/** A provider callback, signed with `secret` at `t` unless a header is given. */
+export function callback(
+  h: Harness,
+  report: Record<string, unknown> | string,
+  options: { secret?: string; t?: number; header?: string | null } = {},
+): Promise<CallResult> {
+  const body = typeof report === 'string' ? report : JSON.stringify(report);
+  const header =
+    options.header === undefined
+      ? signCallback(options.secret ?? SECRET, options.t ?? unixNow(), body)
+      : options.header;
+  return h.call('POST', '/api/v1/avatar-provider/callback', {
+    token: null,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      ...(header === null ? {} : { 'x-avatar-signature': header }),
+    },
+  });
+}

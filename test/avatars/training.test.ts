@@ -1,0 +1,232 @@
+// Status polling, the consent recording, the signed provider callback and the state machine, on the
+// real handlers over dynalite + s3rver.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
+import { SIGNATURE_TEXTS } from '../../shared/avatars/signature.ts';
+import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
+import { setClock } from '../../shared/clock.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { avatarTeam, callback, SECRET, statusUrl, unixNow, uploadVideo, videoPart, webm } from './support.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+  process.env.AVATAR_PROVIDER_SECRET = SECRET;
+});
+after(() => h.close());
+afterEach(() => {
+  setClock(undefined);
+  process.env.AVATAR_PROVIDER_SECRET = SECRET;
+});
+
+/** A team with an avatar in training: its ids and consent URL. */
+async function training(video = videoPart()) {
+  const team = await avatarTeam(h.owner.id);
+  const res = await uploadVideo(h, team, { video, consent_attestation: 'true' });
+  assert.equal(res.status, 202);
+  return { team, avatar: res.body.avatar_id as string, consentUrl: res.body.consent_url as string };
+}
+
+const putConsent = async (url: string, bytes = webm()) => {
+  const res = await fetch(url, { method: 'PUT', body: bytes });
+  assert.equal(res.status, 200, await res.text());
+};
+
+let events = 0;
+const report = (team: string, avatar: string, status: string, extra: Record<string, unknown> = {}) => ({
+  event_id: `evt_${++events}`,
+  team_id: team,
+  avatar_id: avatar,
+  status,
+  ...extra,
+});
+
+describe('avatar status', () => {
+  it('404 when the team has no avatar; 404 for another user’s team', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const none = await h.call('GET', statusUrl(team));
+    assert.equal(none.status, 404);
+    assert.deepEqual(none.body, { detail: 'Avatar not found' });
+    const { team: mine } = await training();
+    const theirs = await h.call('GET', statusUrl(mine), { token: h.other.token });
+    assert.equal(theirs.status, 404);
+    assert.deepEqual(theirs.body, { detail: 'Team not found' });
+  });
+
+  it('reports the training avatar; consent_received flips once the consent URL took a PUT', async () => {
+    const { team, avatar, consentUrl } = await training();
+    const before = await h.call('GET', statusUrl(team));
+    assert.equal(before.status, 200);
+    assert.deepEqual(Object.keys(before.body).sort(), [
+      'avatar_id',
+      'consent_received',
+      'created_at',
+      'error',
+      'status',
+      'type',
+      'updated_at',
+    ]);
+    assert.equal(before.body.avatar_id, avatar);
+    assert.equal(before.body.status, 'training');
+    assert.equal(before.body.type, 'studio');
+    assert.equal(before.body.consent_received, false);
+    assert.equal(before.body.error, null);
+    assert.match(before.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    await putConsent(consentUrl);
+    const afterPut = await h.call('GET', statusUrl(team));
+    assert.equal(afterPut.body.consent_received, true);
+  });
+});
+
+describe('provider callback: signature', () => {
+  it('200 with a good signature', async () => {
+    const { team, avatar } = await training();
+    const res = await callback(h, report(team, avatar, 'failed', { error: 'face not visible' }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { avatar_id: avatar, status: 'failed' });
+  });
+
+  it('401 for a missing, malformed, wrong-secret or tampered signature, before the body is read', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed'));
+    const cases: [string, Parameters<typeof callback>[2], string][] = [
+      ['no header', { header: null }, body],
+      ['malformed', { header: 'v1=abc' }, body],
+      ['no v1', { header: `t=${unixNow()}` }, body],
+      ['wrong secret', { secret: 'not-the-secret' }, body],
+      ['invalid JSON, unsigned', { header: null }, '{"event_id":'],
+    ];
+    for (const [name, options, sent] of cases) {
+      const res = await callback(h, sent, options);
+      assert.equal(res.status, 401, name);
+      assert.deepEqual(res.body, { detail: SIGNATURE_TEXTS.invalid }, name);
+      assert.equal(res.headers['www-authenticate'], undefined);
+    }
+    // Signed for one body, sent with another.
+    const t = unixNow();
+    const { signCallback } = await import('../../shared/avatars/signature.ts');
+    const header = signCallback(SECRET, t, body);
+    const tampered = await callback(h, body.replace('"failed"', '"ready"'), { header });
+    assert.equal(tampered.status, 401);
+    assert.equal((await readAvatar(team, avatar))?.status, 'training');
+  });
+
+  it('401 for a timestamp more than 5 minutes old or ahead', async () => {
+    const { team, avatar } = await training();
+    const tolerance = AVATAR_LIMITS.callbackToleranceSeconds;
+    for (const t of [unixNow() - tolerance - 5, unixNow() + tolerance + 5]) {
+      const res = await callback(h, report(team, avatar, 'failed'), { t });
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.body, { detail: SIGNATURE_TEXTS.stale });
+    }
+    const edge = await callback(h, report(team, avatar, 'failed'), { t: unixNow() - tolerance + 5 });
+    assert.equal(edge.status, 200);
+  });
+
+  it('401 for a replayed message, even with its header rewritten', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed'));
+    const { signCallback } = await import('../../shared/avatars/signature.ts');
+    const header = signCallback(SECRET, unixNow(), body);
+    assert.equal((await callback(h, body, { header })).status, 200);
+    const replay = await callback(h, body, { header });
+    assert.equal(replay.status, 401);
+    assert.deepEqual(replay.body, { detail: SIGNATURE_TEXTS.replayed });
+    const [t, v1] = header.split(',');
+    const rewritten = await callback(h, body, { header: `${v1},${t},v1=${'0'.repeat(64)}` });
+    assert.equal(rewritten.status, 401);
+    assert.deepEqual(rewritten.body, { detail: SIGNATURE_TEXTS.replayed });
+  });
+
+  it('validates the signed body (422) and answers 404 for an unknown avatar', async () => {
+    const invalid = await callback(h, { event_id: '', team_id: 'x', avatar_id: 'y', status: 'training' });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(
+      invalid.body.detail.map((item: { loc: unknown[]; type: string }) => [item.loc.join('.'), item.type]),
+      [
+        ['body.event_id', 'string_too_short'],
+        ['body.team_id', 'uuid_parsing'],
+        ['body.avatar_id', 'uuid_parsing'],
+        ['body.status', 'literal_error'],
+      ],
+    );
+    const team = await avatarTeam(h.owner.id);
+    const unknown = await callback(h, report(team, '01a1fc6e-0000-7000-8000-000000000000', 'ready'));
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.body, { detail: 'Avatar not found' });
+  });
+
+  it('503 while no signing secret is configured (fail closed, retryable)', async () => {
+    delete process.env.AVATAR_PROVIDER_SECRET;
+    const res = await callback(h, { event_id: 'e' });
+    assert.equal(res.status, 503);
+  });
+});
+
+describe('training state machine', () => {
+  let team: string;
+  let avatar: string;
+  let consentUrl: string;
+  beforeEach(async () => {
+    ({ team, avatar, consentUrl } = await training());
+  });
+  const status = async () => (await h.call('GET', statusUrl(team))).body;
+
+  it('training → ready when the provider reports ready and the consent recording is there', async () => {
+    await putConsent(consentUrl);
+    const res = await callback(h, report(team, avatar, 'ready'));
+    assert.deepEqual(res.body, { avatar_id: avatar, status: 'ready' });
+    const polled = await status();
+    assert.equal(polled.status, 'ready');
+    assert.equal(polled.consent_received, true);
+    assert.equal(polled.error, null);
+  });
+
+  it('training → failed when ready is reported but the consent recording never arrived', async () => {
+    const res = await callback(h, report(team, avatar, 'ready'));
+    assert.deepEqual(res.body, { avatar_id: avatar, status: 'failed' });
+    const polled = await status();
+    assert.equal(polled.status, 'failed');
+    assert.equal(polled.error, AVATAR_TEXTS.consentMissing);
+  });
+
+  it('training → failed with the provider’s reason (or a default one)', async () => {
+    await callback(h, report(team, avatar, 'failed', { error: 'The face is not visible' }));
+    assert.equal((await status()).error, 'The face is not visible');
+    const other = await training();
+    await callback(h, report(other.team, other.avatar, 'failed'));
+    assert.equal((await h.call('GET', statusUrl(other.team))).body.error, AVATAR_TEXTS.providerFailed);
+  });
+
+  it('a finished avatar does not move: late or repeated reports change nothing, ready → training is refused', async () => {
+    await putConsent(consentUrl);
+    await callback(h, report(team, avatar, 'ready'));
+    const updated = (await status()).updated_at;
+    const late = await callback(h, report(team, avatar, 'failed', { error: 'late' }));
+    assert.deepEqual(late.body, { avatar_id: avatar, status: 'ready' });
+    const again = await callback(h, report(team, avatar, 'ready'));
+    assert.deepEqual(again.body, { avatar_id: avatar, status: 'ready' });
+
+    const back = await moveAvatar(team, avatar, 'training');
+    assert.equal(back.moved, false);
+    assert.equal(back.avatar?.status, 'ready');
+    const toFailed = await moveAvatar(team, avatar, 'failed', 'late');
+    assert.equal(toFailed.moved, false);
+    const polled = await status();
+    assert.equal(polled.status, 'ready');
+    assert.equal(polled.updated_at, updated);
+  });
+
+  it('after ready (or failed) a new upload is accepted and becomes the current avatar', async () => {
+    await putConsent(consentUrl);
+    await callback(h, report(team, avatar, 'ready'));
+    const next = await uploadVideo(h, team);
+    assert.equal(next.status, 202);
+    const polled = await status();
+    assert.equal(polled.avatar_id, next.body.avatar_id);
+    assert.equal(polled.status, 'training');
+    assert.equal((await readAvatar(team, avatar))?.status, 'ready');
+  });
+});

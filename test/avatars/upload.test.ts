@@ -1,0 +1,540 @@
+// POST /api/v1/teams/{team_id}/avatar/upload on the real handler over dynalite + s3rver.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { recordingProvider } from '../../shared/avatars/provider.ts';
+import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
+import { readAvatar } from '../../shared/avatars/store.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
+import { setClock } from '../../shared/clock.ts';
+import { config } from '../../shared/config.ts';
+import { queryPartition } from '../../shared/db/store.ts';
+import { CONTENT_TEAM_TYPE } from '../../shared/teams/schemas.ts';
+import { createTeam, readTeam } from '../../shared/teams/store.ts';
+import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import {
+  avatarTeam,
+  ebml,
+  isoMedia,
+  mp4,
+  multipart,
+  quicktime,
+  readObject,
+  uploadUrl,
+  uploadVideo,
+  videoPart,
+  webm,
+} from './support.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+afterEach(() => {
+  setClock(undefined);
+  delete process.env.AVATAR_PROVIDER_URL;
+});
+
+const avatarRecords = (teamId: string) => queryPartition(`TEAM#${teamId}`, { prefix: 'AVATAR#' });
+const teamObjects = async (teamId: string) => {
+  const listed = await s3().send(
+    new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `teams/${teamId}/` }),
+  );
+  return (listed.Contents ?? []).map((object) => object.Key!);
+};
+const putUpload = (key: string, body: Buffer) =>
+  s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body }));
+
+/** FastAPI's 422 for one form field. */
+const formError = (field: string, type: string, msg: string, input: unknown, ctx?: object) => ({
+  detail: [{ type, loc: ['body', field], msg, input, ...(ctx ? { ctx } : {}) }],
+});
+
+describe('avatar upload: happy path', () => {
+  it('stores the video, then the training record, then points the team at it (202)', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const video = mp4(2048);
+    const res = await uploadVideo(h, team, { video: videoPart(video), consent_attestation: 'true' });
+    assert.equal(res.status, 202);
+    assert.deepEqual(Object.keys(res.body).sort(), ['avatar_id', 'consent_url', 'status', 'type']);
+    const { avatar_id, status, type, consent_url } = res.body;
+    assert.equal(status, 'training');
+    assert.equal(type, 'studio');
+    assert.match(avatar_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    const sourceKey = `teams/${team}/avatars/${avatar_id}/source.mp4`;
+    assert.deepEqual(await readObject(sourceKey), video);
+    const record = await readAvatar(team, avatar_id);
+    assert.equal(record?.status, 'training');
+    assert.equal(record?.type, 'studio');
+    assert.equal(record?.source_key, sourceKey);
+    assert.equal(record?.source_bytes, video.length);
+    assert.equal(record?.consent_attestation, true);
+    assert.equal(record?.consent_attested_by, h.owner.id);
+    assert.equal(record?.subject_is_minor, false);
+    assert.equal(record?.owner, h.owner.id);
+    assert.equal((await readTeam(team))?.current_avatar_id, avatar_id);
+
+    // The consent URL is a time-limited presigned PUT of this avatar's consent object.
+    const url = new URL(consent_url);
+    assert.match(url.pathname, new RegExp(`/teams/${team}/avatars/${avatar_id}/consent\\.mp4$`));
+    assert.equal(url.searchParams.get('X-Amz-Expires'), String(AVATAR_LIMITS.consentUrlSeconds));
+
+    // The provider got the job, with a URL that serves the stored video.
+    const job = recordingProvider.jobs.find((j) => j.avatar_id === avatar_id);
+    assert.equal(job?.team_id, team);
+    assert.equal(job?.video_content_type, 'video/mp4');
+    const fetched = await fetch(job!.video_url);
+    assert.equal(fetched.status, 200);
+    assert.deepEqual(Buffer.from(await fetched.arrayBuffer()), video);
+  });
+
+  it('names the object by what the bytes are, not by the file name or declared type', async () => {
+    for (const [content, ext] of [
+      [webm(), 'webm'],
+      [quicktime(), 'mov'],
+    ] as const) {
+      const team = await avatarTeam(h.owner.id);
+      const res = await uploadVideo(h, team, {
+        video: videoPart(content, 'clip.bin', 'application/octet-stream'),
+        consent_attestation: 'true',
+      });
+      assert.equal(res.status, 202, ext);
+      assert.deepEqual(await teamObjects(team), [
+        `teams/${team}/avatars/${res.body.avatar_id}/source.${ext}`,
+      ]);
+    }
+  });
+
+  it('accepts a video sent earlier by direct upload (JSON upload_key) and copies it under the team', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const key = `${userUploadPrefix(h.owner.id)}01a1fc6e-0000-7000-8000-0000000000aa/me.webm`;
+    const video = webm();
+    await putUpload(key, video);
+    const res = await h.call('POST', uploadUrl(team), {
+      json: { upload_key: key, consent_attestation: true, subject_is_minor: false },
+    });
+    assert.equal(res.status, 202);
+    assert.deepEqual(await readObject(`teams/${team}/avatars/${res.body.avatar_id}/source.webm`), video);
+    assert.equal((await readAvatar(team, res.body.avatar_id))?.source_bytes, video.length);
+  });
+});
+
+describe('avatar upload: preconditions, checked before any byte is stored', () => {
+  it('404 for an unknown team and for another user’s team alike', async () => {
+    const others = await avatarTeam(h.other.id);
+    for (const team of [others, '01a1fc6e-0000-7000-8000-000000000000']) {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: 'Team not found' });
+    }
+    assert.deepEqual(await teamObjects(others), []);
+  });
+
+  it('403 for a team that is not of the avatar-video kind', async () => {
+    const { id: team } = await createTeam(h.owner.id, {
+      team_type: CONTENT_TEAM_TYPE,
+      display_name: 'Content',
+      tier: 'pro',
+      operation_mode: 'autopilot',
+      brand_id: null,
+      brand_kit_id: null,
+      content_strategy: {},
+      orchestrator_cadence: {},
+      config: {},
+      content_cadence: [],
+    });
+    const res = await uploadVideo(h, team);
+    assert.equal(res.status, 403);
+    assert.deepEqual(res.body, { detail: AVATAR_TEXTS.wrongTeamType });
+    assert.deepEqual(await teamObjects(team), []);
+  });
+
+  it('403 when studio training is not enabled on the caller’s account', async () => {
+    const user = '01a1fc6e-0000-7000-8000-00000000beef';
+    const team = await avatarTeam(user, { training: false });
+    const res = await uploadVideo(h, team, undefined, await h.tokenFor(user));
+    assert.equal(res.status, 403);
+    assert.deepEqual(res.body, { detail: AVATAR_TEXTS.trainingDisabled });
+    assert.deepEqual(await teamObjects(team), []);
+    assert.deepEqual(await avatarRecords(team), []);
+  });
+
+  it('409 while the team’s current avatar is training; nothing of the second upload is stored', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = await uploadVideo(h, team);
+    assert.equal(first.status, 202);
+    const second = await uploadVideo(h, team);
+    assert.equal(second.status, 409);
+    assert.deepEqual(second.body, { detail: AVATAR_TEXTS.alreadyTraining });
+    assert.equal((await avatarRecords(team)).length, 1);
+    assert.equal((await teamObjects(team)).length, 1);
+  });
+
+  it('two concurrent uploads: one trains, the other gets 409 and leaves nothing behind', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const results = await Promise.all([uploadVideo(h, team), uploadVideo(h, team)]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [202, 409]);
+    const winner = results.find((r) => r.status === 202)!.body.avatar_id;
+    assert.deepEqual(
+      (await avatarRecords(team)).map((a) => (a as { id: string }).id),
+      [winner],
+    );
+    assert.equal((await readTeam(team))?.current_avatar_id, winner);
+    assert.deepEqual(await teamObjects(team), [`teams/${team}/avatars/${winner}/source.mp4`]);
+  });
+
+  it('an avatar stuck in training past the timeout is failed and no longer blocks', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = await uploadVideo(h, team);
+    setClock(new Date(Date.now() + (AVATAR_LIMITS.trainingTimeoutSeconds + 60) * 1000));
+    const second = await uploadVideo(h, team);
+    assert.equal(second.status, 202);
+    const old = await readAvatar(team, first.body.avatar_id);
+    assert.equal(old?.status, 'failed');
+    assert.equal(old?.error, AVATAR_TEXTS.timedOut);
+  });
+});
+
+describe('avatar upload: bad input', () => {
+  let team: string;
+  before(async () => {
+    team = await avatarTeam(h.owner.id);
+  });
+
+  it('422 for each missing part (video, consent_attestation), in FastAPI’s format', async () => {
+    const res = await uploadVideo(h, team, { subject_is_minor: 'false' });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, {
+      detail: [
+        { type: 'missing', loc: ['body', 'video'], msg: 'Field required', input: null },
+        { type: 'missing', loc: ['body', 'consent_attestation'], msg: 'Field required', input: null },
+      ],
+    });
+    const noVideo = await uploadVideo(h, team, { consent_attestation: 'true' });
+    assert.deepEqual(noVideo.body, formError('video', 'missing', 'Field required', null));
+    const noConsent = await uploadVideo(h, team, { video: videoPart() });
+    assert.deepEqual(noConsent.body, formError('consent_attestation', 'missing', 'Field required', null));
+    // An empty field is absent, as in FastAPI.
+    const empty = await uploadVideo(h, team, { video: videoPart(), consent_attestation: '' });
+    assert.deepEqual(empty.body, formError('consent_attestation', 'missing', 'Field required', null));
+    const noBody = await h.call('POST', uploadUrl(team), {
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
+    assert.equal(noBody.status, 422);
+  });
+
+  it('a text part where the video file belongs is FastAPI’s UploadFile value error', async () => {
+    const res = await uploadVideo(h, team, { video: 'not a file', consent_attestation: 'true' });
+    assert.deepEqual(
+      res.body,
+      formError(
+        'video',
+        'value_error',
+        "Value error, Expected UploadFile, received: <class 'str'>",
+        'not a file',
+        {
+          error: {},
+        },
+      ),
+    );
+  });
+
+  it('reads booleans as FastAPI does: true/1/yes/on/t/y, false/0/no/off/f/n, any case', async () => {
+    const falses = ['false', '0', 'no', 'off', 'f', 'n', 'OFF', 'No'];
+    for (const [i, text] of ['true', '1', 'yes', 'on', 't', 'y', 'TRUE', 'Yes'].entries()) {
+      const fresh = await avatarTeam(h.owner.id);
+      const res = await uploadVideo(h, fresh, {
+        video: videoPart(),
+        consent_attestation: text,
+        subject_is_minor: falses[i]!,
+      });
+      assert.equal(res.status, 202, text);
+    }
+  });
+
+  it('consent_attestation false is refused (value_error, echoing the text sent)', async () => {
+    for (const text of ['false', '0', 'no', 'off', 'f', 'n']) {
+      const res = await uploadVideo(h, team, { video: videoPart(), consent_attestation: text });
+      assert.equal(res.status, 422);
+      assert.deepEqual(
+        res.body,
+        formError(
+          'consent_attestation',
+          'value_error',
+          `Value error, ${AVATAR_TEXTS.consentRequired}`,
+          text,
+          {
+            error: {},
+          },
+        ),
+      );
+    }
+  });
+
+  it('subject_is_minor true is refused: avatars of minors are not trained', async () => {
+    const res = await uploadVideo(h, team, {
+      video: videoPart(),
+      consent_attestation: 'true',
+      subject_is_minor: 'yes',
+    });
+    assert.deepEqual(
+      res.body,
+      formError('subject_is_minor', 'value_error', `Value error, ${AVATAR_TEXTS.minorRefused}`, 'yes', {
+        error: {},
+      }),
+    );
+  });
+
+  it('texts that are not booleans are bool_parsing errors, all reported together', async () => {
+    const res = await uploadVideo(h, team, {
+      video: videoPart(),
+      consent_attestation: 'sure',
+      subject_is_minor: ' true',
+    });
+    const parsing = 'Input should be a valid boolean, unable to interpret input';
+    assert.deepEqual(res.body, {
+      detail: [
+        { type: 'bool_parsing', loc: ['body', 'consent_attestation'], msg: parsing, input: 'sure' },
+        { type: 'bool_parsing', loc: ['body', 'subject_is_minor'], msg: parsing, input: ' true' },
+      ],
+    });
+  });
+
+  it('415 for bytes that are not MP4, QuickTime or WebM, whatever the declared type', async () => {
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64)]);
+    for (const content of [
+      Buffer.from('just text, no video'),
+      png,
+      isoMedia('M4A '),
+      ebml('matroska'),
+      Buffer.alloc(0),
+    ]) {
+      const res = await uploadVideo(h, team, { video: videoPart(content), consent_attestation: 'true' });
+      assert.equal(res.status, 415);
+      assert.deepEqual(res.body, { detail: AVATAR_TEXTS.notAVideo });
+    }
+    assert.deepEqual(await teamObjects(team), []);
+  });
+
+  it('413 past 4 MiB of video in the form (and past the body limit)', async () => {
+    const limit = AVATAR_LIMITS.formVideoBytes;
+    const over = await uploadVideo(h, team, { video: videoPart(mp4(limit)), consent_attestation: 'true' });
+    assert.equal(over.status, 413);
+    assert.deepEqual(over.body, { detail: `Request body too large: the limit is ${limit} bytes` });
+    const far = await uploadVideo(h, team, {
+      video: videoPart(mp4(limit + 200_000)),
+      consent_attestation: 'true',
+    });
+    assert.equal(far.status, 413);
+    assert.deepEqual(await teamObjects(team), []);
+    const atLimit = await uploadVideo(h, team, {
+      video: videoPart(mp4(limit - mp4(0).length)),
+      consent_attestation: 'true',
+    });
+    assert.equal(atLimit.status, 202);
+  });
+});
+
+describe('avatar upload by upload_key', () => {
+  let team: string;
+  before(async () => {
+    team = await avatarTeam(h.owner.id);
+  });
+  const send = (json: unknown) => h.call('POST', uploadUrl(team), { json });
+
+  it('404 for another user’s key and for a missing object', async () => {
+    const others = `${userUploadPrefix(h.other.id)}x/me.mp4`;
+    await putUpload(others, mp4());
+    for (const key of [others, `${userUploadPrefix(h.owner.id)}nothing/here.mp4`, '../etc/passwd']) {
+      const res = await send({ upload_key: key, consent_attestation: true });
+      assert.equal(res.status, 404, key);
+      assert.deepEqual(res.body, { detail: 'Upload not found' });
+    }
+  });
+
+  it('415 for an uploaded object that is not a video', async () => {
+    const key = `${userUploadPrefix(h.owner.id)}y/notes.mp4`;
+    await putUpload(key, Buffer.from('%PDF-1.7 not a video'));
+    const res = await send({ upload_key: key, consent_attestation: true });
+    assert.equal(res.status, 415);
+  });
+
+  it('413 for an uploaded video over 2 GiB (size as S3 reports it)', async () => {
+    const key = `${userUploadPrefix(h.owner.id)}z/huge.mp4`;
+    await putUpload(key, mp4());
+    // s3rver cannot hold 2 GiB here: the S3 client reports a larger object instead.
+    const claimLargeObject = 'claim-large-object';
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'GetObjectCommand')
+          (result.output as { ContentRange?: string }).ContentRange =
+            `bytes 0-63/${AVATAR_LIMITS.uploadVideoBytes + 1}`;
+        return result;
+      },
+      { step: 'initialize', name: claimLargeObject },
+    );
+    try {
+      const res = await send({ upload_key: key, consent_attestation: true });
+      assert.equal(res.status, 413);
+      assert.deepEqual(res.body, {
+        detail: `Request body too large: the limit is ${AVATAR_LIMITS.uploadVideoBytes} bytes`,
+      });
+    } finally {
+      s3().middlewareStack.remove(claimLargeObject);
+    }
+  });
+
+  it('validates the JSON body like the form: consent required and true, minors refused', async () => {
+    const missing = await send({});
+    assert.deepEqual(missing.body, {
+      detail: [
+        { type: 'missing', loc: ['body', 'upload_key'], msg: 'Field required', input: {} },
+        { type: 'missing', loc: ['body', 'consent_attestation'], msg: 'Field required', input: {} },
+      ],
+    });
+    const refused = await send({ upload_key: 'k', consent_attestation: false, subject_is_minor: true });
+    assert.deepEqual(refused.body, {
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['body', 'consent_attestation'],
+          msg: `Value error, ${AVATAR_TEXTS.consentRequired}`,
+          input: false,
+          ctx: { error: {} },
+        },
+        {
+          type: 'value_error',
+          loc: ['body', 'subject_is_minor'],
+          msg: `Value error, ${AVATAR_TEXTS.minorRefused}`,
+          input: true,
+          ctx: { error: {} },
+        },
+      ],
+    });
+  });
+});
+
+describe('avatar upload: failures leave no record pointing at nothing', () => {
+  it('S3 refusing the PutObject: 503, no avatar record, the team unchanged', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const failPut = 'fail-put-object';
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutObjectCommand')
+          throw Object.assign(new Error('We encountered an internal error.'), {
+            name: 'InternalError',
+            $metadata: { httpStatusCode: 500 },
+          });
+        return next(args);
+      },
+      { step: 'initialize', name: failPut },
+    );
+    try {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { detail: 'Service temporarily unavailable, retry later' });
+    } finally {
+      s3().middlewareStack.remove(failPut);
+    }
+    assert.deepEqual(await avatarRecords(team), []);
+    assert.equal((await readTeam(team))?.current_avatar_id, undefined);
+    assert.equal((await h.call('GET', `/api/v1/teams/${team}/avatar/status`)).status, 404);
+  });
+
+  it('DynamoDB failing the pointer update: the record and then the object are removed', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const failPointer = 'fail-team-update';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        // The document client's commands reach the client's stack as the low-level UpdateItem.
+        const input = args.input as { Key?: { sk?: unknown } };
+        if (context.commandName === 'UpdateItemCommand' && input.Key?.sk === 'TEAM')
+          throw Object.assign(new Error('unavailable'), {
+            name: 'ServiceUnavailable',
+            $metadata: { httpStatusCode: 503 },
+          });
+        return next(args);
+      },
+      { step: 'initialize', name: failPointer },
+    );
+    try {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 503);
+    } finally {
+      dynamo().middlewareStack.remove(failPointer);
+    }
+    assert.deepEqual(await avatarRecords(team), []);
+    assert.deepEqual(await teamObjects(team), []);
+    assert.equal((await uploadVideo(h, team)).status, 202);
+  });
+});
+
+describe('avatar provider over HTTP', () => {
+  it('POSTs the job to AVATAR_PROVIDER_URL', async () => {
+    const received: { headers: IncomingMessage['headers']; body: Record<string, unknown> }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"job_id":"job-42"}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    try {
+      const team = await avatarTeam(h.owner.id);
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 202);
+      assert.equal(received.length, 1);
+      const [{ headers, body }] = received as [(typeof received)[0]];
+      assert.equal(headers['idempotency-key'], res.body.avatar_id);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'avatar_id',
+        'team_id',
+        'video_content_type',
+        'video_url',
+        'video_url_expires_at',
+      ]);
+      assert.equal(body.avatar_id, res.body.avatar_id);
+      assert.equal((await readAvatar(team, res.body.avatar_id))?.provider, 'http');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('an unreachable provider fails the avatar at once and answers 503; a new upload may follow', async () => {
+    const server = createServer((_req, res) => res.writeHead(500).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const team = await avatarTeam(h.owner.id);
+    try {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 503);
+    } finally {
+      server.close();
+    }
+    const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
+    assert.equal(status.body.status, 'failed');
+    assert.equal(status.body.error, AVATAR_TEXTS.providerUnreachable);
+    delete process.env.AVATAR_PROVIDER_URL;
+    assert.equal((await uploadVideo(h, team)).status, 202);
+  });
+});
+
+describe('avatar upload: bearer check first', () => {
+  it('401 without a token, before the body is read', async () => {
+    const res = await h.call('POST', uploadUrl('01a1fc6e-0000-7000-8000-000000000000'), {
+      token: null,
+      ...multipart({ video: 'x' }),
+    });
+    assert.equal(res.status, 401);
+  });
+});

@@ -1,0 +1,276 @@
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
+import { printedColors } from '../../shared/brand-kits/extract/colors.ts';
+import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
+import {
+  type BrandKitExtraction,
+  DocumentError,
+  extractBrandKit,
+} from '../../shared/brand-kits/extract/index.ts';
+import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
+import {
+  colourlessPdf,
+  docxParts,
+  encryptedPdf,
+  guidelineDocx,
+  guidelinePdf,
+  paragraph,
+  swatchOnlyPdf,
+  withDeclaredSize,
+} from './fixtures.ts';
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
+
+async function rejectsWith(bytes: Uint8Array, kind: DocumentError['kind'], opts?: { timeoutMs?: number }) {
+  await assert.rejects(extractBrandKit(bytes, opts), (error: unknown) => {
+    assert.ok(error instanceof DocumentError, `expected DocumentError, got ${String(error)}`);
+    assert.equal(error.kind, kind, error.message);
+    assert.ok(error.message.length > 10);
+    return true;
+  });
+}
+
+const line = (text: string, index: number): TextLine => ({
+  text,
+  page: 1,
+  size: 11,
+  font: null,
+  bold: false,
+  level: 0,
+  x: 0,
+  y: -index * 14,
+});
+
+describe('colour notation', () => {
+  test('reads hex with and without #, 3 and 6 digits, rgb() and RGB r g b, as upper-case #RRGGBB', () => {
+    const found = printedColors(
+      ['Brand #fab90f', 'HEX: 334AC0', 'Short #0f8', 'rgb(8, 101, 173)', 'R72 G142 B255'].map(line),
+    ).map((m) => m.hex);
+    assert.deepEqual(found, ['#FAB90F', '#334AC0', '#00FF88', '#0865AD', '#488EFF']);
+  });
+
+  test('ignores digit runs in type specimens and numbers', () => {
+    const found = printedColors(
+      ['Aa Bb Cc 0123 456789', '123456', 'Call 555 123456', 'Issue #123'].map(line),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test('reads bare triples under an RGB column header, and skips CMYK when exact values exist', () => {
+    const found = printedColors(
+      ['CMYK', 'Darker Blue: 92.62.2.0.', 'RGB', 'Darker Blue: 8 101 173', 'Lighter Blue: 102 149 202'].map(
+        line,
+      ),
+    ).map((m) => m.hex);
+    assert.deepEqual(found, ['#0865AD', '#6695CA']);
+  });
+
+  test('skips colours shown as misuse', () => {
+    const found = printedColors(['Brand red #E4572E', "Don't recolour the logo #00FF00"].map(line)).map(
+      (m) => m.hex,
+    );
+    assert.deepEqual(found, ['#E4572E']);
+  });
+
+  test('keeps one colour when a swatch prints both RGB and HEX', () => {
+    const found = printedColors(['Honey Yellow', 'RGB: 250 / 185 / 15', 'HEX: #FAB90F'].map(line)).map(
+      (m) => m.hex,
+    );
+    assert.deepEqual(found, ['#FAB90F']);
+  });
+});
+
+describe('embedded font names', () => {
+  test('drop the subset tag and style suffix and match known families', () => {
+    assert.equal(familyFromFontName('ABCDEF+Montserrat-Bold'), 'Montserrat');
+    assert.equal(familyFromFontName('SWVTLW+MyriadPro-LightCond'), 'Myriad Pro');
+    assert.equal(familyFromFontName('PZGFQS+OpenSans-Light'), 'Open Sans');
+    assert.equal(familyFromFontName('IMWUZN+JetBrainsMono-Regular'), 'JetBrains Mono');
+    assert.equal(familyFromFontName('DKXLZB+CMSY10'), null);
+  });
+});
+
+describe('PDF guideline', () => {
+  let result: BrandKitExtraction;
+  before(async () => {
+    result = await extractBrandKit(await guidelinePdf());
+  });
+
+  test('names the brand from "<Name> Brand Guidelines" and takes the cover line as tagline', () => {
+    assert.equal(result.draft.name, 'Acme Rocket');
+    assert.equal(result.draft.tagline, 'Launch every idea into orbit with joy');
+  });
+
+  test('reads the printed palette with roles from the labels, without decoys', () => {
+    const { draft } = result;
+    assert.equal(draft.primary_color, '#E4572E');
+    assert.equal(draft.secondary_color, '#17408B');
+    assert.equal(draft.accent_color, '#FFC914');
+    assert.deepEqual(draft.color_palette?.slice(0, 3), ['#E4572E', '#17408B', '#FFC914']);
+    assert.ok(!draft.color_palette?.includes('#123456'));
+    // Printed values win over painted shapes.
+    assert.ok(!draft.color_palette?.includes('#33CC33'));
+    assert.equal(result.stats.palette_source, 'printed');
+  });
+
+  test('assigns heading and body typefaces from the text', () => {
+    assert.equal(result.draft.font_headings, 'Montserrat');
+    assert.equal(result.draft.font_body, 'Merriweather');
+    assert.ok(result.stats.fonts.includes('Montserrat'));
+  });
+
+  test('fills mission, voice, tone keywords and audience from their sections', () => {
+    const { draft } = result;
+    assert.equal(draft.mission_statement, 'We make space travel delightful for everyone.');
+    assert.match(draft.brand_voice ?? '', /bold, playful and precise/);
+    assert.deepEqual(draft.tone_keywords.slice(0, 3), ['bold', 'playful', 'precise']);
+    assert.match(draft.target_audience ?? '', /Young engineers/);
+  });
+
+  test('finds the website and social links from text and link annotations, not font vendors', () => {
+    const { draft } = result;
+    assert.equal(draft.website_url, 'https://acmerocket.io');
+    assert.equal(draft.social_links?.['instagram'], 'https://www.instagram.com/acmerocket/');
+    assert.equal(draft.social_links?.['x'], 'https://twitter.com/acmerocket');
+    assert.equal(draft.social_profiles?.['x'], 'acmerocket');
+    assert.ok(!JSON.stringify(draft).includes('fonts.google.com'));
+  });
+
+  test('returns the logo image from the logo page as a labelled PNG', () => {
+    assert.equal(result.logos.length, 1);
+    const [logo] = result.logos;
+    assert.equal(logo?.role, 'logo');
+    assert.equal(logo?.labelled, true);
+    assert.equal(logo?.width, 64);
+    assert.equal(logo?.height, 32);
+    assert.deepEqual([...(logo?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
+    assert.equal(result.draft.logo_fields_authoritative, true);
+  });
+});
+
+describe('PDF colours without printed values', () => {
+  test('uses the uniform swatches on the colour page, not text black or lone decoration', async () => {
+    const { draft, stats } = await extractBrandKit(await swatchOnlyPdf());
+    assert.deepEqual(draft.color_palette, ['#E64D1A', '#1A80B3', '#4D8033']);
+    assert.equal(draft.primary_color, '#E64D1A');
+    assert.equal(stats.palette_source, 'swatches');
+  });
+
+  test('takes the name from a spaced metadata title, never from a file-name title', async () => {
+    assert.equal((await extractBrandKit(await swatchOnlyPdf())).draft.name, 'Initrode');
+    assert.equal((await extractBrandKit(await colourlessPdf())).draft.name, null);
+  });
+
+  test('returns no palette when the document never discusses colour', async () => {
+    const { draft } = await extractBrandKit(await colourlessPdf());
+    assert.equal(draft.color_palette, null);
+    assert.equal(draft.primary_color, null);
+  });
+});
+
+describe('DOCX guideline', () => {
+  let result: BrandKitExtraction;
+  before(async () => {
+    result = await extractBrandKit(guidelineDocx());
+  });
+
+  test('reads the title style, heading sections and lists', () => {
+    const { draft } = result;
+    assert.equal(draft.name, 'Globex');
+    assert.equal(draft.mission_statement, 'We connect every household to clean energy.');
+    assert.deepEqual(draft.competitors, ['Initech', 'Umbrella Energy', 'Hooli Power']);
+    assert.deepEqual(draft.content_pillars, ['Clean energy tips', 'Customer stories']);
+  });
+
+  test('fills industry, imagery, SEO keywords and location from their sections', () => {
+    const { draft } = result;
+    assert.equal(draft.industry, 'Renewable energy retail for homes.');
+    assert.equal(draft.imagery_style, 'Bright daylight photography of real homes. No stock models.');
+    assert.deepEqual(draft.seo_keywords, ['solar panels', 'home battery', 'green tariff']);
+    assert.equal(draft.location, 'Lisbon, Portugal');
+  });
+
+  test('uses theme colours and fonts when the text states none', () => {
+    const { draft } = result;
+    assert.deepEqual(draft.color_palette, ['#0A9396', '#EE9B00', '#AE2012']);
+    assert.equal(draft.primary_color, '#0A9396');
+    assert.equal(draft.font_headings, 'Poppins');
+    assert.equal(draft.font_body, 'Work Sans');
+  });
+
+  test('reads hyperlinks and the embedded logo and icon named as such', () => {
+    assert.equal(result.draft.social_links?.['linkedin'], 'https://www.linkedin.com/company/globex');
+    assert.equal(result.draft.social_profiles?.['linkedin'], 'globex');
+    const roles = Object.fromEntries(result.logos.map((logo) => [logo.role, logo]));
+    assert.equal(roles['logo']?.width, 64);
+    assert.equal(roles['logo']?.labelled, true);
+    assert.equal(roles['icon']?.width, 32);
+    assert.deepEqual([...(roles['logo']?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
+  });
+
+  test('prefers colours the text prints over the theme', async () => {
+    const body = [
+      paragraph('Colours', 'Heading1'),
+      paragraph('Primary: #112233'),
+      paragraph('Secondary: #445566'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.deepEqual(draft.color_palette, ['#112233', '#445566']);
+  });
+});
+
+describe('bad input', () => {
+  test('bytes that are neither PDF nor DOCX are unsupported', async () => {
+    await rejectsWith(strToU8('just some text, not a document'), 'unsupported');
+    await rejectsWith(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'unsupported');
+    await rejectsWith(zipSync({ 'notes.txt': strToU8('hello') }), 'unsupported');
+  });
+
+  test('an empty file is invalid', async () => {
+    await rejectsWith(new Uint8Array(0), 'invalid');
+  });
+
+  test('a corrupt PDF is invalid', async () => {
+    await rejectsWith(strToU8('%PDF-1.7\nthis is not really a pdf at all\n%%EOF'), 'invalid');
+  });
+
+  test('an encrypted PDF is invalid', async () => {
+    await rejectsWith(encryptedPdf(), 'invalid');
+  });
+
+  test('a DOCX without text or images is invalid', async () => {
+    await rejectsWith(guidelineDocx({ body: '<w:p/>', theme: false, withLogo: false }), 'invalid');
+  });
+
+  test('a DOCX with XML entity declarations is invalid', async () => {
+    const parts = docxParts();
+    parts['word/document.xml'] = strToU8(
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><w:document><w:body><w:p><w:r><w:t>&b;</w:t></w:r></w:p></w:body></w:document>',
+    );
+    await rejectsWith(zipSync(parts), 'invalid');
+  });
+
+  test('a truncated DOCX zip is invalid', async () => {
+    const zip = guidelineDocx();
+    await rejectsWith(zip.subarray(0, zip.length - 60), 'invalid');
+  });
+
+  test('a DOCX declaring more than 50 MB is refused before inflating', async () => {
+    const zip = withDeclaredSize(zipSync(docxParts()), 'word/document.xml', 60 * 1024 * 1024);
+    await rejectsWith(zip, 'too_large');
+  });
+
+  test('a DOCX compressed more than 100 times is refused', async () => {
+    const parts = docxParts();
+    parts['word/media/padding.bin'] = new Uint8Array(4 * 1024 * 1024);
+    await rejectsWith(zipSync(parts, { level: 9 }), 'too_large');
+  });
+
+  test('a document that takes longer than the timeout is refused within it', async () => {
+    const bytes = await guidelinePdf();
+    const started = performance.now();
+    await rejectsWith(bytes, 'timeout', { timeoutMs: 1 });
+    assert.ok(performance.now() - started < 1000);
+  });
+});

@@ -1,0 +1,249 @@
+import { encode } from 'fast-png';
+import { strToU8, zipSync } from 'fflate';
+import { PDFDocument, PDFName, PDFString, rgb, StandardFonts } from 'pdf-lib';
+
+/** A 64×32 red mark on a transparent background. */
+export function logoPng(): Uint8Array {
+  const width = 64;
+  const height = 32;
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 4; y < 28; y++) {
+    for (let x = 4; x < 60; x++) data.set([228, 87, 46, 255], (y * width + x) * 4);
+  }
+  return encode({ width, height, data, channels: 4, depth: 8 });
+}
+
+/** A 32×32 square mark. */
+export function iconPng(): Uint8Array {
+  const data = new Uint8Array(32 * 32 * 4).fill(255);
+  for (let i = 0; i < 32 * 32; i++) data.set([10, 147, 150, 255], i * 4);
+  return encode({ width: 32, height: 32, data, channels: 4, depth: 8 });
+}
+
+function addLink(doc: PDFDocument, page: ReturnType<PDFDocument['addPage']>, url: string, rect: number[]) {
+  const annotation = doc.context.register(
+    doc.context.obj({
+      Type: 'Annot',
+      Subtype: 'Link',
+      Rect: rect,
+      Border: [0, 0, 0],
+      A: { Type: 'Action', S: 'URI', URI: PDFString.of(url) },
+    }),
+  );
+  page.node.set(PDFName.of('Annots'), doc.context.obj([annotation]));
+}
+
+/** A five-page guideline with printed colours, named fonts, sections, links and a logo image. */
+export async function guidelinePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const text = (
+    page: ReturnType<PDFDocument['addPage']>,
+    s: string,
+    y: number,
+    size = 11,
+    f = font,
+    x = 50,
+  ) => page.drawText(s, { x, y, size, font: f });
+
+  const cover = doc.addPage([600, 400]);
+  text(cover, 'Acme Rocket', 300, 40, bold);
+  text(cover, 'Brand Guidelines', 260, 20);
+  text(cover, 'Launch every idea into orbit with joy', 200, 16);
+
+  const colours = doc.addPage([600, 400]);
+  text(colours, 'Colours', 350, 28, bold);
+  text(colours, 'Primary', 310, 14, bold);
+  text(colours, 'Rocket Red', 290);
+  text(colours, 'HEX #E4572E', 276);
+  text(colours, 'Secondary', 240, 14, bold);
+  text(colours, 'Deep Blue', 220);
+  text(colours, 'RGB 23 / 64 / 139', 206);
+  text(colours, 'Accent', 170, 14, bold);
+  text(colours, 'Sun Yellow', 150);
+  text(colours, 'hex: ffc914', 136);
+  text(colours, 'Specimen: Aa Bb 0123 456789 123456', 100);
+  text(colours, 'Black text is always #000 on white paper for body copy and captions in print', 80);
+  colours.drawRectangle({ x: 350, y: 260, width: 60, height: 60, color: rgb(0.2, 0.8, 0.2) });
+
+  const type = doc.addPage([600, 400]);
+  text(type, 'Typography', 350, 28, bold);
+  text(type, 'Montserrat', 310, 14, bold);
+  text(type, 'Use it for headings and titles.', 292);
+  text(type, 'Merriweather', 250, 14, bold);
+  text(type, 'Our body text face for long reading.', 232);
+  text(type, 'Download it from fonts.google.com/specimen/Merriweather', 200);
+
+  const words = doc.addPage([600, 400]);
+  text(words, 'Mission', 350, 28, bold);
+  text(words, 'We make space travel delightful for everyone. We ship every week.', 320);
+  text(words, 'Tone of voice', 280, 28, bold);
+  text(words, 'Our voice is bold, playful and precise. We never shout.', 250);
+  text(words, 'Target audience', 210, 28, bold);
+  text(words, 'Young engineers who build satellites in small teams.', 180);
+  text(words, 'Visit acmerocket.io or follow twitter.com/acmerocket', 120);
+  text(words, 'Instagram', 90);
+  addLink(doc, words, 'https://www.instagram.com/acmerocket/', [50, 85, 120, 105]);
+
+  const logo = doc.addPage([600, 400]);
+  text(logo, 'Logo', 350, 28, bold);
+  text(logo, 'Always use the logo on a light background.', 320);
+  const image = await doc.embedPng(logoPng());
+  logo.drawImage(image, { x: 50, y: 150, width: 128, height: 64 });
+
+  doc.setTitle('acme_final_v3');
+  return doc.save();
+}
+
+/** Guideline that paints swatches but prints no values; page text is black. */
+export async function swatchOnlyPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([600, 400]);
+  page.drawText('Our colours', { x: 50, y: 350, size: 28, font });
+  page.drawText('Ember, Lagoon and Moss carry the brand on every surface we design.', {
+    x: 50,
+    y: 320,
+    size: 11,
+    font,
+  });
+  page.drawRectangle({ x: 50, y: 150, width: 80, height: 80, color: rgb(230 / 255, 77 / 255, 26 / 255) });
+  page.drawRectangle({ x: 150, y: 150, width: 80, height: 80, color: rgb(26 / 255, 128 / 255, 179 / 255) });
+  page.drawRectangle({ x: 250, y: 150, width: 80, height: 80, color: rgb(77 / 255, 128 / 255, 51 / 255) });
+  // A lone large decoration is not a swatch.
+  page.drawRectangle({ x: 400, y: 20, width: 150, height: 40, color: rgb(0.6, 0, 0.6) });
+  doc.setTitle('Initrode Brand Guidelines 2024');
+  return doc.save();
+}
+
+/** A deck whose pages are painted blue but that never talks about colour. */
+export async function colourlessPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([600, 400]);
+  page.drawRectangle({ x: 0, y: 0, width: 600, height: 400, color: rgb(0.02, 0.34, 0.98) });
+  page.drawRectangle({ x: 20, y: 20, width: 40, height: 40, color: rgb(0.9, 0.1, 0.1) });
+  page.drawRectangle({ x: 80, y: 20, width: 40, height: 40, color: rgb(0.1, 0.9, 0.1) });
+  page.drawText('How we write', { x: 50, y: 300, size: 28, font });
+  page.drawText('Short sentences. Plain words. Call 555 123456 for help.', { x: 50, y: 250, size: 11, font });
+  doc.setTitle('deck_final_v2');
+  return doc.save();
+}
+
+/** A minimal PDF whose /Encrypt dictionary needs a user password. */
+export function encryptedPdf(): Uint8Array {
+  const hex32 = 'A1'.repeat(32);
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
+    `<< /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >>`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) out += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Encrypt 4 0 R /ID [<${'0'.repeat(32)}> <${'0'.repeat(32)}>] >>\nstartxref\n${xref}\n%%EOF\n`;
+  return strToU8(out);
+}
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+function paragraph(text: string, style?: string, font?: string) {
+  const pPr = style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : '';
+  const rPr = font ? `<w:rPr><w:rFonts w:ascii="${font}" w:hAnsi="${font}"/></w:rPr>` : '';
+  return `<w:p>${pPr}<w:r>${rPr}<w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
+}
+
+export interface DocxOptions {
+  body?: string;
+  theme?: boolean;
+  withLogo?: boolean;
+}
+
+export function docxParts(options: DocxOptions = {}): Record<string, Uint8Array> {
+  const { theme = true, withLogo = true } = options;
+  const body =
+    options.body ??
+    [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Mission', 'Heading1'),
+      paragraph('We connect every household to clean energy. Fast and fair.'),
+      paragraph('Competitors', 'Heading1'),
+      paragraph('Initech, Umbrella Energy, Hooli Power'),
+      paragraph('Content pillars', 'Heading1'),
+      paragraph('Clean energy tips'),
+      paragraph('Customer stories'),
+      paragraph('Colours', 'Heading1'),
+      paragraph('Our colours come from the theme of this document.'),
+      paragraph('Industry', 'Heading1'),
+      paragraph('Renewable energy retail for homes.'),
+      paragraph('Imagery', 'Heading1'),
+      paragraph('Bright daylight photography of real homes. No stock models.'),
+      paragraph('SEO keywords', 'Heading1'),
+      paragraph('solar panels, home battery, green tariff'),
+      paragraph('Location', 'Heading1'),
+      paragraph('Lisbon, Portugal'),
+      paragraph('Logo', 'Heading1'),
+      withLogo
+        ? `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="1" name="Globex logo"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><a:blip r:embed="rIdLogo"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`
+        : '',
+      withLogo
+        ? `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="2" name="Globex app icon"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><a:blip r:embed="rIdIcon"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`
+        : '',
+      `<w:p><w:hyperlink r:id="rIdLink"><w:r><w:t>Follow us on LinkedIn</w:t></w:r></w:hyperlink></w:p>`,
+    ].join('');
+  const parts: Record<string, Uint8Array> = {
+    '[Content_Types].xml': strToU8(
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>',
+    ),
+    'word/document.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body}</w:body></w:document>`,
+    ),
+    'word/styles.xml': strToU8(
+      `<?xml version="1.0"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style></w:styles>`,
+    ),
+    'word/_rels/document.xml.rels': strToU8(
+      `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdLink" Type="${R}/hyperlink" Target="https://www.linkedin.com/company/globex" TargetMode="External"/><Relationship Id="rIdLogo" Type="${R}/image" Target="media/image1.png"/><Relationship Id="rIdIcon" Type="${R}/image" Target="media/image2.png"/></Relationships>`,
+    ),
+    'docProps/core.xml': strToU8(
+      '<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Globex Brand Guidelines</dc:title></cp:coreProperties>',
+    ),
+  };
+  if (theme) {
+    parts['word/theme/theme1.xml'] = strToU8(
+      `<?xml version="1.0"?><a:theme xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" name="Globex"><a:themeElements><a:clrScheme name="Globex"><a:dk1><a:sysClr val="windowText" lastClr="000000"/></a:dk1><a:lt1><a:sysClr val="window" lastClr="FFFFFF"/></a:lt1><a:dk2><a:srgbClr val="333333"/></a:dk2><a:lt2><a:srgbClr val="EEEEEE"/></a:lt2><a:accent1><a:srgbClr val="0A9396"/></a:accent1><a:accent2><a:srgbClr val="EE9B00"/></a:accent2><a:accent3><a:srgbClr val="AE2012"/></a:accent3></a:clrScheme><a:fontScheme name="Globex"><a:majorFont><a:latin typeface="Poppins"/></a:majorFont><a:minorFont><a:latin typeface="Work Sans"/></a:minorFont></a:fontScheme></a:themeElements></a:theme>`,
+    );
+  }
+  if (withLogo) {
+    parts['word/media/image1.png'] = logoPng();
+    parts['word/media/image2.png'] = iconPng();
+  }
+  return parts;
+}
+
+export const guidelineDocx = (options?: DocxOptions) => zipSync(docxParts(options));
+
+/** Rewrites the central directory's declared uncompressed size of one entry. */
+export function withDeclaredSize(zip: Uint8Array, entry: string, size: number): Uint8Array {
+  const out = zip.slice();
+  const view = new DataView(out.buffer);
+  const name = strToU8(entry);
+  for (let i = 0; i < out.length - 46; i++) {
+    if (view.getUint32(i, true) !== 0x02014b50) continue;
+    const nameLength = view.getUint16(i + 28, true);
+    const candidate = out.subarray(i + 46, i + 46 + nameLength);
+    if (candidate.length === name.length && candidate.every((b, k) => b === name[k]))
+      view.setUint32(i + 24, size, true);
+  }
+  return out;
+}
+
+export { paragraph, strToU8, zipSync };

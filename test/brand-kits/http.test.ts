@@ -1,0 +1,472 @@
+// The brand-kit endpoints over HTTP: drafts from PDF/DOCX (multipart or a direct upload), every bad
+// input of issue 5, saving a reviewed draft, reading it back. Real handlers on the embedded stores.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { strToU8, zipSync } from 'fflate';
+import { buildEvent } from '../../infra/local/events.ts';
+import { lambdaContext, loadHandler } from '../../infra/local/handlers.ts';
+import { routes } from '../../infra/routes.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
+import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
+import { config } from '../../shared/config.ts';
+import { draftPrefix } from '../../shared/uploads/keys.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { docxParts, encryptedPdf, guidelineDocx, guidelinePdf, withDeclaredSize } from './fixtures.ts';
+
+let h: Harness;
+let pdf: Buffer;
+before(async () => {
+  h = await startHarness();
+  pdf = Buffer.from(await guidelinePdf());
+});
+after(() => h.close());
+
+const GENERATE = '/api/v1/brand-kits/generate-from-upload';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const MiB = 1024 * 1024;
+
+interface Part {
+  name: string;
+  content: Uint8Array | string;
+  filename?: string;
+  type?: string;
+}
+
+/** A multipart/form-data body, as a browser sends it. */
+function multipart(...parts: Part[]) {
+  const boundary = `----brandkit${Math.random().toString(16).slice(2)}`;
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"` +
+        (part.filename === undefined
+          ? '\r\n\r\n'
+          : `; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`),
+    ),
+    Buffer.from(part.content),
+    Buffer.from('\r\n'),
+  ]);
+  return {
+    body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+const fileForm = (content: Uint8Array | string, filename = 'guidelines.pdf', type = 'application/pdf') =>
+  multipart({ name: 'file', content, filename, type });
+
+const generate = (form: ReturnType<typeof multipart>, token?: string) =>
+  h.call('POST', GENERATE, { ...form, token });
+
+const documentRefused = (
+  res: { status: number; body: { detail: { msg: string }[] } },
+  loc: string[],
+  input: unknown,
+) => {
+  assert.equal(res.status, 422, JSON.stringify(res.body));
+  assert.equal(res.body.detail.length, 1);
+  const [item] = res.body.detail;
+  assert.deepEqual(
+    { ...item, msg: undefined },
+    { type: 'value_error', loc, msg: undefined, input, ctx: { error: {} } },
+  );
+  // A plain reason a person can act on.
+  assert.match(item!.msg, /^Value error, [A-Z].{10,}/);
+  return item!.msg;
+};
+
+const tableItems = async () =>
+  (await dynamo().send(new ScanCommand({ TableName: config.tableName, Select: 'COUNT' }))).Count;
+
+async function fetchPng(url: string) {
+  const res = await fetch(url);
+  assert.equal(res.status, 200);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  assert.deepEqual(bytes.subarray(0, 8), PNG_SIGNATURE);
+  return bytes;
+}
+
+describe('POST /api/v1/brand-kits/generate-from-upload', () => {
+  it('drafts a brand kit from a PDF and stores only its logo, under the caller’s draft prefix', async () => {
+    const itemsBefore = await tableItems();
+    const res = await generate(fileForm(pdf));
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), Object.keys(BrandKitDraft.entries).sort());
+    assert.equal(res.body.name, 'Acme Rocket');
+    assert.equal(res.body.primary_color, '#E4572E');
+    assert.deepEqual(res.body.color_palette, ['#E4572E', '#17408B', '#FFC914']);
+    assert.equal(res.body.font_headings, 'Montserrat');
+    assert.equal(res.body.font_body, 'Merriweather');
+    assert.equal(res.body.website_url, 'https://acmerocket.io');
+    assert.equal(res.body.social_links.instagram, 'https://www.instagram.com/acmerocket/');
+    assert.equal(res.body.logo_fields_authoritative, true);
+    assert.match(res.body.logo_key, new RegExp(`^${draftPrefix(h.owner.id)}[0-9a-f-]{36}/logo\\.png$`));
+    const url = new URL(res.body.logo_url);
+    assert.ok(url.pathname.endsWith(res.body.logo_key));
+    assert.ok(Number(url.searchParams.get('X-Amz-Expires')) > 0, 'a time-limited URL');
+    await fetchPng(res.body.logo_url);
+    // Variants the document shows are stored beside the logo; the others are null, URL included.
+    for (const role of ['icon', 'dark', 'square']) {
+      const key = res.body[`logo_${role}_key`];
+      if (key === null) assert.equal(res.body[`logo_${role}_url`], null, role);
+      else {
+        assert.equal(key, res.body.logo_key.replace(/logo\.png$/, `${role}.png`));
+        await fetchPng(res.body[`logo_${role}_url`]);
+      }
+    }
+    assert.equal(await tableItems(), itemsBefore, 'a draft writes nothing to the table');
+  });
+
+  it('detects the type from the bytes, not the file name or the part’s content type', async () => {
+    const docx = await generate(fileForm(guidelineDocx(), 'guidelines.pdf', 'application/pdf'));
+    assert.equal(docx.status, 200, docx.text);
+    assert.equal(docx.body.name, 'Globex');
+    assert.equal(docx.body.font_headings, 'Poppins');
+    assert.equal(docx.body.font_body, 'Work Sans');
+    assert.deepEqual(docx.body.competitors, ['Initech', 'Umbrella Energy', 'Hooli Power']);
+    await fetchPng(docx.body.logo_url);
+    const asText = await generate(fileForm(pdf, 'notes.txt', 'text/plain'));
+    assert.equal(asText.status, 200);
+    assert.equal(asText.body.name, 'Acme Rocket');
+  });
+
+  it('refuses a request without the file part: 422 missing at ["body","file"]', async () => {
+    const missing = {
+      detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }],
+    };
+    for (const res of [
+      await generate(multipart({ name: 'note', content: 'no file here' })),
+      await h.call('POST', GENERATE),
+      await h.call('POST', GENERATE, { body: 'plain text', headers: { 'content-type': 'text/plain' } }),
+    ]) {
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body, missing);
+    }
+  });
+
+  it('refuses a text part named file as FastAPI does', async () => {
+    const res = await generate(multipart({ name: 'file', content: 'notafile' }));
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['body', 'file'],
+          msg: "Value error, Expected UploadFile, received: <class 'str'>",
+          input: 'notafile',
+          ctx: { error: {} },
+        },
+      ],
+    });
+  });
+
+  it('refuses what is neither PDF nor DOCX with 415, whatever it is called', async () => {
+    for (const content of [
+      strToU8('just some text'),
+      PNG_SIGNATURE,
+      zipSync({ 'notes.txt': strToU8('a zip, but not a Word document') }),
+    ]) {
+      const res = await generate(fileForm(content, 'guidelines.pdf'));
+      assert.equal(res.status, 415);
+      assert.deepEqual(Object.keys(res.body), ['detail']);
+      assert.match(res.body.detail, /PDF|DOCX|Word/);
+    }
+  });
+
+  it('refuses an encrypted, corrupt or empty document with 422 value_error and a plain reason', async () => {
+    const loc = ['body', 'file'];
+    const reasons = [
+      documentRefused(await generate(fileForm(encryptedPdf())), loc, null),
+      documentRefused(
+        await generate(fileForm('%PDF-1.7\nthis is not really a pdf at all\n%%EOF')),
+        loc,
+        null,
+      ),
+      documentRefused(await generate(fileForm(new Uint8Array(0))), loc, null),
+      documentRefused(await generate(fileForm(guidelineDocx().subarray(0, 200), 'g.docx')), loc, null),
+    ];
+    assert.match(reasons[0]!, /encrypt|password/i);
+    assert.match(reasons[2]!, /empty/i);
+  });
+
+  it('refuses a DOCX that would inflate past 50 MB or by more than 100× before inflating it', async () => {
+    const declared = withDeclaredSize(zipSync(docxParts()), 'word/document.xml', 60 * MiB);
+    documentRefused(await generate(fileForm(declared, 'big.docx')), ['body', 'file'], null);
+    const parts = docxParts();
+    parts['word/media/padding.bin'] = new Uint8Array(8 * MiB);
+    const bomb = zipSync(parts, { level: 9 });
+    assert.ok(bomb.length < 100 * 1024);
+    documentRefused(await generate(fileForm(bomb, 'bomb.docx')), ['body', 'file'], null);
+  });
+
+  it('takes a file of exactly 4 MiB and refuses more with 413', async () => {
+    const limit = BRAND_KIT_LIMITS.multipartFileBytes;
+    const atLimit = await generate(fileForm(Buffer.alloc(limit, 0x41), 'junk.bin'));
+    assert.equal(atLimit.status, 415, 'read (and found to be no document), not refused for its size');
+    const over = await generate(fileForm(Buffer.alloc(limit + 1, 0x41), 'junk.bin'));
+    assert.equal(over.status, 413);
+    assert.deepEqual(over.body, { detail: `Request body too large: the limit is ${limit} bytes` });
+    // A body past the file limit and its envelope is refused before anything is decoded.
+    const huge = await generate(fileForm(Buffer.alloc(6 * MiB, 0x41), 'junk.bin'));
+    assert.equal(huge.status, 413);
+    assert.deepEqual(huge.body, {
+      detail: `Request body too large: the limit is ${BRAND_KIT_LIMITS.multipartBodyBytes} bytes`,
+    });
+  });
+
+  it('refuses a document that takes too long, within the time it was given', async () => {
+    // The function has 2 s left: extraction gets what remains after the reserve for storing logos.
+    const route = routes.find((r) => r.path === GENERATE)!;
+    const form = fileForm(pdf);
+    const event = buildEvent(
+      route,
+      {},
+      {
+        method: 'POST',
+        url: GENERATE,
+        headers: { authorization: `Bearer ${h.owner.token}`, ...form.headers },
+        body: form.body,
+      },
+    );
+    const handler = await loadHandler(route);
+    const started = performance.now();
+    const res = await handler(event, lambdaContext(route, 2));
+    assert.ok(performance.now() - started < 2000);
+    const body = JSON.parse(res.body ?? '');
+    const msg = documentRefused({ status: res.statusCode ?? 0, body }, ['body', 'file'], null);
+    assert.match(msg, /took longer|too long|time/i);
+  });
+
+  it('refuses an unauthenticated caller before reading the body', async () => {
+    const res = await generate(fileForm(pdf), null as unknown as string);
+    assert.equal(res.status, 401);
+  });
+});
+
+describe('generate-from-upload with a direct upload (upload_key)', () => {
+  async function upload(content: Uint8Array, token = h.owner.token, filename = 'guidelines.pdf') {
+    const slot = await h.call('POST', '/api/v1/uploads', {
+      json: { filename, content_type: 'application/pdf', size: content.length },
+      token,
+    });
+    assert.equal(slot.status, 200);
+    const put = await fetch(slot.body.upload_url, {
+      method: 'PUT',
+      headers: slot.body.headers,
+      body: content,
+    });
+    assert.equal(put.status, 200);
+    return slot.body.key as string;
+  }
+  const fromUpload = (upload_key: unknown, token?: string) =>
+    h.call('POST', GENERATE, { json: { upload_key }, token });
+
+  it('drafts from the caller’s own upload', async () => {
+    const key = await upload(pdf);
+    const res = await fromUpload(key);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.name, 'Acme Rocket');
+    assert.ok(res.body.logo_key.startsWith(draftPrefix(h.owner.id)));
+  });
+
+  it('refuses keys outside the caller’s prefix, and missing ones, alike with 404', async () => {
+    const othersKey = await upload(pdf, h.other.token);
+    for (const key of [
+      othersKey,
+      `uploads/${h.owner.id}/00000000-0000-7000-8000-000000000000/none.pdf`,
+      `uploads/${h.owner.id}/../${othersKey.split('/').slice(1).join('/')}`,
+      `drafts/${h.owner.id}/x/logo.png`,
+      'brand-kits/anything.png',
+    ]) {
+      const res = await fromUpload(key);
+      assert.equal(res.status, 404, key);
+      assert.deepEqual(res.body, { detail: 'Upload not found' });
+    }
+    assert.equal((await fromUpload(othersKey, h.other.token)).status, 200);
+  });
+
+  it('refuses an upload over 50 MiB with 413 before downloading it', async () => {
+    const key = await upload(pdf);
+    const client = s3();
+    const seen: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        seen.push(context.commandName as string);
+        const result = await next(args);
+        // S3 reports the object as one byte over the limit.
+        if (context.commandName === 'HeadObjectCommand')
+          (result.output as { ContentLength?: number }).ContentLength = BRAND_KIT_LIMITS.uploadBytes + 1;
+        return result;
+      },
+      { step: 'initialize', name: 'oversizedObject' },
+    );
+    try {
+      const res = await fromUpload(key);
+      assert.equal(res.status, 413);
+      assert.deepEqual(res.body, {
+        detail: `Request body too large: the limit is ${BRAND_KIT_LIMITS.uploadBytes} bytes`,
+      });
+      assert.deepEqual(seen, ['HeadObjectCommand']);
+    } finally {
+      client.middlewareStack.remove('oversizedObject');
+    }
+  });
+
+  it('refuses an unreadable upload at ["body","upload_key"], and a body without the key', async () => {
+    const key = await upload(encryptedPdf());
+    documentRefused(await fromUpload(key), ['body', 'upload_key'], key);
+    const notADocument = await upload(strToU8('hello'));
+    assert.equal((await fromUpload(notADocument)).status, 415);
+    const missing = await h.call('POST', GENERATE, { json: {} });
+    assert.equal(missing.status, 422);
+    assert.deepEqual(missing.body, {
+      detail: [{ type: 'missing', loc: ['body', 'upload_key'], msg: 'Field required', input: {} }],
+    });
+    const wrongType = await fromUpload(42);
+    assert.deepEqual(wrongType.body.detail[0].type, 'string_type');
+  });
+});
+
+describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
+  const save = (json: unknown, token?: string) => h.call('POST', '/api/v1/brand-kits', { json, token });
+  const brandOf = async (token?: string) => {
+    const res = await h.call('POST', '/api/v1/brands', { json: { name: 'Acme' }, token });
+    assert.equal(res.status, 201);
+    return res.body.id as string;
+  };
+
+  it('saves a reviewed draft for the caller’s brand: logos copied to the kit, the brand counts it', async () => {
+    const draft = (await generate(fileForm(pdf))).body;
+    const brandId = await brandOf();
+    const reviewed = { ...draft, brand_id: brandId, tagline: 'To orbit, with joy', accent_color: 'fc0' };
+    const res = await save(reviewed);
+    assert.equal(res.status, 201, res.text);
+    const kit = res.body;
+    assert.equal(kit.brand_id, brandId);
+    assert.equal(kit.tagline, 'To orbit, with joy');
+    assert.equal(kit.accent_color, '#FFCC00');
+    assert.equal(kit.name, 'Acme Rocket');
+    assert.deepEqual(kit.color_palette, draft.color_palette);
+    assert.deepEqual(kit.social_links, draft.social_links);
+    assert.equal(kit.created_at, kit.updated_at);
+    assert.equal(kit.logo_key, `brand-kits/${h.owner.id}/${kit.id}/logo.png`);
+    const head = await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: kit.logo_key }));
+    assert.equal(head.ContentType, 'image/png');
+    assert.deepEqual(await fetchPng(kit.logo_url), await fetchPng(draft.logo_url));
+    assert.equal((await h.call('GET', `/api/v1/brands/${brandId}`)).body.brand_kit_count, 1);
+    assert.equal((await save({ brand_id: brandId })).status, 201);
+    assert.equal((await h.call('GET', `/api/v1/brands/${brandId}`)).body.brand_kit_count, 2);
+
+    const read = await h.call('GET', `/api/v1/brand-kits/${kit.id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual({ ...read.body, logo_url: undefined }, { ...kit, logo_url: undefined });
+    await fetchPng(read.body.logo_url);
+  });
+
+  it('saves a kit with no brand and every field defaulted', async () => {
+    const res = await save({});
+    assert.equal(res.status, 201);
+    const { id, created_at, updated_at, ...fields } = res.body;
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    assert.ok(created_at && updated_at);
+    assert.deepEqual(fields, {
+      brand_id: null,
+      ...Object.fromEntries(Object.keys(BrandKitDraft.entries).map((k) => [k, null])),
+      logo_fields_authoritative: false,
+      tone_keywords: [],
+      competitors: [],
+      seo_keywords: [],
+      content_pillars: [],
+    });
+  });
+
+  it('keeps a logo URL given without a key as it is', async () => {
+    const res = await save({ logo_url: 'https://cdn.example/logo.svg' });
+    assert.equal(res.body.logo_url, 'https://cdn.example/logo.svg');
+    assert.equal(res.body.logo_key, null);
+  });
+
+  it('refuses another user’s brand, and another user’s or a missing logo, with 404', async () => {
+    const othersBrand = await brandOf(h.other.token);
+    const res = await save({ brand_id: othersBrand });
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: 'Brand not found' });
+    assert.equal(
+      (await h.call('GET', `/api/v1/brands/${othersBrand}`, { token: h.other.token })).body.brand_kit_count,
+      0,
+    );
+
+    const othersDraft = (await generate(fileForm(pdf), h.other.token)).body;
+    for (const logo_key of [
+      othersDraft.logo_key,
+      `${draftPrefix(h.owner.id)}00000000-0000-7000-8000-000000000000/logo.png`,
+      `${draftPrefix(h.owner.id)}../${othersDraft.logo_key.split('/').slice(2).join('/')}`,
+    ]) {
+      const refused = await save({ logo_key });
+      assert.equal(refused.status, 404, logo_key);
+      assert.deepEqual(refused.body, { detail: 'Logo not found' });
+    }
+  });
+
+  it('validates the body with FastAPI’s error items', async () => {
+    const res = await save({
+      brand_id: 'nope',
+      primary_color: 'red',
+      name: 'n'.repeat(201),
+      tone_keywords: Array(51).fill('bold'),
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'uuid_parsing',
+          loc: ['body', 'brand_id'],
+          msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+          input: 'nope',
+          ctx: { error: 'invalid character: found `n` at 1' },
+        },
+        {
+          type: 'string_too_long',
+          loc: ['body', 'name'],
+          msg: 'String should have at most 200 characters',
+          input: 'n'.repeat(201),
+          ctx: { max_length: 200 },
+        },
+        {
+          type: 'value_error',
+          loc: ['body', 'primary_color'],
+          msg: 'Value error, a colour is a hex code such as #1A2B3C',
+          input: 'red',
+          ctx: { error: {} },
+        },
+        {
+          type: 'too_long',
+          loc: ['body', 'tone_keywords'],
+          msg: 'List should have at most 50 items after validation, not 51',
+          input: Array(51).fill('bold'),
+          ctx: { field_type: 'List', max_length: 50, actual_length: 51 },
+        },
+      ],
+    });
+  });
+
+  it('refuses a save body over 256 KiB with 413', async () => {
+    const res = await save({ brand_voice: 'x'.repeat(BRAND_KIT_LIMITS.saveBodyBytes) });
+    assert.equal(res.status, 413);
+  });
+
+  it('answers 404 for an unknown kit and another user’s kit alike, 422 for a malformed id', async () => {
+    const kit = (await save({ name: 'Mine' })).body;
+    const unknown = await h.call('GET', '/api/v1/brand-kits/01a1fc6e-0000-7000-8000-000000000000');
+    const others = await h.call('GET', `/api/v1/brand-kits/${kit.id}`, { token: h.other.token });
+    for (const res of [unknown, others]) {
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: 'Brand kit not found' });
+    }
+    const malformed = await h.call('GET', '/api/v1/brand-kits/abc');
+    assert.equal(malformed.status, 422);
+    assert.equal(malformed.body.detail[0].type, 'uuid_parsing');
+  });
+});

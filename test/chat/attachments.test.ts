@@ -1,0 +1,224 @@
+// Chat attachments on the real handler and the embedded S3: ownership, existence, media types,
+// sizes and counts, and the content blocks they become.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../../shared/aws/s3.ts';
+import { ATTACHMENT_LIMITS, documentName } from '../../shared/chat/content-blocks.ts';
+import { config } from '../../shared/config.ts';
+import { newId } from '../../shared/ids.ts';
+import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let session: string;
+
+before(async () => {
+  h = await startHarness();
+  session = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Files' } })).body.id;
+});
+after(() => h.close());
+
+/** Puts an object under a user's upload prefix (the owner's unless told) and returns its key. */
+const upload = async (name: string, options: { bytes?: number; type?: string; user?: string } = {}) => {
+  const key = `${userUploadPrefix(options.user ?? h.owner.id)}${newId()}/${name}`;
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.bucketName,
+      Key: key,
+      Body: Buffer.alloc(options.bytes ?? 16, 1),
+      ContentType: options.type,
+    }),
+  );
+  return key;
+};
+
+const send = (json: unknown, token?: string) =>
+  h.call('POST', `/api/v1/chat/sessions/${session}/messages`, { json, token });
+
+const uri = (key: string) => `s3://${config.bucketName}/${key}`;
+
+const valueError = (loc: (string | number)[], input: unknown, reason: string) => ({
+  type: 'value_error',
+  loc,
+  msg: `Value error, ${reason}`,
+  input,
+  ctx: { error: {} },
+});
+
+describe('chat attachments', () => {
+  it('become a text block, then image and document blocks on their S3 locations', async () => {
+    const png = await upload('photo.png', { type: 'image/png' });
+    const pdf = await upload('Q3 report (final).pdf', { type: 'application/pdf' });
+    const notes = await upload('notes.bin', { type: 'application/octet-stream' });
+    const res = await send({
+      content: 'What do you make of these?',
+      attachments: [{ key: png }, { key: pdf }, { key: notes, name: 'meeting notes.md' }],
+    });
+    assert.equal(res.status, 201);
+    assert.deepEqual(res.body.content, [
+      { text: 'What do you make of these?' },
+      { image: { format: 'png', source: { s3Location: { uri: uri(png) } } } },
+      { document: { format: 'pdf', name: 'Q3 report (final)', source: { s3Location: { uri: uri(pdf) } } } },
+      // An octet-stream object: the name's extension decides.
+      { document: { format: 'md', name: 'meeting notes', source: { s3Location: { uri: uri(notes) } } } },
+    ]);
+    const listed = await h.call('GET', `/api/v1/chat/sessions/${session}/messages`);
+    assert.deepEqual(listed.body.messages.at(-1), res.body);
+  });
+
+  it('the client’s media_type wins over the stored type, which wins over the extension', async () => {
+    const key = await upload('scan.pdf', { type: 'image/jpeg' });
+    const stored = await send({ content: 'x', attachments: [{ key }] });
+    assert.deepEqual(stored.body.content[1], {
+      image: { format: 'jpeg', source: { s3Location: { uri: uri(key) } } },
+    });
+    const told = await send({ content: 'x', attachments: [{ key, media_type: 'Application/PDF; x=1' }] });
+    assert.equal(told.body.content[1].document.format, 'pdf');
+  });
+
+  it('refuses keys outside the caller’s upload prefix and keys with no object, at ["body","attachments",i,"key"]', async () => {
+    const theirs = await upload('theirs.png', { type: 'image/png', user: h.other.id });
+    const missing = `${userUploadPrefix(h.owner.id)}${newId()}/gone.png`;
+    const mine = await upload('fine.png', { type: 'image/png' });
+    const sneaky = `${userUploadPrefix(h.owner.id)}../${h.other.id}/x.png`;
+    const res = await send({
+      content: 'x',
+      attachments: [
+        { key: theirs },
+        { key: mine },
+        { key: missing },
+        { key: sneaky },
+        { key: 'brand-kits/logo.png' },
+      ],
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], theirs, 'key is not one of your uploads'),
+      valueError(['body', 'attachments', 2, 'key'], missing, 'no uploaded file at this key'),
+      valueError(['body', 'attachments', 3, 'key'], sneaky, 'key is not one of your uploads'),
+      valueError(['body', 'attachments', 4, 'key'], 'brand-kits/logo.png', 'key is not one of your uploads'),
+    ]);
+    const listed = await h.call('GET', `/api/v1/chat/sessions/${session}/messages?limit=100`);
+    assert.ok(
+      listed.body.messages.every((m: { content: { text?: string }[] }) => m.content.length !== 6),
+      'nothing stored',
+    );
+  });
+
+  it('refuses unsupported types at the key, or at media_type when the client named it', async () => {
+    const video = await upload('clip.mp4', { type: 'video/mp4' });
+    const unknown = await upload('data.bin');
+    const png = await upload('ok.png', { type: 'image/png' });
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: video }, { key: unknown }, { key: png, media_type: 'image/tiff' }],
+    });
+    const supported =
+      'images: png, jpeg, gif, webp; documents: pdf, csv, doc, docx, xls, xlsx, html, txt, md';
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], video, `unsupported file type (supported: ${supported})`),
+      valueError(
+        ['body', 'attachments', 1, 'key'],
+        unknown,
+        `unsupported file type (supported: ${supported})`,
+      ),
+      valueError(
+        ['body', 'attachments', 2, 'media_type'],
+        'image/tiff',
+        `unsupported media type (supported: ${supported})`,
+      ),
+    ]);
+  });
+
+  it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
+    const bigImage = await upload('big.webp', {
+      type: 'image/webp',
+      bytes: ATTACHMENT_LIMITS.imageBytes + 1,
+    });
+    const bigDoc = await upload('big.csv', { type: 'text/csv', bytes: ATTACHMENT_LIMITS.documentBytes + 1 });
+    const res = await send({ content: 'x', attachments: [{ key: bigImage }, { key: bigDoc }] });
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], bigImage, 'image is larger than 3.75 MB (3932160 bytes)'),
+      valueError(['body', 'attachments', 1, 'key'], bigDoc, 'document is larger than 4.5 MB (4718592 bytes)'),
+    ]);
+    const atLimit = await upload('edge.gif', { type: 'image/gif', bytes: ATTACHMENT_LIMITS.imageBytes });
+    assert.equal((await send({ content: 'x', attachments: [{ key: atLimit }] })).status, 201);
+  });
+
+  it('takes at most 20 images and 5 documents; more than 25 attachments is a list error', async () => {
+    const image = await upload('one.png', { type: 'image/png' });
+    const doc = await upload('one.txt', { type: 'text/plain' });
+    const images = Array.from({ length: 20 }, () => ({ key: image }));
+    const docs = Array.from({ length: 5 }, () => ({ key: doc }));
+    const full = await send({ content: 'x', attachments: [...images, ...docs] });
+    assert.equal(full.status, 201);
+    assert.equal(full.body.content.length, 26);
+    assert.deepEqual(
+      full.body.content.slice(21, 23).map((b: { document: { name: string } }) => b.document.name),
+      ['one', 'one (2)'],
+      'document names are unique within a message',
+    );
+
+    const tooMany = await send({ content: 'x', attachments: [...images, { key: image }, ...docs.slice(1)] });
+    assert.deepEqual(tooMany.body.detail, [
+      valueError(['body', 'attachments', 20, 'key'], image, 'a message takes at most 20 images'),
+    ]);
+    const sixDocs = await send({ content: 'x', attachments: [...docs, { key: doc }] });
+    assert.deepEqual(sixDocs.body.detail, [
+      valueError(['body', 'attachments', 5, 'key'], doc, 'a message takes at most 5 documents'),
+    ]);
+    const list = [...images, ...docs, { key: doc }];
+    const overall = await send({ content: 'x', attachments: list });
+    assert.equal(overall.status, 422);
+    const { input: _, ...item } = overall.body.detail[0];
+    assert.deepEqual(item, {
+      type: 'too_long',
+      loc: ['body', 'attachments'],
+      msg: 'List should have at most 25 items after validation, not 26',
+      ctx: { field_type: 'List', max_length: 25, actual_length: 26 },
+    });
+  });
+
+  it('validates the shape of each attachment', async () => {
+    const res = await send({ content: 'x', attachments: [{ name: 'no key' }, 'photo.png', { key: '' }] });
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'missing',
+        loc: ['body', 'attachments', 0, 'key'],
+        msg: 'Field required',
+        input: { name: 'no key' },
+      },
+      {
+        type: 'model_attributes_type',
+        loc: ['body', 'attachments', 1],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: 'photo.png',
+      },
+      {
+        type: 'string_too_short',
+        loc: ['body', 'attachments', 2, 'key'],
+        msg: 'String should have at least 1 character',
+        input: '',
+        ctx: { min_length: 1 },
+      },
+    ]);
+    assert.equal((await send({ content: 'x', attachments: null })).status, 201);
+    assert.equal((await send({ content: 'x', attachments: [] })).status, 201);
+  });
+
+  it("another user's session is 404 before anything about its attachments", async () => {
+    const theirs = await upload('x.png', { type: 'image/png', user: h.other.id });
+    const res = await send({ content: 'x', attachments: [{ key: theirs }] }, h.other.token);
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: 'Chat session not found' });
+  });
+
+  it('document names keep only what Bedrock accepts', () => {
+    const taken = new Set<string>();
+    assert.equal(documentName('Réunion_été — notes!!.docx', taken), 'Reunion ete notes');
+    assert.equal(documentName('uploads/u/1/[draft] plan-v2.PDF', taken), '[draft] plan-v2');
+    assert.equal(documentName('???.pdf', taken), 'document');
+    assert.equal(documentName('reunion ete notes.txt', taken), 'reunion ete notes (2)');
+  });
+});

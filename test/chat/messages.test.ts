@@ -1,0 +1,284 @@
+// Chat sessions and messages on the real handlers and the embedded DynamoDB: creation, paging,
+// idempotent retries, 200 concurrent sends, and other users' sessions.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { addAssistantMessage } from '../../shared/chat/store.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const newSession = async (json: object = { title: 'Chat' }, token?: string) =>
+  (await h.call('POST', '/api/v1/chat/sessions', { json, token })).body.id as string;
+const messagesUrl = (id: string) => `/api/v1/chat/sessions/${id}/messages`;
+const send = (id: string, json: unknown, headers?: Record<string, string>, token?: string) =>
+  h.call('POST', messagesUrl(id), { json, headers, token });
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('chat sessions', () => {
+  it('creates a session, optionally about one of the caller’s projects', async () => {
+    const project = await h.call('POST', '/api/v1/projects', { json: { title: 'Launch' } });
+    const res = await h.call('POST', '/api/v1/chat/sessions', {
+      json: { title: 'About the launch', project_id: project.body.id },
+    });
+    assert.equal(res.status, 201);
+    assert.match(res.body.id, UUID_V7);
+    assert.deepEqual(
+      { ...res.body, id: undefined, created_at: undefined },
+      {
+        id: undefined,
+        created_at: undefined,
+        title: 'About the launch',
+        team_id: null,
+        project_id: project.body.id,
+      },
+    );
+  });
+
+  it("refuses another user's project or an unknown team like a missing one", async () => {
+    const theirs = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Theirs' },
+      token: h.other.token,
+    });
+    const project = await h.call('POST', '/api/v1/chat/sessions', {
+      json: { title: 't', project_id: theirs.body.id },
+    });
+    assert.equal(project.status, 404);
+    assert.deepEqual(project.body, { detail: 'Project not found' });
+    const team = await h.call('POST', '/api/v1/chat/sessions', {
+      json: { title: 't', team_id: '01a1fc6e-0000-7000-8000-0000000000aa' },
+    });
+    assert.deepEqual([team.status, team.body], [404, { detail: 'Team not found' }]);
+  });
+
+  it('validates the session body', async () => {
+    const res = await h.call('POST', '/api/v1/chat/sessions', { json: { title: '', team_id: 'x' } });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.detail.map((d: { type: string; loc: unknown }) => [d.type, d.loc]),
+      [
+        ['string_too_short', ['body', 'title']],
+        ['uuid_parsing', ['body', 'team_id']],
+      ],
+    );
+  });
+});
+
+describe('POST /chat/sessions/{id}/messages', () => {
+  it('answers 201 with the stored message: id, session_id, role, content blocks, created_at', async () => {
+    const id = await newSession();
+    const res = await send(id, { content: 'Hello there' });
+    assert.equal(res.status, 201);
+    assert.deepEqual(Object.keys(res.body).sort(), ['content', 'created_at', 'id', 'role', 'session_id']);
+    assert.match(res.body.id, UUID_V7);
+    assert.equal(res.body.session_id, id);
+    assert.equal(res.body.role, 'user');
+    assert.deepEqual(res.body.content, [{ text: 'Hello there' }]);
+    assert.ok(!Number.isNaN(Date.parse(res.body.created_at)));
+  });
+
+  it('content is 1 to 10,000 code points', async () => {
+    const id = await newSession();
+    const astral = '😀'.repeat(10_000);
+    assert.equal((await send(id, { content: astral })).status, 201);
+    const long = await send(id, { content: `${'a'.repeat(10_000)}b` });
+    assert.deepEqual(long.body.detail[0].ctx, { max_length: 10000 });
+    assert.equal(long.body.detail[0].msg, 'String should have at most 10000 characters');
+    const empty = await send(id, { content: '' });
+    assert.deepEqual(empty.body.detail, [
+      {
+        type: 'string_too_short',
+        loc: ['body', 'content'],
+        msg: 'String should have at least 1 character',
+        input: '',
+        ctx: { min_length: 1 },
+      },
+    ]);
+    const missing = await send(id, { attachments: [] });
+    assert.deepEqual(missing.body.detail, [
+      { type: 'missing', loc: ['body', 'content'], msg: 'Field required', input: { attachments: [] } },
+    ]);
+    const notText = await send(id, { content: 5 });
+    assert.equal(notText.body.detail[0].type, 'string_type');
+  });
+
+  it('an Idempotency-Key retry returns the first message, 201 again, and stores one', async () => {
+    const id = await newSession();
+    const headers = { 'idempotency-key': 'retry-1' };
+    const first = await send(id, { content: 'Only once' }, headers);
+    const again = await send(id, { content: 'Only once' }, headers);
+    assert.equal(first.status, 201);
+    assert.equal(again.status, 201);
+    assert.deepEqual(again.body, first.body);
+    const other = await send(id, { content: 'Only once' }, { 'idempotency-key': 'retry-2' });
+    assert.notEqual(other.body.id, first.body.id);
+    const listed = await h.call('GET', messagesUrl(id));
+    assert.deepEqual(
+      listed.body.messages.map((m: { id: string }) => m.id),
+      [first.body.id, other.body.id],
+    );
+    // Keys are per session: the same key elsewhere is a new message.
+    const elsewhere = await send(await newSession(), { content: 'Only once' }, headers);
+    assert.notEqual(elsewhere.body.id, first.body.id);
+  });
+
+  it('the same key with a different message is a conflict', async () => {
+    const id = await newSession();
+    await send(id, { content: 'first' }, { 'idempotency-key': 'k' });
+    const res = await send(id, { content: 'second' }, { 'idempotency-key': 'k' });
+    assert.equal(res.status, 409);
+    assert.deepEqual(res.body, { detail: 'Idempotency-Key was already used with a different message' });
+  });
+
+  it('concurrent retries with one key all answer with the same single message', async () => {
+    const id = await newSession();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => send(id, { content: 'racing' }, { 'idempotency-key': 'same' })),
+    );
+    assert.ok(results.every((r) => r.status === 201));
+    assert.equal(new Set(results.map((r) => r.body.id)).size, 1);
+    assert.equal((await h.call('GET', messagesUrl(id))).body.messages.length, 1);
+  });
+
+  it('a retry after the first request failed between its two writes stores the message once', async () => {
+    const id = await newSession();
+    let failed = false;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        // Matched on the item (marshalled or not, depending on where the client's stack runs it).
+        const sk = JSON.stringify((args.input as { Item?: unknown }).Item ?? {});
+        if (context.commandName?.startsWith('Put') && sk.includes('"MSG#') && !failed) {
+          failed = true;
+          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failMessageWrite' },
+    );
+    let first: Awaited<ReturnType<typeof send>>;
+    try {
+      first = await send(id, { content: 'flaky' }, { 'idempotency-key': 'flaky-1' });
+    } finally {
+      dynamo().middlewareStack.remove('failMessageWrite');
+    }
+    assert.equal(first.status, 503);
+    assert.equal((await h.call('GET', messagesUrl(id))).body.messages.length, 0);
+    const retry = await send(id, { content: 'flaky' }, { 'idempotency-key': 'flaky-1' });
+    assert.equal(retry.status, 201);
+    const again = await send(id, { content: 'flaky' }, { 'idempotency-key': 'flaky-1' });
+    assert.deepEqual(again.body, retry.body);
+    const listed = await h.call('GET', messagesUrl(id));
+    assert.deepEqual(listed.body.messages, [retry.body]);
+  });
+
+  it('an Idempotency-Key longer than 255 characters is refused as a header error', async () => {
+    const id = await newSession();
+    const key = 'k'.repeat(256);
+    const res = await send(id, { content: 'x' }, { 'idempotency-key': key });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'string_too_long',
+        loc: ['header', 'idempotency-key'],
+        msg: 'String should have at most 255 characters',
+        input: key,
+        ctx: { max_length: 255 },
+      },
+    ]);
+  });
+
+  it('200 concurrent sends to one session store 200 messages, listed in order', async () => {
+    const id = await newSession();
+    const sent = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => send(id, { content: `message ${i}` })),
+    );
+    assert.ok(sent.every((r) => r.status === 201));
+    const first = await h.call('GET', `${messagesUrl(id)}?limit=100`);
+    assert.equal(first.body.messages.length, 100);
+    assert.equal(first.body.next_after, first.body.messages[99].id);
+    const second = await h.call('GET', `${messagesUrl(id)}?limit=100&after=${first.body.next_after}`);
+    assert.equal(second.body.messages.length, 100);
+    assert.equal(second.body.next_after, null, 'the last page says so');
+    const listed = [...first.body.messages, ...second.body.messages];
+    const ids = listed.map((m: { id: string }) => m.id);
+    assert.deepEqual(ids, [...ids].sort(), 'oldest first');
+    assert.deepEqual(new Set(ids), new Set(sent.map((r) => r.body.id)), 'none lost');
+    const times = listed.map((m: { created_at: string }) => m.created_at);
+    assert.deepEqual(times, [...times].sort());
+  });
+});
+
+describe('GET /chat/sessions/{id}/messages', () => {
+  it('lists oldest first with the agent’s replies, paged by limit and after', async () => {
+    const id = await newSession();
+    const a = await send(id, { content: 'one' });
+    const reply = await addAssistantMessage(id, 'two');
+    const c = await send(id, { content: 'three' });
+    const page1 = await h.call('GET', `${messagesUrl(id)}?limit=2`);
+    assert.equal(page1.status, 200);
+    assert.deepEqual(page1.body, { messages: [a.body, reply], next_after: reply.id });
+    assert.equal(reply.role, 'assistant');
+    const page2 = await h.call('GET', `${messagesUrl(id)}?limit=2&after=${reply.id}`);
+    assert.deepEqual(page2.body, { messages: [c.body], next_after: null });
+    const all = await h.call('GET', messagesUrl(id));
+    assert.equal(all.body.messages.length, 3, 'default page of 50');
+  });
+
+  it('validates limit and after', async () => {
+    const id = await newSession();
+    const res = await h.call('GET', `${messagesUrl(id)}?limit=101&after=abc`);
+    assert.deepEqual(
+      res.body.detail.map((d: { type: string; loc: unknown }) => [d.type, d.loc]),
+      [
+        ['less_than_equal', ['query', 'limit']],
+        ['uuid_parsing', ['query', 'after']],
+      ],
+    );
+    assert.equal(
+      (await h.call('GET', `${messagesUrl(id)}?limit=0`)).body.detail[0].type,
+      'greater_than_equal',
+    );
+  });
+});
+
+describe("another user's chat session", () => {
+  it('answers 404 on every route, exactly like a missing one', async () => {
+    const id = await newSession();
+    await send(id, { content: 'private' });
+    const missing = '01a1fc6e-0000-7000-8000-0000000000ff';
+    for (const [method, json] of [
+      ['GET', undefined],
+      ['POST', { content: 'hi' }],
+    ] as const) {
+      const theirs = await h.call(method, messagesUrl(id), { json, token: h.other.token });
+      const none = await h.call(method, messagesUrl(missing), { json });
+      assert.equal(theirs.status, 404);
+      assert.deepEqual(theirs.body, { detail: 'Chat session not found' });
+      assert.equal(theirs.text, none.text);
+    }
+    // Their retry key cannot reach our session's message either.
+    const retried = await send(id, { content: 'private' }, { 'idempotency-key': 'x' }, h.other.token);
+    assert.equal(retried.status, 404);
+    assert.equal((await h.call('GET', messagesUrl(id))).body.messages.length, 1);
+  });
+});
+
+describe('the demo seed', () => {
+  it('writes a session with a short conversation, a document attached to the first message', async () => {
+    const { seedChat } = await import('../../infra/local/seed/chat.ts');
+    const ids = await seedChat({ owner: h.owner.id, other: h.other.id }, {});
+    const res = await h.call('GET', messagesUrl(ids.chat_session_id!));
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.messages.map((m: { role: string }) => m.role),
+      ['user', 'assistant', 'user'],
+    );
+    assert.equal(res.body.messages[0].content[1].document.format, 'md');
+    assert.equal(res.body.messages[0].content[1].document.name, 'Launch brief');
+  });
+});

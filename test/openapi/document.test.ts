@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { generateOpenApiDocument } from '../../infra/local/openapi.ts';
+import { routeKey, routes } from '../../infra/routes.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+// biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely
+let generated: any;
+before(async () => {
+  h = await startHarness();
+  generated = await generateOpenApiDocument();
+});
+after(() => h.close());
+
+describe('OpenAPI document', () => {
+  it('is what the code declares: docs/openapi.json equals a fresh generation (run `npm run openapi`)', async () => {
+    const committed = JSON.parse(await readFile('docs/openapi.json', 'utf8'));
+    assert.deepEqual(committed, JSON.parse(JSON.stringify(generated)));
+  });
+
+  it('passes the OpenAPI 3.1 schema validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(JSON.stringify(generated)));
+    assert.equal(validator.version, '3.1');
+    assert.deepEqual(result.errors ?? [], []);
+    assert.equal(result.valid, true);
+  });
+
+  it('documents every route, with the bearer scheme exactly where a token is needed', () => {
+    assert.equal(generated.info.version, '0.1.0');
+    for (const route of routes) {
+      const operation = generated.paths[route.path]?.[route.method.toLowerCase()];
+      assert.ok(operation, `${routeKey(route)} is not documented`);
+      assert.deepEqual(operation.security, route.auth === false ? [] : [{ bearerAuth: [] }], routeKey(route));
+      if (route.auth !== false) assert.ok(operation.responses['401'], `${routeKey(route)} lists no 401`);
+    }
+  });
+
+  it('carries constraints and defaults of the request schemas', () => {
+    const body = generated.paths['/api/v1/brands'].post.requestBody.content['application/json'].schema;
+    assert.deepEqual(body.properties.name, { type: 'string', minLength: 1, maxLength: 200 });
+    assert.deepEqual(body.required, ['name']);
+    const [limit] = generated.paths['/api/v1/brands'].get.parameters;
+    assert.deepEqual(limit, {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    });
+    const path = generated.paths['/api/v1/projects/{project_id}'].get.parameters[0];
+    assert.deepEqual(path.schema, { type: 'string', format: 'uuid' });
+    assert.deepEqual(
+      generated.paths['/api/v1/projects'].post.responses['422'].content['application/json'].schema,
+      {
+        $ref: '#/components/schemas/HTTPValidationError',
+      },
+    );
+  });
+
+  it('is served without a token at /api/v1/openapi.json', async () => {
+    const res = await h.call('GET', '/api/v1/openapi.json', { token: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, JSON.parse(await readFile('docs/openapi.json', 'utf8')));
+  });
+
+  it('serves an offline Swagger UI page at /docs with its assets', async () => {
+    const page = await h.call('GET', '/docs', { token: null });
+    assert.equal(page.status, 200);
+    assert.match(page.headers['content-type']!, /^text\/html/);
+    assert.match(page.text, /SwaggerUIBundle\(\{ url: '\/api\/v1\/openapi\.json'/);
+    const script = await h.call('GET', '/docs/swagger-ui-bundle.js', { token: null });
+    assert.equal(script.status, 200);
+    assert.match(script.headers['content-type']!, /javascript/);
+    assert.ok(script.text.length > 100_000);
+    const missing = await h.call('GET', '/docs/package.json', { token: null });
+    assert.equal(missing.status, 404);
+  });
+});

@@ -1,0 +1,299 @@
+// Catalogue import on the embedded S3: formats, bad rows, bad files that change nothing, merging per
+// merchant, racing imports, the S3-triggered function and the CLI.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
+import { runImport } from '../../scripts/catalog-import.ts';
+import { s3 } from '../../shared/aws/s3.ts';
+import { setClock } from '../../shared/clock.ts';
+import { config } from '../../shared/config.ts';
+import { FeedError } from '../../shared/shopping/feeds.ts';
+import { feedObjectTarget, importCatalogFeed } from '../../shared/shopping/import.ts';
+import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
+import { readLatestPointer, readSnapshot } from '../../shared/shopping/snapshots.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+const dir = mkdtempSync(join(tmpdir(), 'feeds-'));
+
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await h.close();
+});
+
+const catalog = async () => {
+  const latest = await readLatestPointer();
+  return latest
+    ? { pointer: latest.pointer, products: (await readSnapshot(latest.pointer.key)).products }
+    : undefined;
+};
+const idsOf = (products: { merchant: string; id: string }[]) =>
+  products.map((p) => `${p.merchant}:${p.id}`).sort();
+
+const gmc = (rows: string[]) => ['id\ttitle\tlink\tprice', ...rows].join('\n');
+
+describe('catalogue import', () => {
+  it('before any import, search answers with an empty catalogue', async () => {
+    const session = await h.call('POST', '/api/v1/shopping/sessions', { json: {} });
+    const res = await h.call('POST', `/api/v1/shopping/sessions/${session.body.id}/search`, {
+      json: { query: 'anything' },
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, {
+      query: 'anything',
+      results: [],
+      total_count: 0,
+      source: 'merchant-catalog',
+    });
+  });
+
+  it('imports each format, reports bad rows by line and skips them', async () => {
+    const tsv = await importCatalogFeed(
+      gmc([
+        'g1\tLamp\thttps://gmc.example/1\t15.00 USD',
+        'g2\t\thttps://gmc.example/2\t15.00 USD',
+        'g3\tRug\thttps://elsewhere.example/3\t15.00 USD',
+        'g4\tChair\thttps://gmc.example/4\tcheap',
+      ]),
+      { merchant: 'gmc.example', merchantType: 'affiliate', trackingParams: { aff: '7' } },
+    );
+    assert.equal(tsv.format, 'gmc');
+    assert.equal(tsv.imported, 1);
+    assert.deepEqual(
+      tsv.rejected.map((r) => r.line),
+      [3, 4, 5],
+    );
+    assert.match(tsv.rejected[0]!.reason, /title is empty/);
+    assert.match(tsv.rejected[1]!.reason, /not on merchant gmc\.example/);
+    assert.match(tsv.rejected[2]!.reason, /price/);
+
+    const acp = await importCatalogFeed(
+      'item_id,title,url,price,seller_name\na1,Kettle,https://acp.example/a1,45.00 EUR,ACP\n',
+      { merchant: 'acp.example', merchantType: 'acp' },
+    );
+    assert.equal(acp.format, 'acp');
+    const ucp = await importCatalogFeed(
+      `${JSON.stringify({ id: 'u1', title: 'Mug', url: 'https://ucp.example/u1', price: { amount: 1299, currency: 'USD' } })}\nnot json\n`,
+      { merchant: 'ucp.example', merchantType: 'ucp' },
+    );
+    assert.equal(ucp.format, 'jsonl');
+    assert.deepEqual(ucp.rejected[0]?.line, 2);
+
+    const now = (await catalog())!;
+    assert.deepEqual(idsOf(now.products), ['acp.example:a1', 'gmc.example:g1', 'ucp.example:u1']);
+    assert.equal(now.pointer.product_count, 3);
+    assert.deepEqual(Object.keys(now.pointer.merchants).sort(), [
+      'acp.example',
+      'gmc.example',
+      'ucp.example',
+    ]);
+    const lamp = now.products.find((p) => p.id === 'g1')!;
+    assert.equal(lamp.affiliate_url, 'https://gmc.example/1?aff=7');
+    assert.equal(now.products.find((p) => p.id === 'u1')!.price_cents, 1299);
+  });
+
+  it('a re-import replaces only that merchant’s products', async () => {
+    const report = await importCatalogFeed(
+      gmc(['g5\tDesk\thttps://gmc.example/5\t150.00 USD', 'g6\tShelf\thttps://gmc.example/6\t60.00 USD']),
+      { merchant: 'https://www.gmc.example/', merchantType: 'affiliate' },
+    );
+    assert.equal(report.replaced, 1);
+    assert.equal(report.catalog_products, 4);
+    const now = (await catalog())!;
+    assert.deepEqual(idsOf(now.products), [
+      'acp.example:a1',
+      'gmc.example:g5',
+      'gmc.example:g6',
+      'ucp.example:u1',
+    ]);
+    assert.equal(now.products.find((p) => p.id === 'g5')!.affiliate_url, 'https://gmc.example/5');
+  });
+
+  it('a file that is bad as a whole changes nothing', async () => {
+    const before = (await catalog())!;
+    const bad: [string | Uint8Array, RegExp][] = [
+      ['id\ttitle\n1\tNo link or price\n', /missing required column/],
+      [
+        gmc(['x1\tLamp\thttps://elsewhere.example/1\t1 USD', 'x2\t\thttps://gmc.example/2\t1 USD']),
+        /no valid rows/,
+      ],
+      [new Uint8Array([0x69, 0x64, 0xff, 0xfe]), /not UTF-8/],
+      ['', /empty/],
+      ['id\ttitle\tlink\tprice\n', /no products/],
+    ];
+    for (const [feed, reason] of bad) {
+      await assert.rejects(
+        importCatalogFeed(feed, { merchant: 'gmc.example', merchantType: 'affiliate' }),
+        (e) => {
+          assert.ok(e instanceof FeedError);
+          assert.match(e.message, reason);
+          return true;
+        },
+      );
+    }
+    await assert.rejects(
+      importCatalogFeed(gmc(['y\tY\thttps://ucp.example/y\t1 USD']), {
+        merchant: 'ucp.example',
+        merchantType: 'ucp',
+        trackingParams: { tag: 'x' },
+      }),
+      /only apply to affiliate/,
+    );
+    assert.deepEqual((await catalog())!.pointer, before.pointer);
+  });
+
+  it('two imports racing for the pointer both land: the loser merges again', async () => {
+    let raced = false;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (
+          context.commandName === 'PutObjectCommand' &&
+          input.Key === 'catalog/snapshots/latest.json' &&
+          !raced
+        ) {
+          raced = true;
+          // Another merchant's import lands between our read and our pointer write.
+          await importCatalogFeed(gmc(['r1\tRaced\thttps://race.example/1\t1 USD']), {
+            merchant: 'race.example',
+            merchantType: 'affiliate',
+          });
+          throw Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), {
+            name: 'PreconditionFailed',
+            $metadata: { httpStatusCode: 412 },
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'racePointerWrite' },
+    );
+    try {
+      await importCatalogFeed(gmc(['s1\tSlow\thttps://slow.example/1\t1 USD']), {
+        merchant: 'slow.example',
+        merchantType: 'affiliate',
+      });
+    } finally {
+      s3().middlewareStack.remove('racePointerWrite');
+    }
+    assert.ok(raced);
+    const ids = idsOf((await catalog())!.products);
+    assert.ok(ids.includes('race.example:r1') && ids.includes('slow.example:s1'), ids.join());
+  });
+
+  it('the S3-triggered function imports feeds put under catalog/feeds/<type>/<merchant>/', async () => {
+    const key = 'catalog/feeds/affiliate/drop.example/2026 spring.tsv';
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        Body: gmc(['d1\tTent\thttps://drop.example/d1\t199.00 USD', 'd2\t\thttps://drop.example/d2\t1 USD']),
+        Metadata: { tracking: 'tag=drop-20&utm_source=tcs' },
+      }),
+    );
+    // EventBridge "Object Created" carries the key as it is.
+    const [report] = (await importHandler({ detail: { object: { key } } })) as {
+      imported: number;
+      rejected: unknown[];
+    }[];
+    assert.equal(report!.imported, 1);
+    assert.equal(report!.rejected.length, 1);
+    const tent = (await catalog())!.products.find((p) => p.id === 'd1')!;
+    assert.equal(tent.merchant_type, 'affiliate');
+    assert.equal(tent.affiliate_url, 'https://drop.example/d1?tag=drop-20&utm_source=tcs');
+    // A plain S3 notification URL-encodes the key.
+    const again = await importHandler({
+      Records: [{ s3: { object: { key: 'catalog/feeds/affiliate/drop.example/2026+spring.tsv' } } }],
+    });
+    assert.equal((again[0] as { imported: number }).imported, 1);
+  });
+
+  it('the function drops a bad feed or key without retrying, and leaves the catalogue as it was', async () => {
+    const before = (await catalog())!.pointer;
+    const key = 'catalog/feeds/ucp/drop.example/broken.csv';
+    await s3().send(
+      new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: 'not,a,feed\n1,2,3\n' }),
+    );
+    const results = await importHandler({
+      detail: { object: { key } },
+    });
+    assert.match((results[0] as { refused: string }).refused, /missing required column/);
+    const badKey = await importHandler({
+      detail: { object: { key: 'catalog/feeds/amazon/x.example/f.tsv' } },
+    });
+    assert.match((badKey[0] as { refused: string }).refused, /not catalog\/feeds\/<affiliate\|ucp\|acp>/);
+    assert.deepEqual((await catalog())!.pointer, before);
+    assert.throws(() => feedObjectTarget('catalog/feeds/acp/shop.example/'), FeedError);
+    assert.deepEqual(feedObjectTarget('catalog/feeds/acp/www.Shop.example/a/b.csv'), {
+      merchant: 'shop.example',
+      merchantType: 'acp',
+    });
+  });
+
+  it('npm run catalog:import imports a file and lists skipped rows; a bad file exits 1', async () => {
+    const file = join(dir, 'feed.tsv');
+    writeFileSync(
+      file,
+      gmc(['c1\tCLI Lamp\thttps://cli.example/c1\t12.00 USD', 'c2\tNo price\thttps://cli.example/c2\t']),
+    );
+    const lines: string[] = [];
+    const ok = await runImport(
+      [file, '--merchant', 'cli.example', '--merchant-type', 'affiliate', '--tracking', 'tag=cli-1'],
+      (line) => lines.push(line),
+    );
+    assert.equal(ok, 0);
+    assert.match(lines[0]!, /^imported 1 products from cli\.example \(affiliate, gmc feed\)/);
+    assert.deepEqual(lines.slice(1), ['skipped 1 rows:', '  line 3: price is empty']);
+    const lamp = (await catalog())!.products.find((p) => p.id === 'c1')!;
+    assert.equal(lamp.affiliate_url, 'https://cli.example/c1?tag=cli-1');
+
+    writeFileSync(file, 'nothing useful\n');
+    const out: string[] = [];
+    assert.equal(
+      await runImport([file, '--merchant', 'cli.example', '--merchant-type', 'affiliate'], (l) =>
+        out.push(l),
+      ),
+      1,
+    );
+    assert.match(out[0]!, /^feed refused, the catalogue is unchanged: missing required column/);
+    assert.equal(
+      await runImport([file, '--merchant', 'cli.example', '--merchant-type', 'amazon'], () => {}),
+      2,
+    );
+  });
+});
+
+describe('the demo seed', () => {
+  it('imports 200+ products of three merchants, one per type and format, and a session with searches', async () => {
+    const { seedShopping } = await import('../../infra/local/seed/shopping.ts');
+    // This process's search has the catalogue of an earlier test loaded: let its minute pass.
+    setClock(new Date(Date.now() + RECHECK_MS + 1000));
+    const ids = await seedShopping({ owner: h.owner.id, other: h.other.id }).finally(() =>
+      setClock(undefined),
+    );
+    const { pointer, products } = (await catalog())!;
+    const demo = products.filter((p) => p.merchant.endsWith('.example') && p.merchant.includes('-'));
+    assert.ok(demo.length >= 200, `${demo.length} demo products`);
+    const merchants = Object.entries(pointer.merchants).filter(([domain]) => domain.includes('-'));
+    assert.deepEqual(merchants.map(([, m]) => [m.merchant_type, m.format]).sort(), [
+      ['acp', 'acp'],
+      ['affiliate', 'gmc'],
+      ['ucp', 'jsonl'],
+    ]);
+    const session = await h.call('GET', `/api/v1/shopping/sessions/${ids.shopping_session_id}`);
+    assert.equal(session.status, 200);
+    assert.deepEqual(
+      session.body.recent_searches.map((s: { query: string }) => s.query),
+      ['coffee maker', 'beach towel'],
+    );
+    assert.ok(session.body.recent_searches.every((s: { total_count: number }) => s.total_count > 0));
+    const affiliate = demo.find((p) => p.merchant_type === 'affiliate')!;
+    assert.match(affiliate.affiliate_url, /[?&]tag=tcs-demo-20&utm_source=tcs$/);
+  });
+});

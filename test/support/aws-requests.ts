@@ -1,0 +1,86 @@
+// Records the DynamoDB requests the handlers send (an SDK middleware on the shared client), with
+// when each started and finished, so a test can count round trips and check they form one wave.
+//
+//   const recorder = recordDynamoRequests();
+//   await h.call('GET', `/api/v1/teams/${id}/dashboard`);
+//   assert.equal(recorder.waves(), 1);
+//   recorder.stop();
+import { dynamo } from '../../shared/aws/dynamo.ts';
+
+export interface RecordedRequest {
+  /** `GetItemCommand`, `QueryCommand`, … (the low-level client's names). */
+  command: string;
+  /** The command's input (TableName, Key, Limit, …), to check how a read is bounded. */
+  input: Record<string, unknown>;
+  started: number;
+  /** Infinity until the request (retries included) settles. */
+  finished: number;
+}
+
+export interface RequestRecorder {
+  readonly requests: readonly RecordedRequest[];
+  commands(): string[];
+  /** Sequential rounds: a request opens a new wave when it starts after one of the current wave settled. */
+  waves(): number;
+  clear(): void;
+  stop(): void;
+}
+
+let recorders = 0;
+
+export function recordDynamoRequests(): RequestRecorder {
+  const requests: RecordedRequest[] = [];
+  const name = `test-request-recorder-${++recorders}`;
+  const stack = dynamo().middlewareStack;
+  stack.add(
+    (next, context) => async (args) => {
+      const request: RecordedRequest = {
+        command: String(context.commandName ?? 'unknown'),
+        input: (args as { input?: Record<string, unknown> }).input ?? {},
+        started: performance.now(),
+        finished: Number.POSITIVE_INFINITY,
+      };
+      requests.push(request);
+      try {
+        return await next(args);
+      } finally {
+        request.finished = performance.now();
+      }
+    },
+    { step: 'initialize', name },
+  );
+  return {
+    requests,
+    commands: () => requests.map((request) => request.command),
+    waves: () => {
+      let waves = 0;
+      let waveSettles = Number.NEGATIVE_INFINITY;
+      for (const request of [...requests].sort((a, b) => a.started - b.started)) {
+        if (waves === 0 || request.started >= waveSettles) {
+          waves++;
+          waveSettles = request.finished;
+        } else waveSettles = Math.min(waveSettles, request.finished);
+      }
+      return waves;
+    },
+    clear: () => {
+      requests.length = 0;
+    },
+    stop: () => {
+      stack.remove(name);
+    },
+  };
+}
+
+/** The requests one call makes (recording only while it runs). */
+export async function dynamoRequestsOf<T>(
+  call: () => Promise<T>,
+): Promise<{ result: T; commands: string[]; waves: number }> {
+  const recorder = recordDynamoRequests();
+  try {
+    const result = await call();
+    return { result, commands: recorder.commands(), waves: recorder.waves() };
+  } finally {
+    recorder.stop();
+  }
+}

@@ -1,0 +1,55 @@
+// Every response the tests receive is checked against the OpenAPI operation generated for its route:
+// the status must be listed and the body must match (response objects are closed, so a missing or an
+// extra field fails). This is how the document is kept honest.
+
+import type { ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { documentedRoute } from '../../infra/local/openapi.ts';
+import type { Route } from '../../infra/routes.ts';
+import { buildOpenApiDocument, operationFor } from '../../shared/openapi/document.ts';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema({ $id: 'openapi', components: buildOpenApiDocument([]).components });
+
+type Operation = ReturnType<typeof operationFor>;
+const operations = new Map<Route, Promise<Operation>>();
+const validators = new Map<string, ValidateFunction>();
+
+const validatorFor = (key: string, schema: unknown) => {
+  let validate = validators.get(key);
+  if (!validate) {
+    const resolved = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+    validate = ajv.compile(resolved);
+    validators.set(key, validate);
+  }
+  return validate;
+};
+
+export async function assertMatchesContract(
+  route: Route,
+  status: number,
+  contentType: string,
+  body: unknown,
+) {
+  let operation = operations.get(route);
+  if (!operation) {
+    operation = documentedRoute(route).then(operationFor);
+    operations.set(route, operation);
+  }
+  const responses = (await operation).responses as Record<
+    string,
+    { content?: Record<string, { schema: unknown }> }
+  >;
+  const declared = responses[String(status)];
+  if (!declared)
+    throw new Error(
+      `${route.method} ${route.path} answered ${status}, which its OpenAPI operation does not list (declared: ${Object.keys(responses).join(', ')}). Declare it with \`errors: [${status}]\` in the route's httpRoute options, or fix the handler.`,
+    );
+  const schema = declared.content?.['application/json']?.schema;
+  if (!schema || !contentType.includes('json')) return;
+  const validate = validatorFor(`${route.method} ${route.path} ${status}`, schema);
+  if (!validate(body))
+    throw new Error(
+      `${route.method} ${route.path} ${status} body does not match its OpenAPI schema: ${ajv.errorsText(validate.errors)}`,
+    );
+}

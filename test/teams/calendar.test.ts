@@ -1,0 +1,289 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setClock } from '../../shared/clock.ts';
+import { queryPartition } from '../../shared/db/store.ts';
+import { addMember, addTask } from '../../shared/teams/agents.ts';
+import { teamKeys } from '../../shared/teams/keys.ts';
+import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { createTeam } from './fixtures.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  setClock(undefined);
+  await h.close();
+});
+
+type Entry = {
+  id: string;
+  title: string;
+  platform: string;
+  status: string;
+  scheduled_for: string;
+  assigned_member: { persona_name: string } | null;
+};
+const summary = (entries: Entry[]) =>
+  entries.map((e) => [e.scheduled_for, e.platform, e.status, e.assigned_member?.persona_name ?? null]);
+
+const INSTAGRAM = {
+  platform: 'instagram',
+  task_type: 'social_post',
+  per_week: 3,
+  preferred_days: ['monday', 'wednesday', 'friday'],
+  preferred_times: ['09:30'],
+};
+
+/** A Paris team (UTC+1 in November) with three members and a cadence over three platforms. */
+async function parisTeam(cadence: unknown[] = [INSTAGRAM]) {
+  const team = await createTeam(h, { config: { timezone: 'Europe/Paris' }, content_cadence: cadence });
+  const leo = await addMember(team.id, {
+    role: 'writer',
+    agent_slug: 'social-writer',
+    display_name: 'Writer',
+    persona_name: 'Leo',
+    capabilities: ['social_post', 'instagram', 'linkedin'],
+  });
+  const ana = await addMember(team.id, {
+    role: 'writer',
+    agent_slug: 'social-writer',
+    display_name: 'Writer',
+    persona_name: 'Ana',
+    capabilities: ['social_post', 'instagram'],
+  });
+  await addMember(team.id, {
+    role: 'producer',
+    agent_slug: 'video-producer',
+    display_name: 'Producer',
+    persona_name: 'Sam',
+    capabilities: ['short_video', 'tiktok'],
+  });
+  return { team, leo, ana };
+}
+
+const generate = (teamId: string, query = '') =>
+  h.call('POST', `/api/v1/teams/${teamId}/calendar/generate${query}`);
+
+const storedEntries = (teamId: string) =>
+  queryPartition(teamKeys.partition(teamId), { prefix: 'CAL#', limit: 1000 });
+
+describe('calendar generation', () => {
+  it('plans the ISO week in the team’s zone: scheduled tasks plus cadence slots, balanced over members', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday
+    const { team, ana } = await parisTeam([
+      INSTAGRAM,
+      {
+        platform: 'linkedin',
+        task_type: 'social_post',
+        per_week: 2,
+        preferred_days: ['tuesday', 'thursday'],
+        preferred_times: ['11:00'],
+        title: 'LinkedIn post',
+      },
+      {
+        platform: 'tiktok',
+        task_type: 'short_video',
+        per_week: 1,
+        preferred_days: ['saturday'],
+        preferred_times: ['18:00'],
+      },
+    ]);
+    const task = await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Trail guide carousel',
+      platform: 'instagram',
+      status: 'scheduled',
+      scheduled_for: '2026-11-18T09:00:00Z',
+      assigned_member_id: ana.id,
+    });
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Next week',
+      scheduled_for: '2026-11-23T09:00:00Z',
+    });
+    await addTask(team.id, { task_type: 'social_post', title: 'Unscheduled' });
+
+    const res = await generate(team.id);
+    assert.equal(res.status, 200);
+    assert.deepEqual(summary(res.body.entries), [
+      ['2026-11-16T08:30:00.000Z', 'instagram', 'planned', 'Leo'],
+      ['2026-11-17T10:00:00.000Z', 'linkedin', 'planned', 'Leo'],
+      ['2026-11-18T09:00:00.000Z', 'instagram', 'scheduled', 'Ana'],
+      ['2026-11-19T10:00:00.000Z', 'linkedin', 'planned', 'Leo'],
+      ['2026-11-20T08:30:00.000Z', 'instagram', 'planned', 'Ana'],
+      ['2026-11-21T17:00:00.000Z', 'tiktok', 'planned', 'Sam'],
+    ]);
+    const [first, , scheduled, linkedin] = res.body.entries;
+    assert.equal(scheduled.id, task.id);
+    assert.equal(scheduled.title, 'Trail guide carousel');
+    assert.equal(linkedin.title, 'LinkedIn post');
+    assert.deepEqual(Object.keys(first), [
+      'id',
+      'title',
+      'task_type',
+      'platform',
+      'status',
+      'scheduled_for',
+      'assigned_member',
+      'published_at',
+    ]);
+    assert.equal(first.title, 'social post for instagram');
+    assert.deepEqual(Object.keys(first.assigned_member), [
+      'id',
+      'role',
+      'agent_slug',
+      'display_name',
+      'capabilities',
+      'hired_agent_id',
+      'persona_name',
+      'agent_classes',
+      'current_activity',
+    ]);
+  });
+
+  it('is idempotent: a second run answers the same entries and stores nothing twice', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam();
+    const first = await generate(team.id, '?period=weekly');
+    const second = await generate(team.id);
+    assert.equal(second.text, first.text);
+    assert.equal((await storedEntries(team.id)).length, 3);
+    // A task that now fills Monday replaces that slot; the slot's stored entry goes with it.
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Monday post',
+      platform: 'instagram',
+      scheduled_for: '2026-11-16T15:00:00Z',
+    });
+    const third = await generate(team.id);
+    assert.deepEqual(
+      third.body.entries.map((e: Entry) => [e.title, e.status]),
+      [
+        ['Monday post', 'pending'],
+        ['social post for instagram', 'planned'],
+        ['social post for instagram', 'planned'],
+      ],
+    );
+    const stored = await storedEntries(team.id);
+    assert.equal(stored.length, 3);
+    assert.deepEqual(
+      stored.map((item) => (item as { id: string }).id).sort(),
+      third.body.entries.map((e: Entry) => e.id).sort(),
+    );
+    const { commands, waves } = await dynamoRequestsOf(() => generate(team.id));
+    assert.equal(waves, 1); // nothing changed: the read wave only
+    assert.ok(!commands.includes('BatchWriteItemCommand'));
+  });
+
+  it('plans the calendar month holding the team’s local date, across a month boundary', async () => {
+    // 23:30 UTC on 30 November is 00:30 on 1 December in Paris: the team's month is December.
+    setClock(new Date('2026-11-30T23:30:00Z'));
+    const { team } = await parisTeam();
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'First of December',
+      platform: 'instagram',
+      scheduled_for: '2026-11-30T23:15:00Z', // 00:15 on 1 December in Paris
+    });
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Last of November',
+      platform: 'instagram',
+      scheduled_for: '2026-11-30T22:45:00Z', // 23:45 on 30 November in Paris
+    });
+    const res = await generate(team.id, '?period=monthly');
+    assert.equal(res.status, 200);
+    const entries: Entry[] = res.body.entries;
+    assert.equal(entries[0]!.title, 'First of December');
+    assert.ok(!entries.some((e) => e.title === 'Last of November'));
+    // Mondays, Wednesdays and Fridays of December 2026 (Wed 2 … Wed 30), 09:30 in Paris = 08:30 UTC;
+    // the week of 30 Nov – 6 Dec has its task on Tuesday 1st, so it needs two slots (Wed 2, Fri 4).
+    const slots = entries.filter((e) => e.status === 'planned').map((e) => e.scheduled_for.slice(0, 10));
+    assert.deepEqual(slots, [
+      '2026-12-02',
+      '2026-12-04',
+      '2026-12-07',
+      '2026-12-09',
+      '2026-12-11',
+      '2026-12-14',
+      '2026-12-16',
+      '2026-12-18',
+      '2026-12-21',
+      '2026-12-23',
+      '2026-12-25',
+      '2026-12-28',
+      '2026-12-30',
+    ]);
+    assert.ok(entries.every((e) => e.status !== 'planned' || e.scheduled_for.endsWith('T08:30:00.000Z')));
+    // The weekly plan of the same moment is the ISO week of Monday 30 November … Sunday 6 December:
+    // both tasks are in it, so one slot is left to plan, on the first day without one (Wednesday).
+    const weekly = await generate(team.id);
+    assert.deepEqual(
+      weekly.body.entries.map((e: Entry) => [e.title, e.scheduled_for]),
+      [
+        ['Last of November', '2026-11-30T22:45:00.000Z'],
+        ['First of December', '2026-11-30T23:15:00.000Z'],
+        ['social post for instagram', '2026-12-02T08:30:00.000Z'],
+      ],
+    );
+    // Each period is stored on its own.
+    assert.equal((await storedEntries(team.id)).length, entries.length + 3);
+  });
+
+  it('plans another period from `start`, and leaves a slot nobody can do unassigned', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam([
+      {
+        platform: 'youtube',
+        task_type: 'long_video',
+        per_week: 1,
+        preferred_days: ['sunday'],
+        preferred_times: ['20:00'],
+      },
+    ]);
+    const res = await generate(team.id, '?start=2027-01-01');
+    assert.deepEqual(summary(res.body.entries), [['2027-01-03T19:00:00.000Z', 'youtube', 'planned', null]]);
+  });
+
+  it('refuses another period or a bad start date with FastAPI 422 bodies', async () => {
+    const { team } = await parisTeam();
+    const daily = await generate(team.id, '?period=daily');
+    assert.equal(daily.status, 422);
+    assert.deepEqual(daily.body, {
+      detail: [
+        {
+          type: 'literal_error',
+          loc: ['query', 'period'],
+          msg: "Input should be 'weekly' or 'monthly'",
+          input: 'daily',
+          ctx: { expected: "'weekly' or 'monthly'" },
+        },
+      ],
+    });
+    const badDay = await generate(team.id, '?start=2026-02-30');
+    assert.deepEqual(badDay.body.detail, [
+      {
+        type: 'date_from_datetime_parsing',
+        loc: ['query', 'start'],
+        msg: 'Input should be a valid date or datetime, day value is outside expected range',
+        input: '2026-02-30',
+        ctx: { error: 'day value is outside expected range' },
+      },
+    ]);
+    const short = await generate(team.id, '?start=abc');
+    assert.equal(short.body.detail[0].msg, 'Input should be a valid date or datetime, input is too short');
+    const inexact = await generate(team.id, '?start=2026-11-20T10:00:00');
+    assert.deepEqual(inexact.body.detail, [
+      {
+        type: 'date_from_datetime_inexact',
+        loc: ['query', 'start'],
+        msg: 'Datetimes provided to dates should have zero time - e.g. be exact dates',
+        input: '2026-11-20T10:00:00',
+      },
+    ]);
+    const midnight = await generate(team.id, '?start=2026-11-20T00:00:00Z');
+    assert.equal(midnight.status, 200);
+  });
+});

@@ -1,0 +1,411 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { teamRoutes } from '../../infra/routes/teams.ts';
+import { createBrand } from '../../shared/brands/store.ts';
+import { addTask } from '../../shared/teams/agents.ts';
+import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const teamPath = (id: string, rest = '') => `/api/v1/teams/${id}${rest}`;
+
+describe('team creation and detail', () => {
+  it('creates a team with every optional field at its default', async () => {
+    const team = await createTeam(h);
+    assert.match(team.id, /^[0-9a-f-]{36}$/);
+    assert.equal(team.created_at, team.updated_at);
+    const { id: _id, created_at: _c, updated_at: _u, ...rest } = team;
+    assert.deepEqual(rest, {
+      ...TEAM_BODY,
+      status: 'active',
+      workflow_phase: 'onboarding',
+      workflow_phase_label: 'Setting Up',
+      trigger_mode: 'strategy-driven',
+      default_currency: 'USD',
+      onboarding_step: 'pending',
+      auto_config: {},
+      orchestrator_cadence: {},
+      content_strategy: {},
+      config: { timezone: 'UTC' },
+      payments_subscription_id: null,
+      connected_accounts: [],
+      brand_kit_id: null,
+      brand_id: null,
+      brand_name: null,
+      hired_at: null,
+      paused_at: null,
+      cancelled_at: null,
+      subscription_ends_at: null,
+      members: [],
+      recent_activity: [],
+      content_cadence: [],
+    });
+    const read = await h.call('GET', teamPath(team.id));
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, team);
+  });
+
+  it('keeps the given objects, time zone, cadence defaults and the caller’s brand name', async () => {
+    const brand = await createBrand(h.owner.id, {
+      name: 'Trail Co.',
+      website_url: null,
+      logo_url: null,
+      industry: null,
+      description: null,
+    });
+    const team = await createTeam(h, {
+      brand_id: brand.id.toUpperCase(),
+      brand_kit_id: '0193a0a0-0000-7000-8000-000000000001',
+      content_strategy: { pillars: ['guides'] },
+      orchestrator_cadence: { planning: 'weekly' },
+      config: { timezone: 'Pacific/Auckland', approval: true },
+      content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
+    });
+    assert.equal(team.brand_id, brand.id);
+    assert.equal(team.brand_name, 'Trail Co.');
+    assert.equal(team.brand_kit_id, '0193a0a0-0000-7000-8000-000000000001');
+    assert.deepEqual(team.config, { timezone: 'Pacific/Auckland', approval: true });
+    assert.deepEqual(team.content_strategy, { pillars: ['guides'] });
+    assert.deepEqual(team.orchestrator_cadence, { planning: 'weekly' });
+    assert.deepEqual(team.content_cadence, [
+      {
+        platform: 'instagram',
+        task_type: 'social_post',
+        per_week: 3,
+        preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+        preferred_times: ['09:00'],
+        title: null,
+      },
+    ]);
+  });
+
+  it('refuses another user’s brand as a missing one', async () => {
+    const brand = await createBrand(h.other.id, {
+      name: 'Not yours',
+      website_url: null,
+      logo_url: null,
+      industry: null,
+      description: null,
+    });
+    const res = await h.call('POST', '/api/v1/teams', { json: { ...TEAM_BODY, brand_id: brand.id } });
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: 'Brand not found' });
+  });
+
+  it('validates the body in FastAPI format', async () => {
+    const res = await h.call('POST', '/api/v1/teams', {
+      json: {
+        team_type: '',
+        tier: 'growth',
+        operation_mode: 'autopilot',
+        config: { timezone: 'Mars/Olympus' },
+        content_cadence: [{ platform: 'x', task_type: 'post', per_week: 0, preferred_days: ['someday'] }],
+      },
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'string_too_short',
+        loc: ['body', 'team_type'],
+        msg: 'String should have at least 1 character',
+        input: '',
+        ctx: { min_length: 1 },
+      },
+      {
+        type: 'missing',
+        loc: ['body', 'display_name'],
+        msg: 'Field required',
+        input: {
+          team_type: '',
+          tier: 'growth',
+          operation_mode: 'autopilot',
+          config: { timezone: 'Mars/Olympus' },
+          content_cadence: [{ platform: 'x', task_type: 'post', per_week: 0, preferred_days: ['someday'] }],
+        },
+      },
+      {
+        type: 'value_error',
+        loc: ['body', 'config'],
+        msg: 'Value error, timezone must be an IANA time zone name such as Europe/Paris',
+        input: { timezone: 'Mars/Olympus' },
+        ctx: { error: {} },
+      },
+      {
+        type: 'greater_than_equal',
+        loc: ['body', 'content_cadence', 0, 'per_week'],
+        msg: 'Input should be greater than or equal to 1',
+        input: 0,
+        ctx: { ge: 1 },
+      },
+      {
+        type: 'literal_error',
+        loc: ['body', 'content_cadence', 0, 'preferred_days', 0],
+        msg: "Input should be 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday' or 'sunday'",
+        input: 'someday',
+        ctx: {
+          expected: "'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday' or 'sunday'",
+        },
+      },
+    ]);
+  });
+});
+
+describe('per-resource reads', () => {
+  it('lists tasks newest first with the counter total, paged by limit and offset', async () => {
+    const { team, tasks } = await createBusyTeam(h, { tasks: 12, activity: 3 });
+    const all = await h.call('GET', teamPath(team.id, '/tasks'));
+    assert.equal(all.status, 200);
+    assert.equal(all.body.total, 12);
+    assert.deepEqual(
+      all.body.tasks.map((t: { id: string }) => t.id),
+      tasks.map((t) => t.id).reverse(),
+    );
+    assert.deepEqual(all.body.tasks.at(-1), tasks[0]);
+    assert.deepEqual(Object.keys(all.body.tasks[0]), [
+      'id',
+      'task_type',
+      'title',
+      'description',
+      'status',
+      'priority',
+      'platform',
+      'publish_url',
+      'evaluation_notes',
+      'quality_score',
+      'revision_count',
+      'max_revisions',
+      'scheduled_for',
+      'published_at',
+      'started_at',
+      'completed_at',
+      'created_at',
+      'assigned_member_id',
+      'input_data',
+      'output_data',
+    ]);
+    const page = await h.call('GET', teamPath(team.id, '/tasks?limit=5&offset=10'));
+    assert.deepEqual(
+      page.body.tasks.map((t: { title: string }) => t.title),
+      ['Task 1', 'Task 0'],
+    );
+    assert.equal(page.body.total, 12);
+    const bad = await h.call('GET', teamPath(team.id, '/tasks?limit=0&offset=-1'));
+    assert.equal(bad.status, 422);
+    assert.deepEqual(
+      bad.body.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]),
+      [
+        [['query', 'limit'], 'greater_than_equal'],
+        [['query', 'offset'], 'greater_than_equal'],
+      ],
+    );
+  });
+
+  it('lists activity, strategy history and briefs newest first', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 1, activity: 14 });
+    const activity = await h.call('GET', teamPath(team.id, '/activity?limit=3'));
+    assert.equal(activity.body.total, 14);
+    assert.deepEqual(
+      activity.body.activity.map((a: { description: string }) => a.description),
+      ['Activity 13', 'Activity 12', 'Activity 11'],
+    );
+    const history = await h.call('GET', teamPath(team.id, '/strategy-history'));
+    assert.deepEqual(
+      history.body.strategies.map((s: { instance_number: number; strategy_status: string }) => [
+        s.instance_number,
+        s.strategy_status,
+      ]),
+      [
+        [2, 'active'],
+        [1, 'completed'],
+      ],
+    );
+    assert.deepEqual(history.body.strategies[1], {
+      cycle_instance_id: history.body.strategies[1].cycle_instance_id,
+      instance_number: 1,
+      strategy_status: 'completed',
+      start_date: '2026-10-01T00:00:00.000Z',
+      end_date: '2026-10-15T00:00:00.000Z',
+      strategy_revision_count: 0,
+      content_strategy: { focus: 'autumn' },
+    });
+    const briefs = await h.call('GET', teamPath(team.id, '/strategy-briefs'));
+    const [long, short] = briefs.body.items;
+    assert.equal(short.brief_preview, 'Short brief.');
+    assert.ok(long.brief_preview.endsWith('…'));
+    assert.ok([...long.brief_preview].length <= 281);
+    assert.equal(short.cycle_instance_id, history.body.strategies[1].cycle_instance_id);
+  });
+
+  it('the team detail carries members and the ten latest activity entries', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 1, activity: 14 });
+    const read = await h.call('GET', teamPath(team.id));
+    assert.deepEqual(
+      read.body.members.map((m: { persona_name: string }) => m.persona_name),
+      ['Leo', 'Sam'],
+    );
+    assert.deepEqual(Object.keys(read.body.members[0]), [
+      'id',
+      'role',
+      'agent_slug',
+      'display_name',
+      'capabilities',
+      'hired_agent_id',
+      'persona_name',
+      'agent_classes',
+      'current_activity',
+    ]);
+    assert.equal(read.body.recent_activity.length, 10);
+    assert.equal(read.body.recent_activity[0].description, 'Activity 13');
+  });
+});
+
+describe('dashboard', () => {
+  it('has every key, each byte-equal to the per-resource read with default paging', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 55, activity: 12 });
+    const dashboard = await h.call('GET', teamPath(team.id, '/dashboard'));
+    assert.equal(dashboard.status, 200);
+    assert.deepEqual(Object.keys(dashboard.body), [
+      'team',
+      'tasks',
+      'activity',
+      'strategy_history',
+      'strategy_briefs',
+      'canvas_layout',
+    ]);
+    const reads = {
+      team: await h.call('GET', teamPath(team.id)),
+      tasks: await h.call('GET', teamPath(team.id, '/tasks')),
+      activity: await h.call('GET', teamPath(team.id, '/activity')),
+      strategy_history: await h.call('GET', teamPath(team.id, '/strategy-history')),
+      strategy_briefs: await h.call('GET', teamPath(team.id, '/strategy-briefs')),
+    };
+    for (const [key, read] of Object.entries(reads)) {
+      assert.equal(read.status, 200);
+      assert.equal(JSON.stringify(dashboard.body[key]), read.text, key);
+    }
+    assert.equal(dashboard.body.tasks.tasks.length, 50);
+    assert.equal(dashboard.body.tasks.total, 55);
+    assert.deepEqual(dashboard.body.canvas_layout, {
+      nodes: [{ id: dashboard.body.team.members[0].id, x: 1, y: 2 }],
+    });
+  });
+
+  it('a new team’s dashboard has every key, empty', async () => {
+    const team = await createTeam(h);
+    const dashboard = await h.call('GET', teamPath(team.id, '/dashboard'));
+    assert.deepEqual(dashboard.body, {
+      team,
+      tasks: { tasks: [], total: 0 },
+      activity: { activity: [], total: 0 },
+      strategy_history: { strategies: [] },
+      strategy_briefs: { items: [] },
+      canvas_layout: {},
+    });
+  });
+
+  it('is one wave of bounded single-partition requests, totals from the team item', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 3, activity: 3 });
+    await addTask(team.id, { task_type: 'social_post', title: 'late' });
+    const { result, commands, waves } = await dynamoRequestsOf(() =>
+      h.call('GET', teamPath(team.id, '/dashboard')),
+    );
+    assert.equal(result.body.tasks.total, 4);
+    assert.equal(waves, 1);
+    assert.deepEqual(commands.sort(), [
+      'GetItemCommand',
+      'GetItemCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+    ]);
+  });
+
+  it('every Query of the team reads carries a Limit and no filter', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 2, activity: 2 });
+    const { recordDynamoRequests } = await import('../support/aws-requests.ts');
+    const recorder = recordDynamoRequests();
+    for (const rest of [
+      '',
+      '/dashboard',
+      '/tasks',
+      '/activity',
+      '/strategy-history',
+      '/strategy-briefs',
+      '/today',
+    ])
+      assert.equal((await h.call('GET', teamPath(team.id, rest))).status, 200);
+    recorder.stop();
+    const queries = recorder.requests.filter((r) => r.command === 'QueryCommand');
+    assert.ok(queries.length >= 8);
+    for (const query of queries) {
+      assert.equal(typeof query.input.Limit, 'number');
+      assert.equal(query.input.FilterExpression, undefined);
+      assert.match(
+        String((query.input.ExpressionAttributeValues as Record<string, string>)[':pk']),
+        /^TEAM#/,
+      );
+    }
+    assert.ok(!recorder.commands().includes('ScanCommand'));
+  });
+});
+
+describe('access', () => {
+  const teamScoped = teamRoutes.filter((route) => route.path.includes('{team_id}'));
+
+  it('answers 404 for another user’s team on every team route', async () => {
+    const team = await createTeam(h);
+    for (const route of teamScoped) {
+      const res = await h.call(route.method, route.path.replace('{team_id}', team.id), {
+        token: h.other.token,
+      });
+      assert.equal(res.status, 404, route.path);
+      assert.deepEqual(res.body, { detail: 'Team not found' }, route.path);
+    }
+    // Nothing was changed by the refused calls.
+    const read = await h.call('GET', teamPath(team.id));
+    assert.equal(read.body.status, 'active');
+    assert.equal(read.body.cancelled_at, null);
+  });
+
+  it('answers 404 for an unknown team on every team route', async () => {
+    for (const route of teamScoped) {
+      const res = await h.call(
+        route.method,
+        route.path.replace('{team_id}', '0193a0a0-0000-7000-8000-00000000abcd'),
+      );
+      assert.equal(res.status, 404, route.path);
+      assert.deepEqual(res.body, { detail: 'Team not found' });
+    }
+  });
+
+  it('answers 422 uuid_parsing for a non-UUID team id on every team route', async () => {
+    for (const route of teamScoped) {
+      const res = await h.call(route.method, route.path.replace('{team_id}', 'not-a-valid-uuid'));
+      assert.equal(res.status, 422, route.path);
+      assert.deepEqual(res.body, {
+        detail: [
+          {
+            type: 'uuid_parsing',
+            loc: ['path', 'team_id'],
+            msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+            input: 'not-a-valid-uuid',
+            ctx: { error: 'invalid character: found `n` at 1' },
+          },
+        ],
+      });
+    }
+  });
+
+  it('answers 401 without a token', async () => {
+    const res = await h.call('POST', '/api/v1/teams', { json: TEAM_BODY, token: null });
+    assert.equal(res.status, 401);
+  });
+});

@@ -1,0 +1,114 @@
+// Pure logic of the team domain: time-zone arithmetic, paid periods and the calendar's slot spreading.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
+import {
+  addDays,
+  daysBetween,
+  isoWeekday,
+  localDate,
+  nextMonthStart,
+  paidPeriodEnd,
+  startOfDay,
+  weekStart,
+  zonedInstant,
+} from '../../shared/teams/time.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('time zones with Intl', () => {
+  it('reads the local date of an instant on both sides of the date line', () => {
+    const at = Date.parse('2026-11-20T10:30:00Z');
+    assert.equal(localDate(at, 'Pacific/Auckland'), '2026-11-20');
+    assert.equal(localDate(at + 3_600_000, 'Pacific/Auckland'), '2026-11-21');
+    assert.equal(localDate(Date.parse('2026-11-20T07:59:59Z'), 'America/Los_Angeles'), '2026-11-19');
+    assert.equal(localDate(Date.parse('2026-11-20T08:00:00Z'), 'America/Los_Angeles'), '2026-11-20');
+  });
+
+  it('resolves local wall times through DST gaps and overlaps', () => {
+    assert.equal(iso(startOfDay('2026-11-21', 'Pacific/Auckland')), '2026-11-20T11:00:00.000Z');
+    // 02:30 does not exist on 8 March in Los Angeles: it moves forward to 03:30 PDT.
+    assert.equal(iso(zonedInstant('2026-03-08', '02:30', 'America/Los_Angeles')), '2026-03-08T10:30:00.000Z');
+    // 01:30 happens twice on 1 November: the earlier (PDT) one.
+    assert.equal(iso(zonedInstant('2026-11-01', '01:30', 'America/Los_Angeles')), '2026-11-01T08:30:00.000Z');
+    // Santiago skips midnight on 6 September 2026: the day starts at 01:00 (-03).
+    assert.equal(iso(startOfDay('2026-09-06', 'America/Santiago')), '2026-09-06T04:00:00.000Z');
+  });
+
+  it('does calendar-date arithmetic', () => {
+    assert.equal(addDays('2026-12-30', 3), '2027-01-02');
+    assert.equal(daysBetween('2026-03-07', '2026-03-09'), 2);
+    assert.equal(isoWeekday('2026-11-22'), 7);
+    assert.equal(weekStart('2026-11-22'), '2026-11-16');
+    assert.equal(nextMonthStart('2026-12-15'), '2027-01-01');
+    assert.deepEqual(periodOf('monthly', '2026-02-10'), {
+      period: 'monthly',
+      from: '2026-02-01',
+      to: '2026-03-01',
+      key: 'monthly#2026-02-01',
+    });
+  });
+
+  it('ends a monthly subscription at the first anniversary after the cancellation', () => {
+    const hired = '2026-01-31T10:00:00.000Z';
+    assert.equal(paidPeriodEnd(hired, '2026-02-15T00:00:00Z'), '2026-02-28T10:00:00.000Z');
+    assert.equal(paidPeriodEnd(hired, '2026-02-28T10:00:00Z'), '2026-03-31T10:00:00.000Z');
+    assert.equal(paidPeriodEnd(hired, hired), '2026-02-28T10:00:00.000Z');
+    assert.equal(paidPeriodEnd('2024-01-31T00:00:00Z', '2024-02-10T00:00:00Z'), '2024-02-29T00:00:00.000Z');
+    assert.equal(paidPeriodEnd('2025-01-15T10:00:00Z', '2026-11-20T10:00:00Z'), '2026-12-15T10:00:00.000Z');
+  });
+});
+
+describe('calendar slots', () => {
+  const plan = (per_week: number, preferred_days: string[], preferred_times: string[]) =>
+    planCalendar({
+      teamId: '0193a0a0-0000-7000-8000-000000000001',
+      timeZone: 'UTC',
+      period: periodOf('weekly', '2026-11-16'),
+      cadence: [{ platform: 'x', task_type: 'post', per_week, preferred_days, preferred_times, title: null }],
+      members: [],
+      tasks: [],
+    }).map((entry) => entry.scheduled_for.slice(0, 16));
+
+  const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
+
+  it('spreads fewer slots than days evenly', () => {
+    assert.deepEqual(plan(3, weekdays, ['09:00']), [
+      '2026-11-16T09:00',
+      '2026-11-18T09:00',
+      '2026-11-20T09:00',
+    ]);
+    assert.deepEqual(plan(1, weekdays, ['09:00']), ['2026-11-18T09:00']);
+  });
+
+  it('goes round the days again at the next preferred time', () => {
+    assert.deepEqual(plan(4, ['friday', 'monday'], ['17:00', '08:00']), [
+      '2026-11-16T08:00',
+      '2026-11-16T17:00',
+      '2026-11-20T08:00',
+      '2026-11-20T17:00',
+    ]);
+  });
+
+  it('gives the same ids every time', () => {
+    const run = () =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'Europe/Paris',
+        period: periodOf('weekly', '2026-11-16'),
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 2,
+            preferred_days: weekdays,
+            preferred_times: ['09:00'],
+            title: null,
+          },
+        ],
+        members: [],
+        tasks: [],
+      });
+    assert.deepEqual(run(), run());
+  });
+});

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setClock } from '../../shared/clock.ts';
+import { addCycle, addLoopInstance, addTask, updateTask } from '../../shared/teams/agents.ts';
+import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { createTeam } from './fixtures.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  setClock(undefined);
+  await h.close();
+});
+
+// 10:30 UTC on 20 November 2026: 23:30 on the 20th in Auckland (UTC+13), 02:30 on the 20th in
+// Los Angeles (UTC−8). Auckland's day began at 11:00 UTC on the 19th, Los Angeles' at 08:00 UTC on the 20th.
+const NOW = '2026-11-20T10:30:00.000Z';
+
+type Loop = { id: string; loop_id: string };
+const ids = (loops: Loop[]) => loops.map((loop) => loop.loop_id);
+
+/** The same loop instances in a team of each time zone. */
+async function teamIn(timeZone: string, withCycle = true) {
+  setClock(new Date('2026-11-01T00:00:00Z'));
+  const team = await createTeam(h, { config: { timezone: timeZone } });
+  const task = await addTask(team.id, {
+    task_type: 'social_post',
+    title: 'Launch reel',
+    platform: 'instagram',
+    status: 'in_progress',
+    scheduled_for: '2026-11-21T09:00:00Z',
+  });
+  let cycleId = '0193a0a0-0000-7000-8000-000000000000';
+  if (withCycle) {
+    // Starts at Auckland's midnight of the 18th (15:00 on the 17th in Los Angeles), lasts 10 days.
+    const cycle = await addCycle(team.id, {
+      start_date: '2026-11-17T11:00:00Z',
+      end_date: '2026-11-27T11:00:00Z',
+      phases: [
+        { name: 'research', start_day: 1 },
+        { name: 'production', start_day: 3 },
+        { name: 'publishing', start_day: 4 },
+      ],
+    });
+    cycleId = cycle.cycle_instance_id;
+  }
+  const loop = (loop_id: string, scheduled_at: string, extra: Record<string, unknown> = {}) =>
+    addLoopInstance(team.id, {
+      loop_id,
+      cycle_instance_id: cycleId,
+      occurrence_day: 3,
+      scheduled_at,
+      ...extra,
+    });
+  // Tomorrow in Auckland, today in Los Angeles.
+  await loop('A-upcoming', '2026-11-20T11:30:00Z', { task_id: task.id });
+  // Today in Auckland, yesterday in Los Angeles.
+  await loop('B-upcoming', '2026-11-19T11:30:00Z');
+  // Completed today in both.
+  await loop('C-done', '2026-11-20T09:00:00Z', {
+    status: 'completed',
+    started_at: '2026-11-20T09:00:00Z',
+    completed_at: '2026-11-20T10:00:00Z',
+    signals_emitted: ['draft_ready'],
+  });
+  // Completed at 20:00 on the 20th in Auckland, 23:00 on the 19th in Los Angeles.
+  await loop('D-done', '2026-11-20T06:00:00Z', {
+    status: 'completed',
+    started_at: '2026-11-20T06:00:00Z',
+    completed_at: '2026-11-20T07:00:00Z',
+    signals_emitted: ['published', 'metrics_requested'],
+  });
+  // Started yesterday in both zones, still running.
+  await loop('E-running', '2026-11-19T09:00:00Z', { status: 'running', started_at: '2026-11-19T09:00:00Z' });
+  // Long ago: outside every window.
+  await loop('F-old', '2026-11-10T09:00:00Z', { status: 'running', started_at: '2026-11-10T09:00:00Z' });
+  setClock(new Date(NOW));
+  return { team, task };
+}
+
+describe('today view', () => {
+  it('buckets loop instances by the team’s day in Pacific/Auckland', async () => {
+    const { team } = await teamIn('Pacific/Auckland');
+    const res = await h.call('GET', `/api/v1/teams/${team.id}/today`);
+    assert.equal(res.status, 200);
+    const view = res.body;
+    assert.equal(view.cycle_day, 3); // the 18th, 19th, 20th
+    assert.equal(view.cycle_progress, 0.2979); // 71.5 h of 240 h
+    assert.equal(view.current_phase, 'production');
+    assert.deepEqual(ids(view.upcoming), ['B-upcoming']);
+    assert.deepEqual(ids(view.running), ['E-running']);
+    assert.deepEqual(ids(view.completed_today), ['D-done', 'C-done']);
+    assert.deepEqual(view.signals_fired, [
+      {
+        signal: 'published',
+        fired_at: '2026-11-20T07:00:00.000Z',
+        loop_instance_id: view.completed_today[0].id,
+        loop_id: 'D-done',
+      },
+      {
+        signal: 'metrics_requested',
+        fired_at: '2026-11-20T07:00:00.000Z',
+        loop_instance_id: view.completed_today[0].id,
+        loop_id: 'D-done',
+      },
+      {
+        signal: 'draft_ready',
+        fired_at: '2026-11-20T10:00:00.000Z',
+        loop_instance_id: view.completed_today[1].id,
+        loop_id: 'C-done',
+      },
+    ]);
+  });
+
+  it('buckets the same instances by the team’s day in America/Los_Angeles', async () => {
+    const { team } = await teamIn('America/Los_Angeles');
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.equal(view.cycle_day, 4); // the 17th … 20th
+    assert.equal(view.cycle_progress, 0.2979);
+    assert.equal(view.current_phase, 'publishing');
+    assert.deepEqual(ids(view.upcoming), ['A-upcoming']);
+    assert.deepEqual(ids(view.running), ['E-running']);
+    assert.deepEqual(ids(view.completed_today), ['C-done']);
+    assert.deepEqual(
+      view.signals_fired.map((s: { signal: string }) => s.signal),
+      ['draft_ready'],
+    );
+  });
+
+  it('joins the task fields onto the loop instance, and keeps them in step with the task', async () => {
+    const { team, task } = await teamIn('America/Los_Angeles');
+    await updateTask(team.id, task.id, { status: 'completed', title: 'Launch reel v2' });
+    const [instance] = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body.upcoming;
+    assert.deepEqual(instance, {
+      id: instance.id,
+      loop_id: 'A-upcoming',
+      cycle_instance_id: instance.cycle_instance_id,
+      occurrence_day: 3,
+      status: 'scheduled',
+      task_status: 'completed',
+      task_title: 'Launch reel v2',
+      task_platform: 'instagram',
+      scheduled_at: '2026-11-20T11:30:00.000Z',
+      publish_at: null,
+      started_at: null,
+      completed_at: null,
+      created_at: '2026-11-01T00:00:00.000Z',
+      task_scheduled_for: '2026-11-21T09:00:00.000Z',
+      signals_emitted: [],
+    });
+  });
+
+  it('has no cycle day, progress 0 and no phase without an active cycle', async () => {
+    const { team } = await teamIn('UTC', false);
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.deepEqual([view.cycle_day, view.cycle_progress, view.current_phase], [null, 0, null]);
+    // The loops are still reported.
+    assert.deepEqual(ids(view.running), ['E-running']);
+  });
+
+  it('a cycle that has ended or is not active is not current', async () => {
+    setClock(new Date('2026-11-01T00:00:00Z'));
+    const team = await createTeam(h);
+    await addCycle(team.id, { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-08T00:00:00Z' });
+    setClock(new Date('2026-11-08T00:00:00Z'));
+    const ended = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.deepEqual([ended.cycle_day, ended.cycle_progress, ended.current_phase], [null, 0, null]);
+    await addCycle(team.id, {
+      start_date: '2026-11-08T00:00:00Z',
+      end_date: '2026-11-15T00:00:00Z',
+      strategy_status: 'draft',
+    });
+    const draft = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.equal(draft.cycle_day, null);
+    setClock(new Date('2026-11-07T23:59:59Z'));
+    const team2 = await createTeam(h, { config: { timezone: 'Asia/Tokyo' } });
+    await addCycle(team2.id, { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-08T00:00:00Z' });
+    const last = (await h.call('GET', `/api/v1/teams/${team2.id}/today`)).body;
+    // Without phases the team's workflow phase is reported; 00:00 UTC on the 1st is 09:00 in Tokyo.
+    assert.deepEqual([last.cycle_day, last.cycle_progress, last.current_phase], [8, 1, 'onboarding']);
+  });
+
+  it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
+    const { team } = await teamIn('Pacific/Auckland');
+    const { result, commands, waves } = await dynamoRequestsOf(() =>
+      h.call('GET', `/api/v1/teams/${team.id}/today`),
+    );
+    assert.equal(result.status, 200);
+    assert.equal(waves, 1);
+    assert.deepEqual(commands.sort(), ['GetItemCommand', 'QueryCommand', 'QueryCommand']);
+  });
+});

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setClock } from '../../shared/clock.ts';
+import { updateTeam } from '../../shared/teams/agents.ts';
+import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { createTeam } from './fixtures.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  setClock(undefined);
+  await h.close();
+});
+
+const unsubscribe = (teamId: string) => h.call('POST', `/api/v1/teams/${teamId}/unsubscribe`);
+
+describe('unsubscribe', () => {
+  it('cancels at the end of the paid month and answers the team detail without the dashboard fields', async () => {
+    setClock(new Date('2026-01-31T10:00:00Z'));
+    const team = await createTeam(h);
+    await updateTeam(team.id, { hired_at: '2026-01-31T10:00:00Z', payments_subscription_id: 'sub_1' });
+    setClock(new Date('2026-03-05T08:00:00Z'));
+    const res = await unsubscribe(team.id);
+    assert.equal(res.status, 200);
+    const { members, recent_activity, content_cadence, ...detail } = team as Record<string, unknown>;
+    assert.deepEqual([members, recent_activity, content_cadence], [[], [], []]);
+    assert.deepEqual(res.body, {
+      ...detail,
+      status: 'cancelled',
+      updated_at: '2026-03-05T08:00:00.000Z',
+      payments_subscription_id: 'sub_1',
+      hired_at: '2026-01-31T10:00:00.000Z',
+      cancelled_at: '2026-03-05T08:00:00.000Z',
+      // Periods from 31 January: 28 February, 31 March (the hiring day, clamped to each month).
+      subscription_ends_at: '2026-03-31T10:00:00.000Z',
+    });
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.equal(read.body.subscription_ends_at, '2026-03-31T10:00:00.000Z');
+    const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
+    assert.equal(activity.body.total, 1);
+    assert.deepEqual(activity.body.activity[0], {
+      id: activity.body.activity[0].id,
+      action_type: 'team_unsubscribed',
+      description: 'Subscription cancelled; the team works until 2026-03-31T10:00:00.000Z',
+      source: 'user',
+      severity: 'warning',
+      details: { cancelled_at: '2026-03-05T08:00:00.000Z', subscription_ends_at: '2026-03-31T10:00:00.000Z' },
+      member_id: null,
+      team_task_id: null,
+      created_at: '2026-03-05T08:00:00.000Z',
+    });
+  });
+
+  it('ends now when the team has no subscription', async () => {
+    setClock(new Date('2026-04-01T12:00:00Z'));
+    const team = await createTeam(h);
+    const res = await unsubscribe(team.id);
+    assert.equal(res.body.cancelled_at, '2026-04-01T12:00:00.000Z');
+    assert.equal(res.body.subscription_ends_at, '2026-04-01T12:00:00.000Z');
+  });
+
+  it('repeated calls answer the same timestamps and change nothing', async () => {
+    setClock(new Date('2026-04-01T12:00:00Z'));
+    const team = await createTeam(h);
+    await updateTeam(team.id, { hired_at: '2026-03-15T00:00:00Z' });
+    const first = await unsubscribe(team.id);
+    setClock(new Date('2026-04-02T12:00:00Z'));
+    const { result: second, commands } = await dynamoRequestsOf(() => unsubscribe(team.id));
+    assert.equal(second.status, 200);
+    assert.equal(second.text, first.text);
+    assert.equal(first.body.subscription_ends_at, '2026-04-15T00:00:00.000Z');
+    // The refused conditional update and one read: no write.
+    assert.deepEqual(commands, ['UpdateItemCommand', 'GetItemCommand']);
+    const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
+    assert.equal(activity.body.total, 1);
+    assert.equal(activity.body.activity.length, 1);
+  });
+
+  it('20 concurrent calls agree on one cancelled_at and write one activity entry', async () => {
+    setClock(undefined);
+    const team = await createTeam(h);
+    await updateTeam(team.id, { hired_at: new Date(Date.now() - 10 * 86_400_000).toISOString() });
+    const results = await Promise.all(Array.from({ length: 20 }, () => unsubscribe(team.id)));
+    assert.ok(results.every((res) => res.status === 200));
+    assert.equal(new Set(results.map((res) => res.body.cancelled_at)).size, 1);
+    assert.equal(new Set(results.map((res) => res.body.subscription_ends_at)).size, 1);
+    assert.equal(new Set(results.map((res) => res.body.updated_at)).size, 1);
+    const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
+    assert.equal(activity.body.total, 1);
+    assert.equal(activity.body.activity.length, 1);
+  });
+
+  it('takes at most two sequential rounds', async () => {
+    const team = await createTeam(h);
+    const { result, waves } = await dynamoRequestsOf(() => unsubscribe(team.id));
+    assert.equal(result.status, 200);
+    assert.equal(waves, 2);
+  });
+});

@@ -1,0 +1,199 @@
+// POST /api/v1/uploads: presigned PUT URLs under the caller's own prefix, checked against the embedded S3.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../../shared/aws/s3.ts';
+import { setClock } from '../../shared/clock.ts';
+import { config } from '../../shared/config.ts';
+import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_LIMITS, UPLOAD_MAX_BYTES } from '../../shared/uploads/schemas.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const request = (json: unknown, token?: string) => h.call('POST', '/api/v1/uploads', { json, token });
+const PDF = 'application/pdf';
+
+describe('POST /api/v1/uploads', () => {
+  it('answers a presigned PUT for exactly the announced size and type, valid 15 minutes', async () => {
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      const res = await request({ filename: 'Brand Guidelines 2026.pdf', content_type: PDF, size: 11 });
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), [
+        'expires_at',
+        'headers',
+        'key',
+        'method',
+        'size',
+        'upload_url',
+      ]);
+      assert.match(
+        res.body.key,
+        new RegExp(`^${userUploadPrefix(h.owner.id)}[0-9a-f-]{36}/Brand_Guidelines_2026\\.pdf$`),
+      );
+      assert.equal(res.body.method, 'PUT');
+      assert.deepEqual(res.body.headers, { 'content-type': PDF });
+      assert.equal(res.body.size, 11);
+      assert.equal(res.body.expires_at, '2026-11-21T10:15:00.000Z');
+      const url = new URL(res.body.upload_url);
+      assert.equal(url.searchParams.get('X-Amz-Expires'), String(UPLOAD_LIMITS.urlSeconds));
+      assert.equal(url.searchParams.get('X-Amz-Date'), '20261121T100000Z');
+      // AWS refuses a PUT whose signed headers differ: the length and type are part of the signature.
+      assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')?.split(';'), [
+        'content-length',
+        'content-type',
+        'host',
+      ]);
+      assert.ok(url.pathname.endsWith(res.body.key), url.pathname);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it('stores what the client PUTs to the URL', async () => {
+    const content = Buffer.from('%PDF-1.7\nhello');
+    const res = await request({ filename: 'doc.pdf', content_type: PDF, size: content.length });
+    const put = await fetch(res.body.upload_url, {
+      method: 'PUT',
+      headers: res.body.headers,
+      body: content,
+    });
+    assert.equal(put.status, 200);
+    const stored = await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: res.body.key }));
+    assert.equal(stored.ContentType, PDF);
+    assert.deepEqual(Buffer.from(await stored.Body!.transformToByteArray()), content);
+  });
+
+  it('keeps every key under the caller’s own prefix, whatever the file name', async () => {
+    for (const [filename, last] of [
+      ['../../other-user/secret.pdf', 'secret.pdf'],
+      ['..\\..\\x.pdf', 'x.pdf'],
+      ['résumé final..pdf', 'resume_final.pdf'],
+      ['...', 'file'],
+      ['図.pdf', '_.pdf'],
+    ]) {
+      const res = await request({ filename, content_type: PDF, size: 1 });
+      assert.equal(res.status, 200, filename);
+      assert.ok(res.body.key.startsWith(userUploadPrefix(h.owner.id)), res.body.key);
+      assert.equal(res.body.key.split('/').at(-1), last, filename);
+      assert.ok(!res.body.key.includes('..'));
+    }
+    const other = await request({ filename: 'a.pdf', content_type: PDF, size: 1 }, h.other.token);
+    assert.ok(other.body.key.startsWith(userUploadPrefix(h.other.id)));
+  });
+
+  it('accepts each listed content type up to its own limit, and refuses a byte more', async () => {
+    for (const content_type of UPLOAD_CONTENT_TYPES) {
+      const max = UPLOAD_MAX_BYTES[content_type];
+      assert.equal((await request({ filename: 'f', content_type, size: max })).status, 200, content_type);
+      if (max === UPLOAD_LIMITS.maxBytes) continue; // past the largest limit: less_than_equal, below
+      const over = await request({ filename: 'f', content_type, size: max + 1 });
+      assert.equal(over.status, 422);
+      assert.deepEqual(over.body, {
+        detail: [
+          {
+            type: 'value_error',
+            loc: ['body', 'size'],
+            msg: `Value error, ${content_type} uploads are at most ${max} bytes`,
+            input: max + 1,
+            ctx: { error: {} },
+          },
+        ],
+      });
+    }
+    assert.equal(UPLOAD_MAX_BYTES['application/pdf'], 50 * 1024 * 1024);
+    assert.equal(UPLOAD_MAX_BYTES['video/mp4'], 2 * 1024 * 1024 * 1024);
+  });
+
+  const expected = UPLOAD_CONTENT_TYPES.map((t) => `'${t}'`);
+  const choices = `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}`;
+  const cases: [string, unknown, object[]][] = [
+    [
+      'every field missing',
+      {},
+      ['filename', 'content_type', 'size'].map((name) => ({
+        type: 'missing',
+        loc: ['body', name],
+        msg: 'Field required',
+        input: {},
+      })),
+    ],
+    [
+      'a content type that is not listed',
+      { filename: 'x.exe', content_type: 'application/x-msdownload', size: 10 },
+      [
+        {
+          type: 'literal_error',
+          loc: ['body', 'content_type'],
+          msg: `Input should be ${choices}`,
+          input: 'application/x-msdownload',
+          ctx: { expected: choices },
+        },
+      ],
+    ],
+    [
+      'an empty file',
+      { filename: 'x.pdf', content_type: PDF, size: 0 },
+      [
+        {
+          type: 'greater_than_equal',
+          loc: ['body', 'size'],
+          msg: 'Input should be greater than or equal to 1',
+          input: 0,
+          ctx: { ge: 1 },
+        },
+      ],
+    ],
+    [
+      'a size over the largest limit',
+      { filename: 'x.mp4', content_type: 'video/mp4', size: UPLOAD_LIMITS.maxBytes + 1 },
+      [
+        {
+          type: 'less_than_equal',
+          loc: ['body', 'size'],
+          msg: `Input should be less than or equal to ${UPLOAD_LIMITS.maxBytes}`,
+          input: UPLOAD_LIMITS.maxBytes + 1,
+          ctx: { le: UPLOAD_LIMITS.maxBytes },
+        },
+      ],
+    ],
+    [
+      'an empty file name',
+      { filename: '', content_type: PDF, size: 1 },
+      [
+        {
+          type: 'string_too_short',
+          loc: ['body', 'filename'],
+          msg: 'String should have at least 1 character',
+          input: '',
+          ctx: { min_length: 1 },
+        },
+      ],
+    ],
+    [
+      'a file name over 255 characters',
+      { filename: 'é'.repeat(256), content_type: PDF, size: 1 },
+      [
+        {
+          type: 'string_too_long',
+          loc: ['body', 'filename'],
+          msg: 'String should have at most 255 characters',
+          input: 'é'.repeat(256),
+          ctx: { max_length: 255 },
+        },
+      ],
+    ],
+  ];
+  for (const [name, body, detail] of cases) {
+    it(`refuses ${name} with 422`, async () => {
+      const res = await request(body);
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body, { detail });
+    });
+  }
+});

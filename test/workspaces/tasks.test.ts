@@ -1,0 +1,313 @@
+// Spec endpoint 6 (and the task create route): every field, newest first with ties by id, limit and
+// offset windows, the status filter served by gsi1, FastAPI's bounds errors.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { setClock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+import type { WorkspaceTaskStatus } from '../../shared/workspaces/schemas.ts';
+import { advanceWorkspaceTask, createWorkspaceTask } from '../../shared/workspaces/tasks.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let workspaceId: string;
+/** Every task of the big workspace, in the expected order (newest first, ties by id, descending). */
+let expected: { id: string; status: string; created_at: string }[];
+const agent = newId();
+
+const descending = (x: string, y: string) => (x < y ? 1 : x > y ? -1 : 0);
+const byNewest = (a: { id: string; created_at: string }, b: { id: string; created_at: string }) =>
+  descending(a.created_at, b.created_at) || descending(a.id, b.id);
+
+/** Compares id lists without assert's diff, which is very slow on long arrays in Node 20. */
+const sameIds = (actual: { id: string }[], wanted: { id: string }[], label = '') => {
+  const [a, b] = [actual.map((t) => t.id).join('\n'), wanted.map((t) => t.id).join('\n')];
+  assert.ok(a === b, `${label} ids differ:\n${a}\n-- expected --\n${b}`);
+};
+
+const STATUS_OF = (i: number): WorkspaceTaskStatus =>
+  i % 5 === 0 ? 'completed' : i % 5 === 1 ? 'in_progress' : i % 7 === 2 ? 'cancelled' : 'pending';
+const TASKS = 60;
+
+before(async () => {
+  h = await startHarness();
+  const res = await h.call('POST', '/api/v1/workspaces', { json: { name: 'Task list' } });
+  workspaceId = res.body.id;
+  // Groups of tasks share a created_at (the clock pinned), so ties must be broken by id.
+  const created = [];
+  for (let group = 0; group < TASKS / 15; group++) {
+    setClock(new Date(Date.UTC(2026, 10, 1, 9, group)));
+    created.push(
+      ...(await Promise.all(
+        Array.from({ length: 15 }, (_, j) =>
+          createWorkspaceTask(h.owner.id, workspaceId, {
+            skill_slug: 'ad-copy',
+            title: `task ${group * 15 + j}`,
+            description: null,
+            schedule_type: 'once',
+            priority: 'normal',
+            approval_level: 'auto',
+            trigger: {},
+            hired_agent_id: agent,
+          }),
+        ),
+      )),
+    );
+  }
+  setClock(undefined);
+  await Promise.all(
+    created.map(async (task, i) => {
+      const status = STATUS_OF(i);
+      if (status === 'completed') {
+        await advanceWorkspaceTask(workspaceId, task.id, 'pending', { status: 'in_progress' });
+        await advanceWorkspaceTask(workspaceId, task.id, 'in_progress', { status, cost_usd: 1.25 });
+      } else if (status !== 'pending')
+        await advanceWorkspaceTask(workspaceId, task.id, 'pending', { status });
+    }),
+  );
+  expected = created.map((task, i) => ({ ...task, status: STATUS_OF(i) })).sort(byNewest);
+});
+after(() => h.close());
+
+const list = (query = '', token?: string) =>
+  h.call('GET', `/api/v1/workspaces/${workspaceId}/tasks${query}`, { token });
+
+describe('POST /api/v1/workspaces/{workspace_id}/tasks', () => {
+  it('creates a pending task with every spec field, nulls present and cost_usd a number', async () => {
+    const res = await h.call('POST', `/api/v1/workspaces/${workspaceId}/tasks`, {
+      json: {
+        skill_slug: 'audience-research',
+        title: 'Find lookalike audiences',
+        schedule_type: 'recurring',
+        priority: 'high',
+        approval_level: 'approve',
+        trigger: { cron: '0 9 * * MON' },
+        hired_agent_id: agent.toUpperCase(),
+      },
+    });
+    assert.equal(res.status, 201);
+    assert.deepEqual(
+      { ...res.body, id: undefined, created_at: undefined },
+      {
+        id: undefined,
+        workspace_id: workspaceId,
+        hired_agent_id: agent,
+        skill_slug: 'audience-research',
+        title: 'Find lookalike audiences',
+        schedule_type: 'recurring',
+        status: 'pending',
+        priority: 'high',
+        approval_level: 'approve',
+        description: null,
+        trigger: { cron: '0 9 * * MON' },
+        output_data: {},
+        proposed_actions: {},
+        approved_by: null,
+        approved_at: null,
+        started_at: null,
+        completed_at: null,
+        cost_usd: 0,
+        created_at: undefined,
+      },
+    );
+    assert.equal(res.text.includes('"cost_usd":0'), true);
+    // The id's time part is the created_at, so the list's id order is its created_at order.
+    const idMs = Number.parseInt(res.body.id.replace(/-/g, '').slice(0, 12), 16);
+    assert.equal(new Date(idMs).toISOString(), res.body.created_at);
+    const first = (await list('?limit=1')).body[0];
+    assert.deepEqual(first, res.body);
+    expected.unshift(res.body);
+  });
+
+  it('applies the defaults for schedule_type, priority, approval_level and trigger', async () => {
+    const other = await h.call('POST', '/api/v1/workspaces', { json: { name: 'defaults' } });
+    const res = await h.call('POST', `/api/v1/workspaces/${other.body.id}/tasks`, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: agent },
+    });
+    assert.equal(res.status, 201);
+    assert.deepEqual(
+      [res.body.schedule_type, res.body.priority, res.body.approval_level, res.body.trigger],
+      ['once', 'normal', 'review', {}],
+    );
+  });
+
+  it('422 for a missing hired_agent_id, an unknown priority and an oversized trigger', async () => {
+    const res = await h.call('POST', `/api/v1/workspaces/${workspaceId}/tasks`, {
+      json: { skill_slug: 's', title: 't', priority: 'asap', trigger: { blob: 'x'.repeat(16 * 1024) } },
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'literal_error',
+        loc: ['body', 'priority'],
+        msg: "Input should be 'low', 'normal', 'high' or 'urgent'",
+        input: 'asap',
+        ctx: { expected: "'low', 'normal', 'high' or 'urgent'" },
+      },
+      {
+        type: 'value_error',
+        loc: ['body', 'trigger'],
+        msg: 'Value error, trigger must be at most 16384 bytes as JSON',
+        input: { blob: 'x'.repeat(16 * 1024) },
+        ctx: { error: {} },
+      },
+      {
+        type: 'missing',
+        loc: ['body', 'hired_agent_id'],
+        msg: 'Field required',
+        input: { skill_slug: 's', title: 't', priority: 'asap', trigger: { blob: 'x'.repeat(16 * 1024) } },
+      },
+    ]);
+  });
+});
+
+describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
+  it('answers a bare array of the newest 50 by default, newest first and ties by id', async () => {
+    const res = await list();
+    assert.equal(res.status, 200);
+    assert.ok(Array.isArray(res.body), 'a bare array');
+    assert.equal(res.body.length, 50);
+    sameIds(res.body, expected.slice(0, 50));
+    for (const task of res.body) assert.equal(typeof task.cost_usd, 'number');
+  });
+
+  it('limit/offset windows cover every task exactly once, in order', async () => {
+    const seen: { id: string }[] = [];
+    for (let offset = 0; offset < expected.length + 7; offset += 7) {
+      const res = await list(`?limit=7&offset=${offset}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.length, Math.max(0, Math.min(7, expected.length - offset)));
+      seen.push(...res.body);
+    }
+    sameIds(seen, expected);
+    assert.deepEqual((await list(`?offset=${expected.length}`)).body, []);
+    assert.deepEqual((await list('?offset=10000&limit=100')).body, []);
+  });
+
+  it('still covers every task when DynamoDB ends pages early (the 1 MB page limit)', async () => {
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
+        return next(args);
+      },
+      { step: 'initialize', name: 'shortPages' },
+    );
+    try {
+      const res = await list('?limit=9&offset=20');
+      sameIds(res.body, expected.slice(20, 29));
+      const done = await list('?status=completed&limit=6&offset=3');
+      sameIds(done.body, expected.filter((t) => t.status === 'completed').slice(3, 9));
+    } finally {
+      client.middlewareStack.remove('shortPages');
+    }
+  });
+
+  it('filters by status exactly, from gsi1 with no Scan and no FilterExpression', async () => {
+    const commands: { name: string; input: Record<string, unknown> }[] = [];
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push({ name: context.commandName!, input: args.input as Record<string, unknown> });
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCommands' },
+    );
+    try {
+      for (const status of ['pending', 'in_progress', 'completed', 'cancelled']) {
+        const res = await list(`?status=${status}&limit=100`);
+        sameIds(
+          res.body,
+          expected.filter((t) => t.status === status),
+          status,
+        );
+        assert.ok(res.body.length > 0, status);
+        assert.ok(
+          res.body.every((t: { status: string }) => t.status === status),
+          status,
+        );
+      }
+      assert.deepEqual((await list('?status=Completed')).body, []);
+      assert.deepEqual((await list('?status=no-such-status')).body, []);
+    } finally {
+      client.middlewareStack.remove('recordCommands');
+    }
+    const queries = commands.filter((c) => c.name === 'QueryCommand');
+    assert.deepEqual([...new Set(commands.map((c) => c.name))].sort(), ['GetItemCommand', 'QueryCommand']);
+    for (const { input } of queries)
+      assert.deepEqual(
+        [input.IndexName, input.FilterExpression, input.ScanIndexForward],
+        ['gsi1', undefined, false],
+      );
+  });
+
+  it('moves a task between status lists when its status changes', async () => {
+    const task = expected.find((t) => t.status === 'pending')!;
+    await advanceWorkspaceTask(workspaceId, task.id, 'pending', { status: 'awaiting_approval' });
+    const waiting = await list('?status=awaiting_approval');
+    sameIds(waiting.body, [task]);
+    const pending = await list('?status=pending&limit=100');
+    assert.ok(!pending.body.some((t: { id: string }) => t.id === task.id), 'still pending');
+    await assert.rejects(advanceWorkspaceTask(workspaceId, task.id, 'pending', { status: 'in_progress' }), {
+      status: 409,
+    });
+    await advanceWorkspaceTask(workspaceId, task.id, 'awaiting_approval', {
+      status: 'pending',
+    });
+  });
+
+  const bound = (loc: string, type: string, msg: string, input: string, ctx?: object) => ({
+    detail: [{ type, loc: ['query', loc], msg, input, ...(ctx ? { ctx } : {}) }],
+  });
+  const bounds: [string, object][] = [
+    [
+      'limit=0',
+      bound('limit', 'greater_than_equal', 'Input should be greater than or equal to 1', '0', { ge: 1 }),
+    ],
+    [
+      'limit=101',
+      bound('limit', 'less_than_equal', 'Input should be less than or equal to 100', '101', { le: 100 }),
+    ],
+    [
+      'offset=-1',
+      bound('offset', 'greater_than_equal', 'Input should be greater than or equal to 0', '-1', { ge: 0 }),
+    ],
+    [
+      'offset=10001',
+      bound('offset', 'less_than_equal', 'Input should be less than or equal to 10000', '10001', {
+        le: 10000,
+      }),
+    ],
+    [
+      'limit=ten',
+      bound(
+        'limit',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+        'ten',
+      ),
+    ],
+    [
+      'offset=1.5',
+      bound(
+        'offset',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+        '1.5',
+      ),
+    ],
+  ];
+  for (const [query, body] of bounds) {
+    it(`422 for ${query}`, async () => {
+      const res = await list(`?${query}`);
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body, body);
+    });
+  }
+
+  it('accepts the bounds themselves', async () => {
+    assert.equal((await list('?limit=1&offset=0')).body.length, 1);
+    assert.equal((await list('?limit=100')).body.length, Math.min(100, expected.length));
+  });
+});

@@ -1,0 +1,126 @@
+// Workspaces and membership: the creator is the owner member; anyone else gets the same 404 a
+// missing workspace gives, on every workspace route.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pathParameterNames, routes } from '../../infra/routes.ts';
+import { addMember } from '../../shared/workspaces/members.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+const create = (json: unknown, token?: string) => h.call('POST', '/api/v1/workspaces', { json, token });
+
+/** A valid request for each workspace route (the body matters only to get past validation). */
+const validBody: Record<string, unknown> = {
+  'workspaces/save-ads-credentials': { client_id: 'id', client_secret: 'secret' },
+  'workspaces/create-workspace-task': {
+    skill_slug: 'ad-copy',
+    title: 'Ad',
+    hired_agent_id: '01a1fc6e-0000-7000-8000-000000000001',
+  },
+};
+const workspaceRoutes = routes.filter((route) => pathParameterNames(route).includes('workspace_id'));
+
+describe('POST /api/v1/workspaces and GET /api/v1/workspaces/{workspace_id}', () => {
+  it('creates a workspace owned by the caller, with no integrations yet', async () => {
+    const res = await create({ name: 'Growth' });
+    assert.equal(res.status, 201);
+    assert.deepEqual(
+      { ...res.body, id: undefined, created_at: undefined, updated_at: undefined },
+      {
+        id: undefined,
+        name: 'Growth',
+        owner_id: h.owner.id,
+        created_at: undefined,
+        updated_at: undefined,
+        integrations: [],
+      },
+    );
+    const read = await h.call('GET', `/api/v1/workspaces/${res.body.id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, res.body);
+  });
+
+  it('nests the integrations in the details, in the integration-status shape', async () => {
+    const { body: ws } = await create({ name: 'With ads' });
+    const saved = await h.call('PUT', `/api/v1/workspaces/${ws.id}/integrations/ads-provider/credentials`, {
+      json: { client_id: 'id', client_secret: 'secret' },
+    });
+    const read = await h.call('GET', `/api/v1/workspaces/${ws.id}`);
+    assert.deepEqual(read.body.integrations, [saved.body]);
+    const listing = await h.call('GET', `/api/v1/workspaces/${ws.id}/integrations`);
+    assert.deepEqual(listing.body, [saved.body]);
+  });
+
+  it('422 for an empty, missing or too long name', async () => {
+    assert.deepEqual((await create({ name: '' })).body, {
+      detail: [
+        {
+          type: 'string_too_short',
+          loc: ['body', 'name'],
+          msg: 'String should have at least 1 character',
+          input: '',
+          ctx: { min_length: 1 },
+        },
+      ],
+    });
+    assert.deepEqual((await create({})).body, {
+      detail: [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: {} }],
+    });
+    assert.equal((await create({ name: 'x'.repeat(201) })).body.detail[0].type, 'string_too_long');
+    assert.equal((await create({ name: '😀'.repeat(200) })).status, 201);
+  });
+
+  it('a non-UUID workspace id gives uuid_parsing at ["path","workspace_id"]', async () => {
+    const res = await h.call('GET', '/api/v1/workspaces/nope/tasks');
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail[0].loc, ['path', 'workspace_id']);
+    assert.equal(res.body.detail[0].type, 'uuid_parsing');
+  });
+});
+
+describe('membership', () => {
+  it('covers every workspace route of the route table', () => {
+    assert.deepEqual(workspaceRoutes.map((r) => r.entry).sort(), [
+      'workspaces/create-workspace-task',
+      'workspaces/get-workspace',
+      'workspaces/list-integrations',
+      'workspaces/list-workspace-tasks',
+      'workspaces/save-ads-credentials',
+    ]);
+  });
+
+  it('answers a non-member on every workspace route exactly like a missing workspace', async () => {
+    const { body: ws } = await create({ name: 'Private' });
+    await h.call('PUT', `/api/v1/workspaces/${ws.id}/integrations/ads-provider/credentials`, {
+      json: { client_id: 'id', client_secret: 'secret' },
+    });
+    const missing = '01a1fc6e-0000-7000-8000-0000000000ff';
+    for (const route of workspaceRoutes) {
+      const url = (id: string) => route.path.replace('{workspace_id}', id);
+      const json = validBody[route.entry];
+      const theirs = await h.call(route.method, url(ws.id), { json, token: h.other.token });
+      const none = await h.call(route.method, url(missing), { json, token: h.other.token });
+      assert.equal(theirs.status, 404, route.entry);
+      assert.deepEqual(theirs.body, { detail: 'Workspace not found' }, route.entry);
+      assert.equal(theirs.text, none.text, route.entry);
+    }
+    // Nothing was written by the refused calls.
+    const tasks = await h.call('GET', `/api/v1/workspaces/${ws.id}/tasks`);
+    assert.deepEqual(tasks.body, []);
+  });
+
+  it('lets an added member in, and still nobody else', async () => {
+    const { body: ws } = await create({ name: 'Shared' });
+    const member = '01a1fc6e-0000-7000-8000-0000000000aa';
+    await addMember(ws.id, member, 'member');
+    const token = await h.tokenFor(member);
+    assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}`, { token })).status, 200);
+    assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}/tasks`, { token })).status, 200);
+    assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}`, { token: h.other.token })).status, 404);
+  });
+});
