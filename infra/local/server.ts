@@ -66,7 +66,12 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return send(res, 404, { detail: 'Not Found' }, corsHeaders(req));
   }
   const body = await readBody(req);
-  if (body === 'too-large') return send(res, 413, { message: 'Request Entity Too Large' }, corsHeaders(req));
+  if (body === 'too-large') {
+    // Answer at once and drop the connection rather than read the rest of an oversized upload.
+    send(res, 413, { message: 'Request Entity Too Large' }, { connection: 'close', ...corsHeaders(req) });
+    res.on('finish', () => req.destroy());
+    return;
+  }
   const event = buildEvent(match.route, match.pathParameters, {
     method,
     url,

@@ -274,23 +274,21 @@ export const model = <const E extends v.ObjectEntries>(entries: E) => {
 };
 
 export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } = {}) => {
-  const checks: v.PipeItem<v.InferOutput<S>[], v.InferOutput<S>[], v.BaseIssue<unknown>>[] = [];
-  if (opts.max !== undefined) {
-    const max = opts.max;
-    checks.push(
-      v.rawCheck(({ dataset, addIssue }) => {
-        if (dataset.typed && dataset.value.length > max)
-          addIssue({
-            message: fastapi(
-              'too_long',
-              `List should have at most ${plural(max, 'item')} after validation, not ${dataset.value.length}`,
-              { field_type: 'List', max_length: max, actual_length: dataset.value.length },
-            ),
-          });
-      }),
-    );
-  }
-  return hinted(v.pipe(v.array(item, fastapi('list_type', 'Input should be a valid list')), ...checks), {
+  const notAList = fastapi('list_type', 'Input should be a valid list');
+  const max = opts.max ?? Number.POSITIVE_INFINITY;
+  // The length is checked on the list as sent, before its items: pydantic reports only `too_long`
+  // for an overlong list, echoing the raw input (valibot then skips the item schema).
+  const length = v.rawCheck<unknown[]>(({ dataset, addIssue }) => {
+    if (dataset.typed && dataset.value.length > max)
+      addIssue({
+        message: fastapi(
+          'too_long',
+          `List should have at most ${plural(max, 'item')} after validation, not ${dataset.value.length}`,
+          { field_type: 'List', max_length: max, actual_length: dataset.value.length },
+        ),
+      });
+  });
+  return hinted(v.pipe(v.array(v.unknown(), notAList), length, v.array(item, notAList)), {
     type: 'array',
     $items: item,
     ...bounds(['maxItems', 'maxItems'], [opts.max, undefined]),

@@ -27,7 +27,7 @@ export const isUploadedFile = (part: unknown): part is UploadedFile =>
 /** The boundary, where Middy's parser accepts the content type (it ignores the body otherwise). */
 const MULTIPART_BOUNDARY = /^multipart\/form-data; boundary=([a-zA-Z0-9-]{1,70})(?:; ?[cC]harset=[\w-]+)?$/;
 
-/** Every part's headers end before the next delimiter, and the close delimiter is there. */
+/** Every part's headers end (CRLF CRLF) before the next delimiter begins, and the close delimiter is there. */
 function isComplete(bytes: Buffer, boundary: string): boolean {
   const dash = `--${boundary}`;
   const delimiter = `\r\n${dash}`;
@@ -38,7 +38,7 @@ function isComplete(bytes: Buffer, boundary: string): boolean {
     if (bytes.toString('latin1', after, after + 2) === '--') return true;
     const next = bytes.indexOf(delimiter, after);
     const headersEnd = bytes.indexOf('\r\n\r\n', after);
-    if (next < 0 || headersEnd < 0 || headersEnd > next) return false;
+    if (next < 0 || headersEnd < 0 || headersEnd + 4 > next) return false;
     at = next + 2;
   }
 }
@@ -62,7 +62,10 @@ export function formBody<S extends v.GenericSchema>(
       // a part whose headers do not end (the invocation hangs until its timeout). Such bodies are
       // refused before they reach the parser.
       const boundary = MULTIPART_BOUNDARY.exec(event.headers?.['content-type'] ?? '')?.[1];
-      if (boundary && !isComplete(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary))
+      if (
+        boundary &&
+        !isComplete(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary)
+      )
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
       const request = { event } as unknown as Request;
       try {

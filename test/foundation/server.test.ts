@@ -2,6 +2,7 @@
 // seed.json contract of `npm start`.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -91,5 +92,18 @@ describe('local server', () => {
     const detail = ((await raw.json()) as { detail: { type: string; input: string }[] }).detail[0]!;
     assert.equal(detail.type, 'model_attributes_type');
     assert.equal(detail.input, '{"name":"x"}');
+  });
+
+  it('answers a body over 10 MiB with 413 without reading it all', async () => {
+    const status = await new Promise<number | string>((resolve) => {
+      const req = request(
+        `${server.url}/api/v1/brands`,
+        { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' } },
+        (res) => resolve(res.statusCode ?? 0),
+      );
+      req.on('error', (error) => resolve(`error: ${error.message}`));
+      req.end(Buffer.alloc(11 * 1024 * 1024, 120));
+    });
+    assert.equal(status, 413);
   });
 });
