@@ -1,0 +1,354 @@
+// 1. Bundle and cold start. Every route's function is built with the stack's own esbuild options
+// (infra/bundling.ts), then imported in fresh Node.js processes, alternating with an empty module:
+// the whole `node <file>` wall time, median of each, and their ratio. The reference point is
+// get-project built the way CDK's NodejsFunction does by default (CommonJS, not minified, the
+// runtime's AWS SDK left external).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling.ts';
+import { type Route, routes } from '../infra/routes.ts';
+import { isDynamoOnly, OUT, ROOT } from './lib/paths.ts';
+import { kb, median, round } from './lib/stats.ts';
+import { barChart } from './lib/svg.ts';
+import { type Benchmark, type Figure, NOT_AVAILABLE } from './lib/types.ts';
+
+const SIZE_BUDGET_KB = 350;
+const RATIO_BUDGET = 1.5;
+const DEFAULT_PAIRS = 10;
+/** Heavy parsers: only the function that reads guideline documents may bundle them. */
+const HEAVY_PARSERS = /node_modules\/(unpdf|pdfjs-dist|fflate|fast-xml-parser)\//;
+const PARSER_FUNCTIONS = new Set(['brand-kits/generate-from-upload']);
+
+/** The environment the stack gives every function (module init must not throw on a missing one). */
+const LAMBDA_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  TABLE_NAME: 'bench-table',
+  BUCKET_NAME: 'bench-bucket',
+  SECRETS_KEY_ID: '00000000-0000-0000-0000-000000000000',
+  AUTH_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_bench',
+  AUTH_AUDIENCE: 'bench-client',
+  AUTH_JWKS_URL: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_bench/.well-known/jwks.json',
+  AVATAR_PROVIDER_SECRET_NAME: 'bench-avatar-secret',
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+export interface BundleRow {
+  entry: string;
+  dynamoOnly: boolean;
+  sizeKb: number;
+  importMs: number;
+  emptyMs: number;
+  ratio: number;
+  /** The same ratio in CPU time (user + system): far less sensitive to other people's load. */
+  cpuRatio: number;
+  heavyParsers: boolean;
+  error?: string;
+}
+
+/** Written beside the bundles: reports the process's own CPU time on exit (both sides load it). */
+const CPU_REPORT =
+  "process.on('exit',()=>{const u=process.cpuUsage();require('fs').writeSync(2,'\\ncpu '+(u.user+u.system)+'\\n')})";
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** One fresh `node <file>` process: its wall time as the parent sees it, and its CPU time. */
+function nodeRun(file: string, env: Record<string, string>, preload: string): Sample {
+  const start = performance.now();
+  const run = spawnSync(process.execPath, ['--require', preload, file], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const wallMs = performance.now() - start;
+  const stderr = run.stderr.toString();
+  if (run.status !== 0) throw new Error(`node ${file} exited ${run.status}: ${stderr.slice(0, 300)}`);
+  return { wallMs, cpuMs: Number(/cpu (\d+)/.exec(stderr)?.[1] ?? NaN) / 1000 };
+}
+
+export interface ImportTarget {
+  file: string;
+  env?: Record<string, string>;
+}
+
+export interface ImportTimes {
+  importMs: number;
+  emptyMs: number;
+  ratio: number;
+  cpuRatio: number;
+}
+
+/**
+ * Round-robin over the targets, one pair per target per round (empty first on even rounds, last on
+ * odd ones), so load that drifts during the run hits every target and its empty module alike.
+ */
+export function importTimes(
+  targets: ImportTarget[],
+  empty: string,
+  pairs: number,
+  preload: string,
+): ImportTimes[] {
+  const own = targets.map(() => [] as Sample[]);
+  const bare = targets.map(() => [] as Sample[]);
+  for (let round = 0; round < pairs; round++)
+    targets.forEach((target, i) => {
+      const env = target.env ?? LAMBDA_ENV;
+      if (round % 2 === 0) {
+        bare[i]!.push(nodeRun(empty, env, preload));
+        own[i]!.push(nodeRun(target.file, env, preload));
+      } else {
+        own[i]!.push(nodeRun(target.file, env, preload));
+        bare[i]!.push(nodeRun(empty, env, preload));
+      }
+    });
+  return targets.map((_, i) => {
+    const importMs = median(own[i]!.map((s) => s.wallMs));
+    const emptyMs = median(bare[i]!.map((s) => s.wallMs));
+    const cpu = median(own[i]!.map((s) => s.cpuMs)) / median(bare[i]!.map((s) => s.cpuMs));
+    return {
+      importMs: round(importMs, 1),
+      emptyMs: round(emptyMs, 1),
+      ratio: round(importMs / emptyMs, 2),
+      cpuRatio: round(cpu, 2),
+    };
+  });
+}
+
+/** KB each package (or our own code) contributes to the bundle, largest first. */
+function largestPackages(metafile: Metafile, outfile: string) {
+  const output = Object.entries(metafile.outputs).find(([path]) => outfile.endsWith(path))?.[1];
+  const sizes = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? 'our code';
+    sizes.set(name, (sizes.get(name) ?? 0) + bytesInOutput);
+  }
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, bytes]) => `${name} ${kb(bytes)} KB`);
+}
+
+const usesHeavyParsers = (metafile: Metafile) =>
+  Object.keys(metafile.inputs).some((input) => HEAVY_PARSERS.test(input));
+
+async function buildRoute(route: Route, dir: string) {
+  const outfile = join(dir, `${route.entry}.mjs`);
+  const result = await build({
+    ...esbuildOptions,
+    mainFields: [...esbuildOptions.mainFields],
+    external: [...esbuildOptions.external],
+    entryPoints: [join(ROOT, 'functions', `${route.entry}.ts`)],
+    outfile,
+    write: true,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return {
+    outfile,
+    sizeKb: kb((await stat(outfile)).size),
+    heavyParsers: usesHeavyParsers(result.metafile),
+    packages: largestPackages(result.metafile, outfile),
+  };
+}
+
+/** get-project as `new NodejsFunction(...)` bundles it with no bundling options on Node.js 22+. */
+async function buildPlain(dir: string) {
+  const outfile = join(dir, 'plain', 'projects/get-project.cjs');
+  await build({
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    minify: false,
+    external: ['@aws-sdk/*'],
+    entryPoints: [join(ROOT, 'functions/projects/get-project.ts')],
+    outfile,
+    write: true,
+    logLevel: 'silent',
+  });
+  return { outfile, sizeKb: kb((await stat(outfile)).size) };
+}
+
+export const bundleBenchmark: Benchmark = {
+  name: 'bundle',
+  title: 'Bundle size and cold start',
+  async run(args) {
+    const pairsAt = args.indexOf('--pairs');
+    const pairs = Math.max(DEFAULT_PAIRS, Number(pairsAt >= 0 ? args[pairsAt + 1] : DEFAULT_PAIRS));
+    const dir = join(OUT, 'bundles');
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const empty = join(dir, 'empty.mjs');
+    await writeFile(empty, '');
+
+    const present = routes.filter((route) => existsSync(join(ROOT, 'functions', `${route.entry}.ts`)));
+    const missing = routes.filter((route) => !present.includes(route));
+    const built = await Promise.all(
+      present.map(async (route) => {
+        try {
+          return { route, ...(await buildRoute(route, dir)) };
+        } catch (error) {
+          return { route, error: (error as Error).message.split('\n')[0] };
+        }
+      }),
+    );
+
+    const preload = join(dir, 'cpu-report.cjs');
+    await writeFile(preload, CPU_REPORT);
+    const plainBuild = await buildPlain(dir);
+    const ok = built.filter((item) => !('error' in item)) as Extract<
+      (typeof built)[number],
+      { outfile: string }
+    >[];
+    const getProject = ok.find((item) => item.route.entry === 'projects/get-project');
+    // Diagnostics beside the budget: the same bundle without the stack's --enable-source-maps.
+    const noMaps = { ...LAMBDA_ENV, NODE_OPTIONS: '' };
+    const targets: ImportTarget[] = [
+      ...ok.map((item) => ({ file: item.outfile })),
+      { file: plainBuild.outfile },
+      ...(getProject ? [{ file: getProject.outfile, env: noMaps }] : []),
+    ];
+    let times: ImportTimes[];
+    try {
+      times = importTimes(targets, empty, pairs, preload);
+    } catch (error) {
+      // One bundle that throws at import fails the benchmark's budget rows, not the whole run.
+      throw new Error(`importing a bundle failed: ${(error as Error).message}`);
+    }
+    const rows: BundleRow[] = built.map((item) => {
+      const dynamoOnly = isDynamoOnly(item.route);
+      if ('error' in item)
+        return {
+          entry: item.route.entry,
+          dynamoOnly,
+          sizeKb: NaN,
+          importMs: NaN,
+          emptyMs: NaN,
+          ratio: NaN,
+          cpuRatio: NaN,
+          heavyParsers: false,
+          error: item.error,
+        };
+      return {
+        entry: item.route.entry,
+        dynamoOnly,
+        sizeKb: item.sizeKb,
+        heavyParsers: item.heavyParsers,
+        ...times[ok.indexOf(item)]!,
+      };
+    });
+    const plain = { sizeKb: plainBuild.sizeKb, ...times[ok.length]! };
+    const withoutMaps = getProject ? times[ok.length + 1] : undefined;
+
+    const figures: Figure[] = rows.map((row) => {
+      if (row.error)
+        return {
+          figure: `cold start ${row.entry}`,
+          value: 'failed',
+          pass: row.dynamoOnly ? false : undefined,
+          note: row.error,
+        };
+      return {
+        figure: `cold start ${row.entry}`,
+        value: `${row.sizeKb} KB · ${row.ratio}×`,
+        budget: row.dynamoOnly ? `≤ ${SIZE_BUDGET_KB} KB · ≤ ${RATIO_BUDGET}×` : undefined,
+        pass: row.dynamoOnly ? row.sizeKb <= SIZE_BUDGET_KB && row.ratio <= RATIO_BUDGET : undefined,
+        note: `${row.importMs} ms vs empty ${row.emptyMs} ms; CPU ${row.cpuRatio}×${row.dynamoOnly ? '' : ' (not DynamoDB-only)'}`,
+      };
+    });
+    for (const route of missing)
+      figures.push({
+        figure: `cold start ${route.entry}`,
+        value: NOT_AVAILABLE,
+        note: `functions/${route.entry}.ts does not exist yet`,
+      });
+
+    const measured = rows.filter((row) => !row.error);
+    const dynamoRows = measured.filter((row) => row.dynamoOnly);
+    const largest = dynamoRows.reduce((a, b) => (b.sizeKb > a.sizeKb ? b : a), dynamoRows[0]!);
+    const slowest = dynamoRows.reduce((a, b) => (b.ratio > a.ratio ? b : a), dynamoRows[0]!);
+    const withParsers = measured.filter((row) => row.heavyParsers).map((row) => row.entry);
+    if (dynamoRows.length > 0)
+      figures.unshift(
+        {
+          figure: 'largest DynamoDB-only bundle',
+          value: largest.sizeKb,
+          unit: 'KB',
+          budget: `≤ ${SIZE_BUDGET_KB} KB`,
+          pass: largest.sizeKb <= SIZE_BUDGET_KB,
+          note: largest.entry,
+        },
+        {
+          figure: 'slowest DynamoDB-only import vs empty module',
+          value: slowest.ratio,
+          unit: '×',
+          budget: `≤ ${RATIO_BUDGET}×`,
+          pass: slowest.ratio <= RATIO_BUDGET,
+          note: `${slowest.entry}: ${slowest.importMs} ms vs ${slowest.emptyMs} ms (CPU time ${slowest.cpuRatio}×)`,
+        },
+      );
+    figures.unshift({
+      figure: 'functions bundling PDF/DOCX parsers',
+      value: withParsers.length > 0 ? withParsers.join(', ') : 'none',
+      budget: 'generate-from-upload only',
+      pass: withParsers.every((entry) => PARSER_FUNCTIONS.has(entry)),
+    });
+    figures.push({
+      figure: 'reference: get-project, CDK default bundling (CJS, unminified, SDK external)',
+      value: `${plain.sizeKb} KB · ${plain.ratio}×`,
+      note: `${plain.importMs} ms vs empty ${plain.emptyMs} ms (CPU ${plain.cpuRatio}×); the SDK is loaded from node_modules, as the runtime's`,
+    });
+    if (withoutMaps)
+      figures.push({
+        figure: 'diagnostic: get-project without --enable-source-maps',
+        value: withoutMaps.ratio,
+        unit: '×',
+        note: `${withoutMaps.importMs} ms vs empty ${withoutMaps.emptyMs} ms (CPU ${withoutMaps.cpuRatio}×); the stack sets NODE_OPTIONS=--enable-source-maps`,
+      });
+
+    const bars = (value: (row: BundleRow) => number) =>
+      [...measured]
+        .sort((a, b) => value(b) - value(a))
+        .map((row) => ({ label: row.entry, value: value(row), budgeted: row.dynamoOnly }));
+    return {
+      figures,
+      charts: [
+        {
+          file: 'perf-bundle-size.svg',
+          svg: barChart({
+            title: 'Bundle size per function (minified ESM, infra/bundling.ts)',
+            unit: 'KB',
+            bars: bars((row) => row.sizeKb),
+            budget: SIZE_BUDGET_KB,
+            budgetLabel: `${SIZE_BUDGET_KB} KB`,
+          }),
+        },
+        {
+          file: 'perf-import-ratio.svg',
+          svg: barChart({
+            title: 'Fresh-process import time ÷ empty module',
+            unit: '×',
+            bars: bars((row) => row.ratio),
+            budget: RATIO_BUDGET,
+            budgetLabel: `${RATIO_BUDGET}×`,
+          }),
+        },
+      ],
+      details: {
+        pairs,
+        functions: rows,
+        plain,
+        withoutSourceMaps: withoutMaps,
+        getProjectPackages: getProject?.packages,
+        missing: missing.map((route) => route.entry),
+      },
+    };
+  },
+};

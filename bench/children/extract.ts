@@ -1,0 +1,43 @@
+// One brand-guideline document in a fresh process: the first extraction (the parser modules load
+// then, as in a new Lambda container), three more warm, and the process's peak resident memory.
+import { readFileSync } from 'node:fs';
+import { extractBrandKit } from '../../shared/brand-kits/extract/index.ts';
+import { reply } from '../lib/child.ts';
+import { median } from '../lib/stats.ts';
+
+const bytes = new Uint8Array(readFileSync(process.argv[2]!));
+const baselineMb = process.memoryUsage().rss / 1048576;
+
+async function once() {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const result = await extractBrandKit(bytes);
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return {
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    pages: result.stats.pages,
+    format: result.stats.format,
+  };
+}
+
+try {
+  const first = await once();
+  const warm = [await once(), await once(), await once()];
+  reply({
+    ok: true,
+    format: first.format,
+    pages: first.pages,
+    bytes: bytes.length,
+    firstMs: first.ms,
+    firstCpuMs: first.cpuMs,
+    warmMs: median(warm.map((r) => r.ms)),
+    warmCpuMs: median(warm.map((r) => r.cpuMs)),
+    baselineMb,
+    // maxRSS is in kilobytes.
+    peakMb: process.resourceUsage().maxRSS / 1024,
+  });
+} catch (error) {
+  reply({ ok: false, error: `${(error as Error).name}: ${(error as Error).message}` });
+}
