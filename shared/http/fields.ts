@@ -85,6 +85,17 @@ export const string = (opts: { min?: number; max?: number } = {}) => {
   });
 };
 
+/** The `ge`/`le` error a number breaks, if any. */
+const outOfBounds = (value: number, opts: { ge?: number; le?: number }) => {
+  if (opts.ge !== undefined && value < opts.ge)
+    return fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
+      ge: opts.ge,
+    });
+  if (opts.le !== undefined && value > opts.le)
+    return fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le });
+  return undefined;
+};
+
 const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
 
 /** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
@@ -126,17 +137,8 @@ export const integer = (opts: { ge?: number; le?: number } = {}) =>
             );
           value = Number(text.replaceAll('_', '').replace(/\.0*$/, ''));
         } else return fail(fastapi('int_type', 'Input should be a valid integer'));
-        if (opts.ge !== undefined && value < opts.ge)
-          return fail(
-            fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
-              ge: opts.ge,
-            }),
-          );
-        if (opts.le !== undefined && value > opts.le)
-          return fail(
-            fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
-          );
-        return value;
+        const outside = outOfBounds(value, opts);
+        return outside ? fail(outside) : value;
       }),
     ),
     { type: 'integer', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
@@ -175,17 +177,8 @@ export const number = (opts: { ge?: number; le?: number } = {}) =>
         } else return fail(fastapi('float_type', 'Input should be a valid number'));
         // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
         if (!Number.isFinite(value)) return fail(fastapi('finite_number', 'Input should be a finite number'));
-        if (opts.ge !== undefined && value < opts.ge)
-          return fail(
-            fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
-              ge: opts.ge,
-            }),
-          );
-        if (opts.le !== undefined && value > opts.le)
-          return fail(
-            fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le }),
-          );
-        return value;
+        const outside = outOfBounds(value, opts);
+        return outside ? fail(outside) : value;
       }),
     ),
     { type: 'number', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },

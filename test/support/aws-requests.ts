@@ -1,11 +1,12 @@
-// Records the DynamoDB requests the handlers send (an SDK middleware on the shared client), with
-// when each started and finished, so a test can count round trips and check they form one wave.
+// Records the DynamoDB (or S3) requests the handlers send (an SDK middleware on the shared client),
+// with when each started and finished, so a test or a benchmark can count round trips and waves.
 //
 //   const recorder = recordDynamoRequests();
 //   await h.call('GET', `/api/v1/teams/${id}/dashboard`);
 //   assert.equal(recorder.waves(), 1);
 //   recorder.stop();
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
 
 export interface RecordedRequest {
   /** `GetItemCommand`, `QueryCommand`, … (the low-level client's names). */
@@ -28,41 +29,50 @@ export interface RequestRecorder {
 
 let recorders = 0;
 
-export function recordDynamoRequests(): RequestRecorder {
+/** Sequential rounds: a request opens a new wave when it starts after one of the current wave settled. */
+export function wavesOf(requests: readonly Pick<RecordedRequest, 'started' | 'finished'>[]): number {
+  let waves = 0;
+  let waveSettles = Number.NEGATIVE_INFINITY;
+  for (const request of [...requests].sort((a, b) => a.started - b.started)) {
+    if (waves === 0 || request.started >= waveSettles) {
+      waves++;
+      waveSettles = request.finished;
+    } else waveSettles = Math.min(waveSettles, request.finished);
+  }
+  return waves;
+}
+
+type Stack = {
+  add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
+  remove(name: string): unknown;
+};
+type Middleware = (
+  next: (args: unknown) => Promise<unknown>,
+  context: { commandName?: string },
+) => (args: unknown) => Promise<unknown>;
+
+function recordRequests(stack: Stack): RequestRecorder {
   const requests: RecordedRequest[] = [];
-  const name = `test-request-recorder-${++recorders}`;
-  const stack = dynamo().middlewareStack;
-  stack.add(
-    (next, context) => async (args) => {
-      const request: RecordedRequest = {
-        command: String(context.commandName ?? 'unknown'),
-        input: (args as { input?: Record<string, unknown> }).input ?? {},
-        started: performance.now(),
-        finished: Number.POSITIVE_INFINITY,
-      };
-      requests.push(request);
-      try {
-        return await next(args);
-      } finally {
-        request.finished = performance.now();
-      }
-    },
-    { step: 'initialize', name },
-  );
+  const name = `request-recorder-${++recorders}`;
+  const recorder: Middleware = (next, context) => async (args) => {
+    const request: RecordedRequest = {
+      command: String(context.commandName ?? 'unknown'),
+      input: (args as { input?: Record<string, unknown> }).input ?? {},
+      started: performance.now(),
+      finished: Number.POSITIVE_INFINITY,
+    };
+    requests.push(request);
+    try {
+      return await next(args);
+    } finally {
+      request.finished = performance.now();
+    }
+  };
+  stack.add(recorder, { step: 'initialize', name });
   return {
     requests,
     commands: () => requests.map((request) => request.command),
-    waves: () => {
-      let waves = 0;
-      let waveSettles = Number.NEGATIVE_INFINITY;
-      for (const request of [...requests].sort((a, b) => a.started - b.started)) {
-        if (waves === 0 || request.started >= waveSettles) {
-          waves++;
-          waveSettles = request.finished;
-        } else waveSettles = Math.min(waveSettles, request.finished);
-      }
-      return waves;
-    },
+    waves: () => wavesOf(requests),
     clear: () => {
       requests.length = 0;
     },
@@ -71,6 +81,9 @@ export function recordDynamoRequests(): RequestRecorder {
     },
   };
 }
+
+export const recordDynamoRequests = () => recordRequests(dynamo().middlewareStack as unknown as Stack);
+export const recordS3Requests = () => recordRequests(s3().middlewareStack as unknown as Stack);
 
 /** The requests one call makes (recording only while it runs). */
 export async function dynamoRequestsOf<T>(
