@@ -6,11 +6,13 @@
 // cycle); the larger ones add history before it: tasks created and scheduled over the two years
 // before (and, for "today", one loop instance per ten tasks on past days). So the figure answers the
 // question the budget asks: does a read get slower as history accumulates?
+
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildEvent, matchRoute } from '../infra/local/events.ts';
 import { invoke } from '../infra/local/handlers.ts';
 import { type Route, routes } from '../infra/routes.ts';
+import { loopId } from '../shared/teams/keys.ts';
 import { startLocal } from './lib/local.ts';
 import { ROOT } from './lib/paths.ts';
 import { median, round, within } from './lib/stats.ts';
@@ -134,7 +136,7 @@ async function seedTeams(owner: string, targets: Target[], notes: string[]) {
     // Past days' loop instances (one per ten records), then today's: done, running, to come.
     const pastLoops = Math.floor(history / 10);
     const loopInput = (scheduled: number, status: string) => ({
-      loop_id: 'loop-social',
+      loop_id: loopId('social'),
       cycle_instance_id: cycle.cycle_instance_id,
       occurrence_day: 1,
       scheduled_at: iso(scheduled),

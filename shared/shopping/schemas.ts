@@ -2,6 +2,7 @@
 // session resource around it is ours (docs/shopping.md).
 import * as v from 'valibot';
 import { integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { intOut } from '../http/response-fields.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
 
 export const SHOPPING_LIMITS = {
@@ -73,7 +74,7 @@ export const ProductSearchResult = v.object({
   merchant_domain: v.string(),
   merchant_type: MerchantType,
   source: v.string(),
-  price_cents: v.number(),
+  price_cents: intOut,
   /** Left out when the feed gave no rating. */
   rating: v.optional(v.number()),
 });
@@ -81,7 +82,7 @@ export const ProductSearchResult = v.object({
 export const ProductSearchResponse = v.object({
   query: v.string(),
   results: v.array(ProductSearchResult),
-  total_count: v.number(),
+  total_count: intOut,
   source: v.string(),
 });
 export type ProductSearchResponse = v.InferOutput<typeof ProductSearchResponse>;
@@ -95,7 +96,7 @@ export const ShoppingSearchRecord = v.object({
   price_min_cents: v.nullable(v.number()),
   price_max_cents: v.nullable(v.number()),
   /** Matches after filters (the response's total_count). */
-  total_count: v.number(),
+  total_count: intOut,
   source: v.string(),
   created_at: v.string(),
 });

@@ -1,3 +1,5 @@
+import { v5 as uuidv5 } from 'uuid';
+
 // A team and everything it owns share one partition, one sort-key prefix per item kind, so each
 // read of the dashboard is a single-partition Query (or GetItem) bounded by a Limit.
 const partition = (teamId: string) => `TEAM#${teamId}`;
@@ -51,3 +53,8 @@ export const teamKeys = {
     sk: `CAL#${periodKey}#${entryId}`,
   }),
 };
+
+/** A loop definition ("social", "video", …) is named by its agents; its id is a stable UUID of that
+ * name, so every instance of one loop carries the same `loop_id` (a UUID, as the spec types it). */
+export const loopId = (name: string) => uuidv5(name, LOOP_ID_NAMESPACE);
+const LOOP_ID_NAMESPACE = '8f0c2a6e-3b1d-4c5e-9f7a-2d4b6e8a0c13';

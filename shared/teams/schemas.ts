@@ -364,7 +364,7 @@ export type Dashboard = v.InferOutput<typeof Dashboard>;
 
 export const LoopInstance = v.object({
   id: uuidOut,
-  loop_id: v.string(),
+  loop_id: uuidOut,
   cycle_instance_id: uuidOut,
   occurrence_day: intOut,
   status: v.string(),
@@ -386,7 +386,7 @@ export const SignalFired = v.object({
   signal: v.string(),
   fired_at: dateTimeOut,
   loop_instance_id: uuidOut,
-  loop_id: v.string(),
+  loop_id: uuidOut,
 });
 export type SignalFired = v.InferOutput<typeof SignalFired>;
 

@@ -2,6 +2,7 @@
 // them. Values and limits the spec leaves open are decided here (docs/workspaces.md says why).
 import * as v from 'valibot';
 import { dict, integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { dateTimeOut, nullableDateTime, uuidOut, withDefault } from '../http/response-fields.ts';
 
 export const WorkspacePath = model({ workspace_id: uuid() });
 
@@ -42,16 +43,16 @@ const nullableString = v.nullable(v.string());
 
 /** The spec's integration status: exactly these keys, built from an allow-list. */
 export const IntegrationStatus = v.object({
-  id: v.string(),
+  id: uuidOut,
   provider: v.string(),
   account_id: nullableString,
   account_name: nullableString,
   status: v.string(),
   scopes: v.array(v.string()),
-  last_synced_at: nullableString,
-  token_expires_at: nullableString,
-  created_at: v.string(),
-  has_oauth_credentials: v.boolean(),
+  last_synced_at: nullableDateTime,
+  token_expires_at: nullableDateTime,
+  created_at: dateTimeOut,
+  has_oauth_credentials: withDefault(v.boolean(), false),
   social_pages: v.array(SocialPage),
   social_user_id: nullableString,
 });
@@ -60,11 +61,11 @@ export type IntegrationStatus = v.InferOutput<typeof IntegrationStatus>;
 export const IntegrationStatusList = v.array(IntegrationStatus);
 
 export const Workspace = v.object({
-  id: v.string(),
+  id: uuidOut,
   name: v.string(),
   owner_id: v.string(),
-  created_at: v.string(),
-  updated_at: v.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
   integrations: v.array(IntegrationStatus),
 });
 export type Workspace = v.InferOutput<typeof Workspace>;
@@ -135,12 +136,10 @@ export const ListWorkspaceTasksQuery = model({
 });
 export type ListWorkspaceTasksInput = v.InferOutput<typeof ListWorkspaceTasksQuery>;
 
-const nullableDate = v.nullable(v.string());
-
 export const WorkspaceTask = v.object({
-  id: v.string(),
-  workspace_id: v.string(),
-  hired_agent_id: v.string(),
+  id: uuidOut,
+  workspace_id: uuidOut,
+  hired_agent_id: uuidOut,
   skill_slug: v.string(),
   title: v.string(),
   schedule_type: v.string(),
@@ -151,12 +150,12 @@ export const WorkspaceTask = v.object({
   trigger: v.record(v.string(), v.unknown()),
   output_data: v.record(v.string(), v.unknown()),
   proposed_actions: v.record(v.string(), v.unknown()),
-  approved_by: nullableString,
-  approved_at: nullableDate,
-  started_at: nullableDate,
-  completed_at: nullableDate,
+  approved_by: v.nullable(uuidOut),
+  approved_at: nullableDateTime,
+  started_at: nullableDateTime,
+  completed_at: nullableDateTime,
   cost_usd: v.number(),
-  created_at: v.string(),
+  created_at: dateTimeOut,
 });
 export type WorkspaceTask = v.InferOutput<typeof WorkspaceTask>;
 

@@ -3,12 +3,15 @@
 // extra field fails). This is how the document is kept honest.
 
 import type { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { documentedRoute } from '../../infra/local/openapi.ts';
 import type { Route } from '../../infra/routes.ts';
 import { buildOpenApiDocument, operationFor } from '../../shared/openapi/document.ts';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// uuid and date-time are part of the contract: a response id that is not a UUID is drift too.
+addFormats(ajv as never, ['uuid', 'date-time']);
 ajv.addSchema({ $id: 'openapi', components: buildOpenApiDocument([]).components });
 
 type Operation = ReturnType<typeof operationFor>;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
 import { addCycle, addLoopInstance, addTask, updateTask } from '../../shared/teams/agents.ts';
+import { loopId } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
@@ -20,7 +21,9 @@ after(async () => {
 const NOW = '2026-11-20T10:30:00.000Z';
 
 type Loop = { id: string; loop_id: string };
-const ids = (loops: Loop[]) => loops.map((loop) => loop.loop_id);
+// Loops are named here; their ids are the UUIDs of those names.
+const names = new Map<string, string>();
+const ids = (loops: Loop[]) => loops.map((loop) => names.get(loop.loop_id) ?? loop.loop_id);
 
 /** The same loop instances in a team of each time zone. */
 async function teamIn(timeZone: string, withCycle = true) {
@@ -47,14 +50,16 @@ async function teamIn(timeZone: string, withCycle = true) {
     });
     cycleId = cycle.cycle_instance_id;
   }
-  const loop = (loop_id: string, scheduled_at: string, extra: Record<string, unknown> = {}) =>
-    addLoopInstance(team.id, {
-      loop_id,
+  const loop = (name: string, scheduled_at: string, extra: Record<string, unknown> = {}) => {
+    names.set(loopId(name), name);
+    return addLoopInstance(team.id, {
+      loop_id: loopId(name),
       cycle_instance_id: cycleId,
       occurrence_day: 3,
       scheduled_at,
       ...extra,
     });
+  };
   // Tomorrow in Auckland, today in Los Angeles.
   await loop('A-upcoming', '2026-11-20T11:30:00Z', { task_id: task.id });
   // Today in Auckland, yesterday in Los Angeles.
@@ -98,19 +103,19 @@ describe('today view', () => {
         signal: 'published',
         fired_at: '2026-11-20T07:00:00.000Z',
         loop_instance_id: view.completed_today[0].id,
-        loop_id: 'D-done',
+        loop_id: loopId('D-done'),
       },
       {
         signal: 'metrics_requested',
         fired_at: '2026-11-20T07:00:00.000Z',
         loop_instance_id: view.completed_today[0].id,
-        loop_id: 'D-done',
+        loop_id: loopId('D-done'),
       },
       {
         signal: 'draft_ready',
         fired_at: '2026-11-20T10:00:00.000Z',
         loop_instance_id: view.completed_today[1].id,
-        loop_id: 'C-done',
+        loop_id: loopId('C-done'),
       },
     ]);
   });
@@ -136,7 +141,7 @@ describe('today view', () => {
     const [instance] = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body.upcoming;
     assert.deepEqual(instance, {
       id: instance.id,
-      loop_id: 'A-upcoming',
+      loop_id: loopId('A-upcoming'),
       cycle_instance_id: instance.cycle_instance_id,
       occurrence_day: 3,
       status: 'scheduled',

@@ -1,6 +1,7 @@
 // The demo content team (seed.json `team_id`) and the avatar-video team (`avatar_team_id`), written
 // through the team domain's own write API. Times are relative to the first start, so "today" has
 // loop instances running, upcoming and completed, and the current cycle is a few days in.
+
 import { now } from '../../../shared/clock.ts';
 import {
   addActivity,
@@ -12,6 +13,7 @@ import {
   setCanvasLayout,
   updateTeam,
 } from '../../../shared/teams/agents.ts';
+import { loopId } from '../../../shared/teams/keys.ts';
 import { AVATAR_VIDEO_TEAM_TYPE, CONTENT_TEAM_TYPE } from '../../../shared/teams/schemas.ts';
 import { createTeam } from '../../../shared/teams/store.ts';
 import { addDays, localDate, startOfDay } from '../../../shared/teams/time.ts';
@@ -230,7 +232,7 @@ export const seedTeams: Seeder = async ({ owner }, seeded = {}): Promise<SeedIds
   for (const [i, loop] of loops.entries()) {
     const scheduledAt = dayStart + elapsed * loop.share;
     await addLoopInstance(teamId, {
-      loop_id: `loop-${i % 2 === 0 ? 'social' : 'video'}`,
+      loop_id: loopId(i % 2 === 0 ? 'social' : 'video'),
       cycle_instance_id: current.cycle_instance_id,
       occurrence_day: 5,
       scheduled_at: iso(scheduledAt),
@@ -243,7 +245,7 @@ export const seedTeams: Seeder = async ({ owner }, seeded = {}): Promise<SeedIds
   }
   for (const [i, share] of [0.2, 0.5, 0.8].entries())
     await addLoopInstance(teamId, {
-      loop_id: 'loop-social',
+      loop_id: loopId('social'),
       cycle_instance_id: current.cycle_instance_id,
       occurrence_day: 5,
       scheduled_at: iso(at + remaining * share),
