@@ -31,6 +31,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   search: async () => (await import('./search.ts')).searchBenchmark,
   extraction: async () => (await import('./extraction.ts')).extractionBenchmark,
   throughput: async () => (await import('./throughput.ts')).throughputBenchmark,
+  load: async () => (await import('./load.ts')).loadBenchmark,
 };
 
 const RESULTS = join(ROOT, 'bench/results.json');

@@ -48,9 +48,9 @@ const NIST = {
   'NIST.800.53.R5-SecretsManagerRotationEnabled':
     'The avatar provider secret is rotated together with the external provider that holds it (see AwsSolutions-SMG4), not by a rotation Lambda.',
   'NIST.800.53.R5-SecretsManagerUsingKMSKey':
-    'The avatar provider secret uses the AWS-managed Secrets Manager key: a customer key would need a KMS grant for the public callback function, and the stack’s own secrets key would also let it decrypt integration credentials.',
+    'The avatar provider secret uses the AWS-managed Secrets Manager key: it is encrypted at rest either way, and only the callback function’s role may read it (an IAM grant on this one secret). Reusing the stack’s secrets key would let that public-facing function decrypt integration credentials; a dedicated customer key for one secret adds cost and a key policy without narrowing who can read it.',
   'NIST.800.53.R5-S3DefaultEncryptionKMS':
-    'Buckets use SSE-S3 (AES-256). SSE-KMS would require KMS grants for every presigned browser upload and adds per-request cost; integration secrets have their own KMS key.',
+    'Buckets use SSE-S3 (AES-256, encrypted at rest, TLS enforced by bucket policy). SSE-KMS would add kms:Decrypt/GenerateDataKey to every function role that reads or writes objects (including the roles that sign browser upload URLs) and a KMS request per object operation, for user documents that are not secrets; integration secrets are envelope-encrypted with their own customer-managed key.',
 };
 
 export function acknowledgeFindings(stack: Stack) {

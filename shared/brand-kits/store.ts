@@ -153,7 +153,7 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
     kind: 'brand-kit',
     ...item,
   });
-  if (brand_id) await countBrandKit(brand_id);
+  if (brand_id) await countBrandKit(brand_id, id);
   return toBrandKit(item);
 }
 

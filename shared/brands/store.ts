@@ -60,7 +60,11 @@ export async function listBrands(userId: string, page: { limit: number; offset: 
   return items.slice(page.offset).map(toBrand);
 }
 
-/** A brand kit was saved for the brand: its `brand_kit_count` counter goes up by one. */
-export async function countBrandKit(brandId: string): Promise<void> {
-  await addToCounters(brandKeys.brand(brandId), { brand_kit_count: 1 });
+/** A brand kit was saved for the brand: its `brand_kit_count` goes up by one, once per kit. */
+export async function countBrandKit(brandId: string, kitId: string): Promise<void> {
+  await addToCounters(
+    brandKeys.brand(brandId),
+    { brand_kit_count: 1 },
+    { once: { set: 'counted_kits', token: kitId } },
+  );
 }

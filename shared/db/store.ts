@@ -179,18 +179,44 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
 }
 
 /** Adds to numeric counters on an item (totals kept on the parent instead of counting history). */
-export async function addToCounters(keys: Keys, counters: Record<string, number>): Promise<void> {
+export async function addToCounters(
+  keys: Keys,
+  counters: Record<string, number>,
+  options: { once?: { set: string; token: string } } = {},
+): Promise<void> {
   const names = Object.keys(counters);
-  await dynamo().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys,
-      ConditionExpression: 'attribute_exists(pk)',
-      UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:c${i}`, counters[name]])),
-    }),
+  const adds = names.map((_, i) => `#c${i} :c${i}`);
+  const attributeNames: Record<string, string> = Object.fromEntries(names.map((name, i) => [`#c${i}`, name]));
+  const values: Record<string, unknown> = Object.fromEntries(
+    names.map((name, i) => [`:c${i}`, counters[name]]),
   );
+  let condition = 'attribute_exists(pk)';
+  // Once per token: the token joins a set in the same update, which refuses a token already there,
+  // so a write the SDK retries after a lost response does not count twice.
+  const { once } = options;
+  if (once) {
+    adds.push('#once :onceSet');
+    attributeNames['#once'] = once.set;
+    values[':onceSet'] = new Set([once.token]);
+    values[':once'] = once.token;
+    condition += ' AND NOT contains(#once, :once)';
+  }
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        ConditionExpression: condition,
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ExpressionAttributeNames: attributeNames,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    // Already counted (the item exists): done. A missing item still fails as before.
+    if (!(once && (error as Error).name === 'ConditionalCheckFailedException' && (await getItem(keys))))
+      throw error;
+  }
 }
 
 /** Writes many items in parallel batches of 25, retrying what DynamoDB leaves unprocessed. */

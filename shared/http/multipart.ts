@@ -27,8 +27,20 @@ export const isUploadedFile = (part: unknown): part is UploadedFile =>
 /** The boundary, where Middy's parser accepts the content type (it ignores the body otherwise). */
 const MULTIPART_BOUNDARY = /^multipart\/form-data; boundary=([a-zA-Z0-9-]{1,70})(?:; ?[cC]harset=[\w-]+)?$/;
 
-/** Every part's headers end (CRLF CRLF) before the next delimiter begins, and the close delimiter is there. */
-function isComplete(bytes: Buffer, boundary: string): boolean {
+/** A part name Middy's parser turns into `data[base].push(…)` (`name[]`) on an inherited property
+ * (`toString[]`, `__proto__[x]`): it throws inside busboy's event, uncaught, and never settles. */
+const ARRAY_NAME = /^(.+)\[(.*)\]$/;
+const NAME_PARAM = /;\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/gi;
+const unsafeNames = (headers: string) =>
+  /;\s*name\*\s*=/i.test(headers) ||
+  [...headers.matchAll(NAME_PARAM)].some((m) => {
+    const base = ARRAY_NAME.exec((m[1] ?? m[2] ?? '').replace(/\\(.)/g, '$1'))?.[1];
+    return base !== undefined && base in Object.prototype;
+  });
+
+/** Every part's headers end (CRLF CRLF) before the next delimiter begins, name no inherited
+ * property as an array, and the close delimiter is there. */
+function isWellFormed(bytes: Buffer, boundary: string): boolean {
   const dash = `--${boundary}`;
   const delimiter = `\r\n${dash}`;
   let at = bytes.subarray(0, dash.length).toString('latin1') === dash ? 0 : bytes.indexOf(delimiter) + 2;
@@ -39,9 +51,13 @@ function isComplete(bytes: Buffer, boundary: string): boolean {
     const next = bytes.indexOf(delimiter, after);
     const headersEnd = bytes.indexOf('\r\n\r\n', after);
     if (next < 0 || headersEnd < 0 || headersEnd + 4 > next) return false;
+    if (unsafeNames(bytes.toString('latin1', after, headersEnd))) return false;
     at = next + 2;
   }
 }
+
+/** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
+const PARSE_WATCHDOG_MS = 2000;
 
 export function formBody<S extends v.GenericSchema>(
   schema: S,
@@ -59,19 +75,30 @@ export function formBody<S extends v.GenericSchema>(
       if (!event.body) return undefined;
       // busboy reports a part cut short by emitting 'error' on the file stream, which the Middy parser
       // never listens to (an uncaught exception: the Lambda runtime goes down), and never settles on
-      // a part whose headers do not end (the invocation hangs until its timeout). Such bodies are
-      // refused before they reach the parser.
+      // a part whose headers do not end or on a `toString[]` field (the invocation hangs until its
+      // timeout). Such bodies are refused before they reach the parser; a watchdog covers the rest.
       const boundary = MULTIPART_BOUNDARY.exec(event.headers?.['content-type'] ?? '')?.[1];
       if (
         boundary &&
-        !isComplete(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary)
+        !isWellFormed(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary)
       )
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
       const request = { event } as unknown as Request;
+      let watchdog: NodeJS.Timeout | undefined;
       try {
-        await parser.before!(request);
+        await Promise.race([
+          parser.before!(request),
+          new Promise((_, reject) => {
+            watchdog = setTimeout(
+              () => reject(new Error('multipart parse never settled')),
+              PARSE_WATCHDOG_MS,
+            );
+          }),
+        ]);
       } catch {
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
+      } finally {
+        clearTimeout(watchdog);
       }
       const parsed = request.event.body as unknown;
       if (typeof parsed !== 'object' || parsed === null) return undefined;

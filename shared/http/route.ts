@@ -200,7 +200,13 @@ const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error,
     const { form } = schemas;
     // A route taking both reads JSON as the body and anything else as the form (FastAPI's File()).
     const asForm = form !== undefined && (isMultipart(type) || !schemas.body || !isJson(type));
-    const body = asForm ? (isMultipart(type) ? await form.parse(event) : undefined) : parseJsonBody(event);
+    const body = asForm
+      ? isMultipart(type)
+        ? await form.parse(event)
+        : undefined
+      : schemas.body
+        ? parseJsonBody(event)
+        : undefined;
     const input = validateRequest(
       {
         path: schemas.path,
@@ -267,11 +273,12 @@ export function httpRoute<
   const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
   if (options.auth !== false) pipeline.use(bearerAuthentication());
   else if (options.verify) pipeline.use(requestVerification(options.verify));
-  pipeline
-    .use(bodySizeLimit(options.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES))
-    .use(
-      requestValidator({ path: options.path, query: options.query, body: options.body, form: options.form }),
-    );
+  // A route that declares no body ignores one, as FastAPI does (no 400/413 it does not document).
+  if (options.body || options.form)
+    pipeline.use(bodySizeLimit(options.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES));
+  pipeline.use(
+    requestValidator({ path: options.path, query: options.query, body: options.body, form: options.form }),
+  );
   const handler = pipeline.handler(async (event, context) => {
     const state = (context as RouteContext).route!;
     const input = state.input!;

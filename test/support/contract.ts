@@ -3,8 +3,8 @@
 // extra field fails). This is how the document is kept honest.
 
 import type { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { documentedRoute } from '../../infra/local/openapi.ts';
 import type { Route } from '../../infra/routes.ts';
 import { buildOpenApiDocument, operationFor } from '../../shared/openapi/document.ts';

@@ -141,3 +141,69 @@ export const queryString = (keys: readonly string[]): fc.Arbitrary<string> =>
       { maxLength: 4 },
     )
     .map((pairs) => new URLSearchParams(pairs).toString());
+
+/** File contents that start like the formats the upload routes accept (and some they refuse). */
+const magicContent = fc.oneof(
+  fc.constantFrom(
+    '%PDF-1.7\n',
+    'PK\u0003\u0004',
+    '\u0000\u0000\u0000\u0018ftypisom',
+    '\u001aE\u00df\u00a3',
+    'MZ',
+    '',
+  ),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+);
+
+/** A multipart/form-data body built from hostile parts, possibly truncated, with its content type. */
+export const multipartBody = (fieldNames: readonly string[]) => {
+  const boundary = 'fuzzB0undary';
+  const name = fc.oneof(
+    fc.constantFrom(...(fieldNames.length ? fieldNames : ['file'])),
+    fc.constantFrom(
+      '__proto__',
+      'constructor',
+      '__proto__[x]',
+      'constructor[prototype]',
+      'toString[]',
+      'f[]',
+    ),
+    hostileString().map((s) => s.replace(/["\r\n]/g, '')),
+  );
+  const part = fc.record({
+    name,
+    file: fc.boolean(),
+    filename: fc.oneof(fc.constantFrom('a.pdf', 'b.docx', 'me.mp4', '../../x', ''), hostileString()),
+    type: fc.constantFrom('application/pdf', 'video/mp4', 'text/plain', 'application/octet-stream', ''),
+    content: fc.tuple(magicContent, fc.string({ unit: 'binary', maxLength: 40 })).map(([a, b]) => a + b),
+    extraHeaders: fc.array(fc.constantFrom('X-A: b', 'Content-Transfer-Encoding: base64', 'Content-Type:'), {
+      maxLength: 2,
+    }),
+  });
+  return fc
+    .record({
+      parts: fc.array(part, { maxLength: 6 }),
+      ending: fc.constantFrom('close', 'close', 'none', 'cut'),
+      cut: fc.nat(),
+    })
+    .map(({ parts, ending, cut }) => {
+      let text = '';
+      for (const p of parts) {
+        const disposition = p.file
+          ? `form-data; name="${p.name}"; filename="${p.filename.replace(/["\r\n]/g, '')}"`
+          : `form-data; name="${p.name}"`;
+        const headers = [
+          `Content-Disposition: ${disposition}`,
+          ...(p.type ? [`Content-Type: ${p.type}`] : []),
+          ...p.extraHeaders,
+        ];
+        text += `--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n${p.content}\r\n`;
+      }
+      if (ending !== 'none') text += `--${boundary}--\r\n`;
+      if (ending === 'cut') text = text.slice(0, cut % (text.length + 1));
+      return {
+        body: Buffer.from(text, 'latin1'),
+        contentType: `multipart/form-data; boundary=${boundary}`,
+      };
+    });
+};

@@ -22,7 +22,7 @@ export type SeedIds = Record<string, string>;
 export type Seeder = (users: SeedUsers, seeded?: Readonly<SeedIds>) => Promise<SeedIds>;
 
 // seedAvatars after the teams seeder: it enables studio training for that seeder's avatar team.
-const seeders: Seeder[] = [
+export const DEMO_SEEDERS: readonly Seeder[] = [
   seedBrands,
   seedBrandKits,
   seedProjects,
@@ -36,6 +36,6 @@ const seeders: Seeder[] = [
 export async function seedDemoData(): Promise<{ users: SeedUsers; ids: SeedIds }> {
   const users = { owner: newId(), other: newId() };
   const ids: SeedIds = {};
-  for (const seeder of seeders) Object.assign(ids, await seeder(users, { ...ids }));
+  for (const seeder of DEMO_SEEDERS) Object.assign(ids, await seeder(users, { ...ids }));
   return { users, ids };
 }

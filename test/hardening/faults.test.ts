@@ -1,0 +1,358 @@
+// Faults injected into the AWS SDK clients (middleware inside the SDK's own retry loop): throttling,
+// 500s, timeouts and lost responses on DynamoDB and S3. Retried where safe, 503 with Retry-After when
+// the retries are exhausted, never a record pointing at a missing object, never a half-written
+// project, an idempotent retry never doubles a record.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { SeedIds } from '../../infra/local/seed/index.ts';
+import type { Route } from '../../infra/routes.ts';
+import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
+import { resetS3, s3 } from '../../shared/aws/s3.ts';
+import { config } from '../../shared/config.ts';
+import { avatarTeam, mp4 } from '../avatars/support.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import {
+  authenticatedRoutes,
+  figure,
+  routeKey,
+  sampleRequest,
+  seedResourcesFor,
+  startExposureScan,
+  WORKSPACE_SECRETS,
+} from './support.ts';
+
+type Kind = 'throttle' | 'server' | 'timeout';
+const sdkError = (kind: Kind): Error =>
+  Object.assign(
+    new Error(`injected ${kind}`),
+    {
+      throttle: { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } },
+      server: { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } },
+      timeout: { name: 'TimeoutError', $metadata: {} },
+    }[kind],
+  );
+
+interface Fault {
+  /** Command names (e.g. /Put|Update/) the fault applies to. */
+  commands: RegExp;
+  /** Attempts (1-based, counted over matching commands) that fail; others pass. */
+  failing: (attempt: number) => boolean;
+  kind: Kind;
+  /** The request reaches the service, then its response is lost (a write that did happen). */
+  afterSend?: boolean;
+}
+
+const counts = { dynamo: 0, s3: 0 };
+const injected: { client: 'dynamo' | 's3'; name: string }[] = [];
+
+interface Stack {
+  add(middleware: unknown, options: { step: string; priority: string; name: string }): void;
+  remove(name: string): boolean;
+}
+const stackOf = (client: 'dynamo' | 's3') =>
+  (client === 'dynamo' ? dynamo().middlewareStack : s3().middlewareStack) as unknown as Stack;
+
+/** Adds a middleware inside the SDK's retry loop (finalizeRequest, low priority). */
+function inject(client: 'dynamo' | 's3', fault: Fault) {
+  const name = `hardening-fault-${injected.length}`;
+  let attempt = 0;
+  const stack = stackOf(client);
+  stack.add(
+    // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+    (next: any, context: any) => async (args: any) => {
+      const command = String(context.commandName ?? '');
+      if (!fault.commands.test(command)) return next(args);
+      attempt++;
+      counts[client]++;
+      if (!fault.failing(attempt)) return next(args);
+      if (fault.afterSend) {
+        await next(args);
+        throw sdkError(fault.kind);
+      }
+      throw sdkError(fault.kind);
+    },
+    { step: 'finalizeRequest', priority: 'low', name },
+  );
+  injected.push({ client, name });
+  return { attempts: () => attempt };
+}
+
+const clearFaults = () => {
+  for (const { client, name } of injected.splice(0)) stackOf(client).remove(name);
+};
+
+let h: Harness;
+let ids: SeedIds;
+let scan: ReturnType<typeof startExposureScan>;
+const results: Record<string, unknown> = {};
+
+before(async () => {
+  h = await startHarness();
+  scan = startExposureScan();
+  ids = await seedResourcesFor(h.owner.id);
+});
+// A fresh client after each test: the SDK's retry quota (shared by every request of a client) is
+// drained on purpose by the exhaustion tests, and would stop retries in the next one.
+afterEach(() => {
+  clearFaults();
+  resetDynamo();
+  resetS3();
+});
+after(async () => {
+  scan.stop();
+  figure('faults', results);
+  resetDynamo();
+  resetS3();
+  await h.close();
+});
+
+const call = (route: Route) => {
+  const spec = sampleRequest(route, ids);
+  return h.call(spec.method, spec.url, { ...spec.options, token: h.owner.token });
+};
+
+const tableRoutes = authenticatedRoutes.filter((r) => r.table);
+
+/** Every string in an item, however deep. */
+const strings = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(strings)
+      : value && typeof value === 'object'
+        ? Object.values(value).flatMap(strings)
+        : [];
+
+/** The whole table (a test-only Scan, every page). */
+async function allItems() {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({ TableName: config.tableName, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** An `s3://bucket/key` URI (chat content blocks) names `key`; other strings are taken as keys. */
+const objectKeyOf = (text: string) =>
+  text.startsWith(`s3://${config.bucketName}/`) ? text.slice(`s3://${config.bucketName}/`.length) : text;
+
+/** Keys a record may name before the object exists, by design (a presigned PUT still to come). */
+const NOT_YET_UPLOADED = /consent/;
+
+/** Every record's reference to an object in the bucket names an object that exists. */
+async function assertNoDanglingObjectReferences() {
+  const { CommonPrefixes = [] } = await s3().send(
+    new ListObjectsV2Command({ Bucket: config.bucketName, Delimiter: '/' }),
+  );
+  const prefixes = new Set([...CommonPrefixes.map((p) => p.Prefix!), 'uploads/', 'drafts/']);
+  const Items = await allItems();
+  const references = new Set<string>();
+  for (const item of Items)
+    for (const [attribute, value] of Object.entries(item))
+      if (!NOT_YET_UPLOADED.test(attribute))
+        for (const text of strings(value).map(objectKeyOf))
+          if ([...prefixes].some((p) => text.startsWith(p)) && /^[\w./-]+$/.test(text)) references.add(text);
+  const missing: string[] = [];
+  for (const key of references)
+    await s3()
+      .send(new HeadObjectCommand({ Bucket: config.bucketName, Key: key }))
+      .catch(() => missing.push(key));
+  results.object_references_checked = (Number(results.object_references_checked) || 0) + references.size;
+  assert.ok(Items.length > 0);
+  assert.deepEqual(missing, []);
+}
+
+describe('faults in the AWS SDK clients', () => {
+  it('every table route: one 500 on its first DynamoDB request is retried by the SDK, same answer', async () => {
+    let retried = 0;
+    for (const route of tableRoutes.filter((r) => r.method === 'GET')) {
+      const clean = await call(route);
+      const fault = inject('dynamo', { commands: /./, failing: (n) => n === 1, kind: 'server' });
+      const faulty = await call(route);
+      clearFaults();
+      assert.equal(faulty.status, clean.status, `${routeKey(route)}: ${faulty.text}`);
+      assert.ok(fault.attempts() >= 2, `${routeKey(route)} was not retried`);
+      retried++;
+    }
+    results.read_routes_retried_after_a_500 = retried;
+  });
+
+  it('every table route: DynamoDB throttled throughout → 503 with Retry-After, nothing else said', async () => {
+    inject('dynamo', { commands: /./, failing: () => true, kind: 'server' });
+    const answers = await Promise.all(tableRoutes.map(async (route) => [route, await call(route)] as const));
+    for (const [route, res] of answers) {
+      assert.equal(res.status, 503, `${routeKey(route)}: ${res.status} ${res.text}`);
+      assert.deepEqual(res.body, { detail: 'Service temporarily unavailable, retry later' });
+      assert.match(res.headers['retry-after'] ?? '', /^\d+$/);
+    }
+    results.table_routes_503_when_exhausted = answers.length;
+  });
+
+  for (const kind of ['throttle', 'timeout'] as const)
+    it(`DynamoDB ${kind} on every attempt: 503 after the SDK's 3 attempts`, async () => {
+      const fault = inject('dynamo', { commands: /Get/, failing: () => true, kind });
+      const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
+      assert.equal(res.status, 503);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.equal(fault.attempts(), 3);
+    });
+
+  it('S3 unavailable on every bucket route: 503, and no record points at a missing object', async () => {
+    inject('s3', { commands: /./, failing: () => true, kind: 'server' });
+    const bucketRoutes = authenticatedRoutes.filter((r) => r.bucket);
+    const statuses: Record<string, number> = {};
+    for (const route of bucketRoutes) statuses[routeKey(route)] = (await call(route)).status;
+    // A multipart avatar video goes to S3 first: S3 down → 503 and no avatar record.
+    const team = await avatarTeam(h.owner.id);
+    const boundary = 'faults1';
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="me.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+      ),
+      mp4(),
+      Buffer.from(
+        `\r\n${part('consent_attestation', 'true')}${part('subject_is_minor', 'false')}--${boundary}--\r\n`,
+      ),
+    ]);
+    const upload = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    statuses['avatar upload (multipart)'] = upload.status;
+    clearFaults();
+    results.bucket_routes_with_s3_down = statuses;
+    assert.equal(upload.status, 503, upload.text);
+    // No avatar record was written for the refused upload.
+    const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
+    assert.equal(status.status, 404, status.text);
+    for (const [key, s] of Object.entries(statuses)) assert.ok(s < 500 || s === 503, `${key}: ${s}`);
+    await assertNoDanglingObjectReferences();
+  });
+
+  it('DynamoDB fails after the S3 write (avatar upload): 503, the object may stay, no record without it', async () => {
+    const team = await avatarTeam(h.owner.id);
+    inject('dynamo', { commands: /Put|Update/, failing: () => true, kind: 'server' });
+    const boundary = 'faults2';
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="me.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+      ),
+      mp4(),
+      Buffer.from(
+        `\r\n--${boundary}\r\nContent-Disposition: form-data; name="consent_attestation"\r\n\r\ntrue\r\n--${boundary}--\r\n`,
+      ),
+    ]);
+    const res = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    await assertNoDanglingObjectReferences();
+  });
+
+  it('a project whose writes fail part-way is never visible half-written', async () => {
+    const body = {
+      title: 'Faulty project',
+      tasks: Array.from({ length: 30 }, (_, i) => ({ title: `t${i}`, budget_usd: 1, status: 'completed' })),
+    };
+    let refused = 0;
+    // Fail the n-th write of the create for n = 1, 2, 3 (task batches first, the project item last).
+    for (const n of [1, 2, 3]) {
+      inject('dynamo', { commands: /Put|BatchWrite|Update/, failing: (a) => a >= n, kind: 'server' });
+      const res = await h.call('POST', '/api/v1/projects', { json: body });
+      clearFaults();
+      if (res.status === 503) refused++;
+      else assert.equal(res.status, 201);
+    }
+    assert.ok(refused > 0);
+    // Every project item in the table agrees with its tasks (counters written with the parent, last).
+    const Items = await allItems();
+    const projects = Items.filter((i) => i.kind === 'project');
+    for (const project of projects) {
+      const tasks = Items.filter((i) => i.project_id === project.id && i.kind === 'project_task');
+      assert.equal(project.task_count, tasks.length, `project ${project.id}`);
+      const res = await h.call('GET', `/api/v1/projects/${project.id}`, { token: null, authorization: '' });
+      assert.equal(res.status, 401);
+    }
+    results.projects_checked_for_half_writes = projects.length;
+  });
+
+  it('chat: a POST retried with its Idempotency-Key after a 503 stores one message', async () => {
+    const url = `/api/v1/chat/sessions/${ids.chat_session_id}/messages`;
+    const before = (await h.call('GET', `${url}?limit=100`)).body;
+    const headers = { 'idempotency-key': 'faults-retry-1' };
+    // The first attempt claims the key, then the message write fails throughout: 503.
+    inject('dynamo', { commands: /Put/, failing: (n) => n >= 2, kind: 'server' });
+    const first = await h.call('POST', url, { json: { content: 'Once only, please' }, headers });
+    clearFaults();
+    assert.equal(first.status, 503, first.text);
+    // The client retries twice (same key, same message): one message, the same both times.
+    const second = await h.call('POST', url, { json: { content: 'Once only, please' }, headers });
+    const third = await h.call('POST', url, { json: { content: 'Once only, please' }, headers });
+    assert.equal(second.status, 201);
+    assert.deepEqual(third.body, second.body);
+    const after = (await h.call('GET', `${url}?limit=100`)).body;
+    const count = (list: unknown) => JSON.stringify(list).split('Once only, please').length - 1;
+    assert.equal(count(after) - count(before), 1);
+    results.chat_idempotent_retry_messages = count(after) - count(before);
+  });
+
+  it('a lost response on a create (the SDK retries a write that happened): one record, 201', async () => {
+    const list = async () => (await h.call('GET', '/api/v1/brands?limit=100')).body as unknown[];
+    const before = (await list()).length;
+    inject('dynamo', { commands: /Put/, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+    const res = await h.call('POST', '/api/v1/brands', { json: { name: 'Lost response brand' } });
+    clearFaults();
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await list()).length, before + 1);
+  });
+
+  it('without an idempotency key, a client retry of a create makes a second record (documented)', async () => {
+    const list = async () => (await h.call('GET', '/api/v1/brands?limit=100')).body as unknown[];
+    const before = (await list()).length;
+    await h.call('POST', '/api/v1/brands', { json: { name: 'Retried by the client' } });
+    await h.call('POST', '/api/v1/brands', { json: { name: 'Retried by the client' } });
+    results.brand_create_client_retry_records = (await list()).length - before;
+    assert.equal((await list()).length - before, 2);
+  });
+
+  it('a lost response on a counter update (brand_kit_count) does not count the kit twice', async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Counted brand' } })).body;
+    inject('dynamo', { commands: /Update/, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+    const spec = sampleRequest(authenticatedRoutes.find((r) => r.entry === 'brand-kits/create-brand-kit')!, {
+      ...ids,
+      brand_id: brand.id,
+    });
+    const kit = await h.call('POST', spec.url, { ...spec.options });
+    clearFaults();
+    assert.equal(kit.status, 201, kit.text);
+    const counted = (await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count;
+    // The SDK retries an update whose response was lost; the kit's id in `counted_kits` refuses the
+    // second application (shared/db/store.ts addToCounters `once`).
+    results.brand_kit_count_after_lost_response = counted;
+    assert.equal(counted, 1);
+  });
+
+  it('no response or log line carries a secret', () => {
+    const hits = scan.occurrences({
+      client_secret: WORKSPACE_SECRETS.clientSecret,
+      page_token: WORKSPACE_SECRETS.pageAccessToken,
+      owner_bearer: h.owner.token,
+      signing_secret: h.secret,
+    });
+    assert.ok(
+      Object.values(hits).every((n) => n === 0),
+      JSON.stringify(hits),
+    );
+  });
+});
