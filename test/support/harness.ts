@@ -39,6 +39,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Request fields whose values are secrets: no response may ever carry them back. */
+const SECRET_FIELD = /secret|password|access_token|api_key/i;
+
+function collectSecrets(value: unknown, into: Set<string>) {
+  if (Array.isArray(value)) for (const item of value) collectSecrets(item, into);
+  else if (value && typeof value === 'object')
+    for (const [key, field] of Object.entries(value)) {
+      if (SECRET_FIELD.test(key) && typeof field === 'string' && field.length >= 8) into.add(field);
+      else collectSecrets(field, into);
+    }
+}
+
 export async function startHarness(): Promise<Harness> {
   const aws = await startEmbeddedAws();
   const secret = randomBytes(32).toString('hex');
@@ -49,6 +61,10 @@ export async function startHarness(): Promise<Harness> {
   const otherId = newId();
   const owner = { id: ownerId, token: await tokenFor(ownerId) };
   const other = { id: otherId, token: await tokenFor(otherId) };
+  // Every test's responses are scanned for the bearer tokens, the signing secret and every secret
+  // saved through a credentials route (OWASP API3: excessive data exposure). Other routes may echo
+  // their own input in a 422, as FastAPI does.
+  const secrets = new Set([owner.token, other.token, secret]);
 
   async function call(method: string, url: string, options: CallOptions = {}): Promise<CallResult> {
     const path = url.split('?')[0] ?? '/';
@@ -63,6 +79,7 @@ export async function startHarness(): Promise<Harness> {
     else if (token) headers.authorization = `Bearer ${token}`;
     let body: Buffer | undefined;
     if (options.json !== undefined) {
+      if (match.route.secrets) collectSecrets(options.json, secrets);
       body = Buffer.from(JSON.stringify(options.json));
       headers['content-type'] ??= 'application/json';
     } else if (options.body !== undefined) body = Buffer.from(options.body);
@@ -82,6 +99,9 @@ export async function startHarness(): Promise<Harness> {
       body: parsed,
     };
     for (const observe of responseObservers) observe(response, method, url);
+    for (const value of secrets)
+      if (text.includes(value))
+        throw new Error(`${method} ${url} answered with a secret the tests sent or hold`);
     await assertMatchesContract(match.route, response.status, response.headers['content-type'] ?? '', parsed);
     return response;
   }
