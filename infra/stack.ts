@@ -8,6 +8,8 @@ import {
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -50,6 +52,8 @@ export class TeamContentStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** Functions invoked by events rather than HTTP routes, by handler entry. */
   readonly eventFunctions = new Map<string, NodejsFunction>();
+  /** The `$default` route's function: FastAPI-style 404/405 for paths the route table lacks. */
+  readonly unmatchedFunction: NodejsFunction;
   private logsKey!: Key;
 
   constructor(scope: Construct, id: string, props: TeamContentStackProps = {}) {
@@ -164,6 +168,19 @@ export class TeamContentStack extends Stack {
         authorizer: route.auth === false ? new HttpNoneAuthorizer() : auth.authorizer,
       });
     }
+
+    // Requests no route matches: API Gateway would answer its own {"message":"Not Found"}; clients of
+    // the FastAPI original expect {"detail":"Not Found"} (404) or {"detail":"Method Not Allowed"} (405).
+    this.unmatchedFunction = this.routeFunction(
+      { method: 'GET', path: '$default', entry: 'system/not-found', auth: false },
+      environment,
+    );
+    new HttpRoute(this, 'UnmatchedRoute', {
+      httpApi: api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('UnmatchedIntegration', this.unmatchedFunction),
+      authorizer: new HttpNoneAuthorizer(),
+    });
 
     // Studio avatars: the provider signs its callbacks with this shared secret, and only the callback
     // function may read it; the upload function reaches the provider at `-c avatarProviderUrl=…`.

@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { eventFile, pathParameterNames, routeKey, routes } from '../../infra/routes.ts';
+import { handler as unmatched } from '../../functions/system/not-found.ts';
+import { buildEvent } from '../../infra/local/events.ts';
+import { lambdaContext } from '../../infra/local/handlers.ts';
+import { eventFile, pathParameterNames, type Route, routeKey, routes } from '../../infra/routes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -44,5 +47,21 @@ describe('route table', () => {
     const wrong = await h.call('DELETE', '/api/v1/brands');
     assert.equal(wrong.status, 405);
     assert.deepEqual(wrong.body, { detail: 'Method Not Allowed' });
+  });
+
+  it("answers API Gateway's $default route (no route matched) with FastAPI's 404 and 405", async () => {
+    const defaultRoute: Route = { method: 'GET', path: '$default', entry: 'system/not-found', auth: false };
+    const call = async (method: string, url: string) => {
+      const event = buildEvent(defaultRoute, {}, { method, url, headers: {} });
+      return unmatched(event, lambdaContext(defaultRoute));
+    };
+    const missing = await call('GET', '/api/v1/nowhere');
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(JSON.parse(missing.body!), { detail: 'Not Found' });
+    const wrong = await call('DELETE', '/api/v1/brands');
+    assert.equal(wrong.statusCode, 405);
+    assert.deepEqual(JSON.parse(wrong.body!), { detail: 'Method Not Allowed' });
+    assert.match(String(wrong.headers?.allow), /GET/);
+    assert.match(String(wrong.headers?.allow), /POST/);
   });
 });

@@ -34,12 +34,17 @@ describe('CDK stack', () => {
   });
 
   it('has one function per route and per event-driven job, on arm64 and a current Node.js runtime, and one API route each', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + stack.eventFunctions.size);
+    // + 1: the `$default` route's function (FastAPI-style 404/405 for unmatched requests).
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + stack.eventFunctions.size + 1);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
       Runtime: Match.stringLikeRegexp('^nodejs(2[2-9]|[3-9]\\d)\\.x$'),
     });
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'NONE',
+    });
     for (const route of routes) {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
         RouteKey: routeKey(route),
