@@ -4,27 +4,15 @@ import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadObjectCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { s3 } from '../aws/s3.ts';
+import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { log } from '../log.ts';
 
-const isMissing = (error: unknown) => {
-  const { name, $metadata } = error as Error & { $metadata?: { httpStatusCode?: number } };
-  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
-};
-
 /** Whether a non-empty object exists at `key`. */
 export async function objectExists(key: string): Promise<boolean> {
-  try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: key }));
-    return (head.ContentLength ?? 0) > 0;
-  } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
-  }
+  return ((await headObject(key))?.ContentLength ?? 0) > 0;
 }
 
 /** The first `count` bytes of an object and its total size, in one ranged GET; undefined when the
@@ -41,7 +29,7 @@ export async function readObjectHead(
     const total = /\/(\d+)$/.exec(object.ContentRange ?? '')?.[1];
     return { head, size: total === undefined ? (object.ContentLength ?? head.length) : Number(total) };
   } catch (error) {
-    if (isMissing(error)) return undefined;
+    if (isMissingObject(error)) return undefined;
     // An empty object has no byte 0: S3 answers 416 to the range.
     if ((error as Error).name === 'InvalidRange') return { head: Buffer.alloc(0), size: 0 };
     throw error;

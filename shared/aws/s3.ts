@@ -1,6 +1,6 @@
 // The S3 client, one per container, created on first use (kept apart from DynamoDB's so functions
 // that never touch S3 do not bundle it).
-import { S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, type HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 
 let s3Client: S3Client | undefined;
@@ -24,3 +24,19 @@ export const resetS3 = () => {
   s3Client?.destroy();
   s3Client = undefined;
 };
+
+/** S3's answer for a key with no object (HeadObject says `NotFound`, GetObject `NoSuchKey`). */
+export const isMissingObject = (error: unknown) => {
+  const { name, $metadata } = error as Error & { $metadata?: { httpStatusCode?: number } };
+  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
+};
+
+/** The object's metadata, or undefined when there is no object at `key`. */
+export async function headObject(key: string): Promise<HeadObjectCommandOutput | undefined> {
+  try {
+    return await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: key }));
+  } catch (error) {
+    if (isMissingObject(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,9 +1,9 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
 // blocks. One wave of reads (session, idempotency record, HeadObject per attachment), then the write.
 import { createHash } from 'node:crypto';
-import { HeadObjectCommand, type HeadObjectCommandOutput } from '@aws-sdk/client-s3';
+import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
-import { s3 } from '../aws/s3.ts';
+import { headObject } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import { RequestValidationError, type ValidationItem } from '../http/errors.ts';
@@ -48,16 +48,6 @@ const fingerprint = (input: SendMessageInput) =>
   createHash('sha256')
     .update(JSON.stringify([input.content, input.attachments ?? []]))
     .digest('base64url');
-
-const headObject = async (key: string): Promise<HeadObjectCommandOutput | undefined> => {
-  try {
-    return await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: key }));
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
-      return undefined;
-    throw error;
-  }
-};
 
 const MiB = 1024 * 1024;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);

@@ -1,7 +1,7 @@
 // Direct uploads: presigned PUTs under the caller's own prefix, and bounded reads of what arrived.
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3 } from '../aws/s3.ts';
+import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
 import { NotFoundError, PayloadTooLargeError } from '../http/errors.ts';
@@ -45,9 +45,6 @@ export const downloadUrl = (key: string): Promise<string> =>
     signingDate: now(),
   });
 
-const isMissing = (error: unknown) =>
-  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
-
 /**
  * The bytes of one of the caller's direct uploads, at most `maxBytes` of them: the size is checked
  * before anything is downloaded, and again while reading (the object may be replaced meanwhile).
@@ -73,7 +70,7 @@ export async function readOwnUpload(userId: string, key: string, maxBytes: numbe
     }
     return bytes.subarray(0, length);
   } catch (error) {
-    if (isMissing(error)) throw new NotFoundError('Upload');
+    if (isMissingObject(error)) throw new NotFoundError('Upload');
     throw error;
   }
 }
