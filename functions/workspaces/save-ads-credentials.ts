@@ -3,7 +3,6 @@
 import { httpRoute } from '#shared/http/route';
 import { saveAdsCredentials } from '#shared/workspaces/credentials';
 import { IntegrationStatus, SaveCredentialsBody, WorkspacePath } from '#shared/workspaces/schemas';
-import { hideSecretInputs } from '#shared/workspaces/secret-input';
 
 export const handler = httpRoute(
   {
@@ -11,6 +10,7 @@ export const handler = httpRoute(
     body: SaveCredentialsBody,
     response: IntegrationStatus,
     summary: 'Save ads integration OAuth credentials',
+    secretFields: ['client_secret'],
   },
   ({ caller, path, body }) => saveAdsCredentials(caller.userId, path.workspace_id, body),
-).use(hideSecretInputs(['client_secret']));
+);

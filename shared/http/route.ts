@@ -15,6 +15,7 @@ import {
 } from './errors.ts';
 import type { FormBody } from './multipart.ts';
 import { BodyTooDeepError, decodePythonJson } from './python-json.ts';
+import { hideSecretInputs } from './secret-inputs.ts';
 import { validateRequest } from './validation.ts';
 
 export type Event = APIGatewayProxyEventV2;
@@ -45,6 +46,8 @@ export interface RouteOptions<
   errors?: number[];
   /** Largest accepted body, after base64 decoding. */
   maxBodyBytes?: number;
+  /** Body fields holding secrets: never echoed back in a 422 (masked as `**********`). */
+  secretFields?: string[];
   /** false only for routes that authenticate another way (the OpenAPI document, signed callbacks). */
   auth?: boolean;
   /** With `auth: false`: the other way (e.g. a signature over the raw body), run where the bearer
@@ -271,6 +274,9 @@ export function httpRoute<
 >(options: RouteOptions<P, Q, B, F>, handle: (request: RouteRequest<P, Q, B, F>) => Promise<unknown>) {
   const status = options.status ?? 200;
   const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
+  // Used after the mapper, so its onError runs before the mapper's (Middy runs onError in reverse).
+  if (options.secretFields)
+    pipeline.use(hideSecretInputs(options.secretFields) as MiddlewareObj<Event, Result, Error, Context>);
   if (options.auth !== false) pipeline.use(bearerAuthentication());
   else if (options.verify) pipeline.use(requestVerification(options.verify));
   // A route that declares no body ignores one, as FastAPI does (no 400/413 it does not document).

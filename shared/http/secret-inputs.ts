@@ -1,8 +1,8 @@
-// FastAPI echoes a refused input in its 422 items, which would send a client_secret back (as the
-// whole body when another field is missing). This middleware masks secret fields in those echoes
-// as pydantic's SecretStr prints them, before the one error mapper turns the error into a response.
+// FastAPI echoes a refused input in its 422 items, which would send a secret back (as the whole body
+// when another field is missing). For a route's `secretFields` (see route.ts) this middleware masks
+// them in those echoes as pydantic's SecretStr prints them, before the one error mapper answers.
 import type { MiddlewareObj } from '@middy/core';
-import { RequestValidationError } from '../http/errors.ts';
+import { RequestValidationError } from './errors.ts';
 
 export const SECRET_MASK = '**********';
 
