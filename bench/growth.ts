@@ -9,9 +9,9 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildEvent, matchRoute } from '../infra/local/events.ts';
+import { buildEvent } from '../infra/local/events.ts';
 import { invoke } from '../infra/local/handlers.ts';
-import { type Route, routes } from '../infra/routes.ts';
+import { matchRoute, type Route, routes } from '../infra/routes.ts';
 import { loopId } from '../shared/teams/keys.ts';
 import { startLocal } from './lib/local.ts';
 import { ROOT } from './lib/paths.ts';

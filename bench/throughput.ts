@@ -4,9 +4,10 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildEvent, matchRoute } from '../infra/local/events.ts';
+import { buildEvent } from '../infra/local/events.ts';
 import { invoke } from '../infra/local/handlers.ts';
 import { startServer } from '../infra/local/server.ts';
+import { matchRoute } from '../infra/routes.ts';
 import { startLocal } from './lib/local.ts';
 import { ROOT } from './lib/paths.ts';
 import { percentile, round } from './lib/stats.ts';

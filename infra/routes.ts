@@ -67,3 +67,55 @@ export const CORS = {
   allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
   maxAgeSeconds: 600,
 } as const;
+
+// ---- matching, with API Gateway's preference for the most specific path -------------------------
+// (the local server and the AWS `$default` route's function both answer 404/405 from it)
+
+interface Matcher {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+  staticSegments: number;
+}
+
+const matchers: Matcher[] = routes
+  .map((route) => {
+    const names: string[] = [];
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, name) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const staticSegments = route.path.split('/').filter((s) => s && !s.startsWith('{')).length;
+    return { route, pattern: new RegExp(`^${source}$`), names, staticSegments };
+  })
+  .sort((a, b) => b.staticSegments - a.staticSegments);
+
+export type RouteMatch =
+  | { found: true; route: Route; pathParameters: Record<string, string> }
+  | { found: false; status: 404 | 405; allow?: string[] };
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allow: string[] = [];
+  for (const matcher of matchers) {
+    const match = matcher.pattern.exec(path);
+    if (!match) continue;
+    if (matcher.route.method !== method) {
+      allow.push(matcher.route.method);
+      continue;
+    }
+    const pathParameters = Object.fromEntries(
+      matcher.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')]),
+    );
+    return { found: true, route: matcher.route, pathParameters };
+  }
+  return allow.length > 0 ? { found: false, status: 405, allow } : { found: false, status: 404 };
+}
+
+/** A path segment as the client meant it (a malformed escape is kept as sent). */
+export const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};

@@ -1,7 +1,7 @@
 // API Gateway's `$default` route: any request no route of the table matches. Answers as FastAPI
 // (and the local server) do: 405 with `Allow` when the path exists under another method, else 404.
 import { httpRoute, Reply } from '#shared/http/route';
-import { matchRoute } from '../../infra/local/events.ts';
+import { matchRoute } from '../../infra/routes.ts';
 
 export const handler = httpRoute({ auth: false, summary: 'Unmatched requests' }, async ({ event }) => {
   const match = matchRoute(event.requestContext.http.method, event.rawPath);

@@ -1,8 +1,7 @@
-// API Gateway HTTP API (payload v2.0) events, built the way AWS builds them, and route matching
-// with API Gateway's preference for the most specific path.
+// API Gateway HTTP API (payload v2.0) events, built the way AWS builds them.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type Route, routeKey, routes } from '../routes.ts';
+import { decodeSegment, type Route, routeKey } from '../routes.ts';
 
 export interface IncomingRequest {
   method: string;
@@ -12,54 +11,6 @@ export interface IncomingRequest {
   body?: Buffer;
   sourceIp?: string;
 }
-
-interface Matcher {
-  route: Route;
-  pattern: RegExp;
-  names: string[];
-  staticSegments: number;
-}
-
-const matchers: Matcher[] = routes
-  .map((route) => {
-    const names: string[] = [];
-    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, name) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    const staticSegments = route.path.split('/').filter((s) => s && !s.startsWith('{')).length;
-    return { route, pattern: new RegExp(`^${source}$`), names, staticSegments };
-  })
-  .sort((a, b) => b.staticSegments - a.staticSegments);
-
-export type RouteMatch =
-  | { found: true; route: Route; pathParameters: Record<string, string> }
-  | { found: false; status: 404 | 405; allow?: string[] };
-
-export function matchRoute(method: string, path: string): RouteMatch {
-  const allow: string[] = [];
-  for (const matcher of matchers) {
-    const match = matcher.pattern.exec(path);
-    if (!match) continue;
-    if (matcher.route.method !== method) {
-      allow.push(matcher.route.method);
-      continue;
-    }
-    const pathParameters = Object.fromEntries(
-      matcher.names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]),
-    );
-    return { found: true, route: matcher.route, pathParameters };
-  }
-  return allow.length > 0 ? { found: false, status: 405, allow } : { found: false, status: 404 };
-}
-
-const safeDecode = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
 
 // HTTP APIs pass these as text and base64-encode every other body (multipart included).
 const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript)\b|application\/[\w.+-]+\+(json|xml)\b)/i;
@@ -85,7 +36,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: routeKey(route),
-    rawPath: safeDecode(rawPath),
+    rawPath: decodeSegment(rawPath),
     rawQueryString,
     ...(cookies ? { cookies } : {}),
     headers,
@@ -98,7 +49,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
       domainPrefix: domainName.split('.')[0] ?? domainName,
       http: {
         method: request.method,
-        path: safeDecode(rawPath),
+        path: decodeSegment(rawPath),
         protocol: 'HTTP/1.1',
         sourceIp: request.sourceIp ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',

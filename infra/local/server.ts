@@ -3,8 +3,8 @@
 // here, as the HTTP API answers them in AWS.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CORS } from '../routes.ts';
-import { buildEvent, matchRoute } from './events.ts';
+import { CORS, matchRoute } from '../routes.ts';
+import { buildEvent } from './events.ts';
 import { invoke } from './handlers.ts';
 
 /** API Gateway's own payload limit. */

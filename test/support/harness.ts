@@ -2,9 +2,10 @@
 // the v2.0 events the local server would build. No fake of our own stores anywhere.
 import { randomBytes } from 'node:crypto';
 import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.ts';
-import { buildEvent, matchRoute } from '../../infra/local/events.ts';
+import { buildEvent } from '../../infra/local/events.ts';
 import { invoke } from '../../infra/local/handlers.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
+import { matchRoute } from '../../infra/routes.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { newId } from '../../shared/ids.ts';
 import { assertMatchesContract } from './contract.ts';
