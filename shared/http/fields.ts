@@ -96,91 +96,92 @@ const outOfBounds = (value: number, opts: { ge?: number; le?: number }) => {
   return undefined;
 };
 
-const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
+/** A parser's refusal: the encoded FastAPI error it fails with. */
+class Refusal {
+  constructor(readonly message: string) {}
+}
+const refuse = (type: string, msg: string, ctx?: Record<string, unknown>) =>
+  new Refusal(fastapi(type, msg, ctx));
 
-/** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
-export const integer = (opts: { ge?: number; le?: number } = {}) =>
+/** A field that takes any JSON value and converts it as pydantic's lax mode does, or refuses it. */
+const coerced = <T>(parse: (input: unknown) => T | Refusal, jsonSchema: JsonHint) =>
   hinted(
     v.pipe(
       v.unknown(),
       v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const input = dataset.value;
-        const fail = (e: string) => {
-          addIssue({ message: e });
-          return NEVER;
-        };
-        let value: number;
-        if (typeof input === 'boolean') value = input ? 1 : 0;
-        else if (typeof input === 'number') {
-          if (!Number.isFinite(input))
-            return fail(fastapi('finite_number', 'Input should be a finite number'));
-          if (!Number.isInteger(input))
-            return fail(
-              fastapi(
-                'int_from_float',
-                'Input should be a valid integer, got a number with a fractional part',
-              ),
-            );
-          value = input;
-        } else if (typeof input === 'string') {
-          const text = input.trim();
-          if (text.length > 4300)
-            return fail(
-              fastapi(
-                'int_parsing_size',
-                'Unable to parse input string as an integer, exceeded maximum size',
-              ),
-            );
-          if (!INT_TEXT.test(text))
-            return fail(
-              fastapi('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
-            );
-          value = Number(text.replaceAll('_', '').replace(/\.0*$/, ''));
-        } else return fail(fastapi('int_type', 'Input should be a valid integer'));
-        const outside = outOfBounds(value, opts);
-        return outside ? fail(outside) : value;
+        const result = parse(dataset.value);
+        if (!(result instanceof Refusal)) return result;
+        addIssue({ message: result.message });
+        return NEVER;
       }),
     ),
+    jsonSchema,
+  );
+
+const withinBounds = (value: number, opts: { ge?: number; le?: number }) => {
+  const outside = outOfBounds(value, opts);
+  return outside ? new Refusal(outside) : value;
+};
+
+const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
+
+/** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
+export const integer = (opts: { ge?: number; le?: number } = {}) =>
+  coerced(
+    (input) => {
+      if (typeof input === 'boolean') return withinBounds(input ? 1 : 0, opts);
+      if (typeof input === 'number') {
+        if (!Number.isFinite(input)) return refuse('finite_number', 'Input should be a finite number');
+        if (!Number.isInteger(input))
+          return refuse(
+            'int_from_float',
+            'Input should be a valid integer, got a number with a fractional part',
+          );
+        return withinBounds(input, opts);
+      }
+      if (typeof input !== 'string') return refuse('int_type', 'Input should be a valid integer');
+      const text = input.trim();
+      if (text.length > 4300)
+        return refuse(
+          'int_parsing_size',
+          'Unable to parse input string as an integer, exceeded maximum size',
+        );
+      if (!INT_TEXT.test(text))
+        return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
+      return withinBounds(Number(text.replaceAll('_', '').replace(/\.0*$/, '')), opts);
+    },
     { type: 'integer', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
   );
 
 const FLOAT_TEXT = /^[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:_\d+)*(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
 
+const parseFloatText = (input: string): number | Refusal => {
+  const text = input.trim();
+  if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
+    return refuse('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+  const lower = text.toLowerCase().replace(/^\+/, '');
+  if (lower.endsWith('nan')) return Number.NaN;
+  if (lower.includes('inf')) return lower.startsWith('-') ? -Infinity : Infinity;
+  return Number(text.replaceAll('_', ''));
+};
+
 /** pydantic's lax float (number). Bounds are printed Rust-style in msg and as floats in ctx. */
 export const number = (opts: { ge?: number; le?: number } = {}) =>
-  hinted(
-    v.pipe(
-      v.unknown(),
-      v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const input = dataset.value;
-        const fail = (e: string) => {
-          addIssue({ message: e });
-          return NEVER;
-        };
-        let value: number;
-        if (typeof input === 'boolean') value = input ? 1 : 0;
-        else if (typeof input === 'number') value = input;
-        else if (typeof input === 'string') {
-          const text = input.trim();
-          if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
-            return fail(
-              fastapi('float_parsing', 'Input should be a valid number, unable to parse string as a number'),
-            );
-          const lower = text.toLowerCase().replace(/^\+/, '');
-          value = lower.endsWith('nan')
-            ? Number.NaN
-            : lower.includes('inf')
-              ? lower.startsWith('-')
-                ? -Infinity
-                : Infinity
-              : Number(text.replaceAll('_', ''));
-        } else return fail(fastapi('float_type', 'Input should be a valid number'));
-        // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
-        if (!Number.isFinite(value)) return fail(fastapi('finite_number', 'Input should be a finite number'));
-        const outside = outOfBounds(value, opts);
-        return outside ? fail(outside) : value;
-      }),
-    ),
+  coerced(
+    (input) => {
+      const value =
+        typeof input === 'boolean'
+          ? Number(input)
+          : typeof input === 'number'
+            ? input
+            : typeof input === 'string'
+              ? parseFloatText(input)
+              : refuse('float_type', 'Input should be a valid number');
+      if (value instanceof Refusal) return value;
+      // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
+      if (!Number.isFinite(value)) return refuse('finite_number', 'Input should be a finite number');
+      return withinBounds(value, opts);
+    },
     { type: 'number', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
   );
 
@@ -189,57 +190,34 @@ const FALSE_TEXT = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
 
 /** pydantic's lax bool: the words of §4 (case-insensitive, untrimmed), 0/1. */
 export const boolean = () =>
-  hinted(
-    v.pipe(
-      v.unknown(),
-      v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const input = dataset.value;
-        if (typeof input === 'boolean') return input;
-        const parsing = fastapi('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
-        if (typeof input === 'string') {
-          const text = input.toLowerCase();
-          if (TRUE_TEXT.has(text)) return true;
-          if (FALSE_TEXT.has(text)) return false;
-        } else if (typeof input === 'number') {
-          if (input === 1 || input === 0) return input === 1;
-          if (Number.isInteger(input)) {
-            addIssue({ message: parsing });
-            return NEVER;
-          }
-        }
-        addIssue({
-          message:
-            typeof input === 'string' ? parsing : fastapi('bool_type', 'Input should be a valid boolean'),
-        });
-        return NEVER;
-      }),
-    ),
+  coerced(
+    (input) => {
+      if (typeof input === 'boolean') return input;
+      if (typeof input === 'string') {
+        const text = input.toLowerCase();
+        if (TRUE_TEXT.has(text)) return true;
+        if (FALSE_TEXT.has(text)) return false;
+      } else if (input === 0 || input === 1) return input === 1;
+      return typeof input === 'string' || (typeof input === 'number' && Number.isInteger(input))
+        ? refuse('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
+        : refuse('bool_type', 'Input should be a valid boolean');
+    },
     { type: 'boolean' },
   );
 
 /** A UUID in any form pydantic accepts, normalised to lower-case hyphenated. */
 export const uuid = () =>
-  hinted(
-    v.pipe(
-      v.unknown(),
-      v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const input = dataset.value;
-        if (typeof input !== 'string') {
-          addIssue({ message: fastapi('uuid_type', 'UUID input should be a string, bytes or UUID object') });
-          return NEVER;
-        }
-        const parsed = uuidParseError(input);
-        if ('error' in parsed) {
-          addIssue({
-            message: fastapi('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {
-              error: parsed.error,
-            }),
-          });
-          return NEVER;
-        }
-        return parsed.uuid;
-      }),
-    ),
+  coerced(
+    (input) => {
+      if (typeof input !== 'string')
+        return refuse('uuid_type', 'UUID input should be a string, bytes or UUID object');
+      const parsed = uuidParseError(input);
+      if ('error' in parsed)
+        return refuse('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {
+          error: parsed.error,
+        });
+      return parsed.uuid;
+    },
     { type: 'string', format: 'uuid' },
   );
 

@@ -18,6 +18,7 @@ import {
   intOut,
   nullableDateTime,
   nullableString,
+  nullableUuid,
   uuidOut,
   withDefault,
 } from '../http/response-fields.ts';
@@ -223,7 +224,6 @@ export const CalendarQuery = model({
 // ---- responses ----------------------------------------------------------------------------
 
 const object = v.record(v.string(), v.unknown());
-const nullableUuid = v.nullable(uuidOut);
 const nullableInt = v.nullable(intOut);
 
 export const TeamDetail = v.object({

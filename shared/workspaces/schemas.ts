@@ -2,7 +2,14 @@
 // them. Values and limits the spec leaves open are decided here (docs/workspaces.md says why).
 import * as v from 'valibot';
 import { dict, integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
-import { dateTimeOut, nullableDateTime, uuidOut, withDefault } from '../http/response-fields.ts';
+import {
+  dateTimeOut,
+  nullableDateTime,
+  nullableString,
+  nullableUuid,
+  uuidOut,
+  withDefault,
+} from '../http/response-fields.ts';
 
 export const WorkspacePath = model({ workspace_id: uuid() });
 
@@ -38,8 +45,6 @@ export type SaveCredentialsInput = v.InferOutput<typeof SaveCredentialsBody>;
 /** A page the connected account manages: its public reference only, never its access token. */
 export const SocialPage = v.object({ id: v.string(), name: v.string() });
 export type SocialPage = v.InferOutput<typeof SocialPage>;
-
-const nullableString = v.nullable(v.string());
 
 /** The spec's integration status: exactly these keys, built from an allow-list. */
 export const IntegrationStatus = v.object({
@@ -150,7 +155,7 @@ export const WorkspaceTask = v.object({
   trigger: v.record(v.string(), v.unknown()),
   output_data: v.record(v.string(), v.unknown()),
   proposed_actions: v.record(v.string(), v.unknown()),
-  approved_by: v.nullable(uuidOut),
+  approved_by: nullableUuid,
   approved_at: nullableDateTime,
   started_at: nullableDateTime,
   completed_at: nullableDateTime,
