@@ -2,6 +2,7 @@
 // the stack creates (its name in AVATAR_PROVIDER_SECRET_NAME; only the callback function may read
 // it); locally and in tests the value itself is in AVATAR_PROVIDER_SECRET.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { sdkLogger } from '../aws/sdk-logger.ts';
 import { config } from '../config.ts';
 
 /** A rotated secret reaches warm containers within this time. */
@@ -17,7 +18,7 @@ export async function providerSigningSecret(): Promise<string | undefined> {
   const name = process.env.AVATAR_PROVIDER_SECRET_NAME;
   if (!name) return undefined;
   if (cached && cached.name === name && Date.now() < cached.until) return cached.value;
-  client ??= new SecretsManagerClient({ region: config.region, maxAttempts: 3 });
+  client ??= new SecretsManagerClient({ region: config.region, maxAttempts: 3, logger: sdkLogger });
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: name }));
   if (!SecretString) return undefined;
   cached = { name, value: SecretString, until: Date.now() + CACHE_MS };

@@ -3,6 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { sdkLogger } from './sdk-logger.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -13,6 +14,7 @@ export const dynamo = (): DynamoDBDocumentClient => {
       region: config.region,
       ...(endpoint ? { endpoint } : {}),
       maxAttempts: 3,
+      logger: sdkLogger,
     });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },

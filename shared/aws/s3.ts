@@ -2,6 +2,7 @@
 // that never touch S3 do not bundle it).
 import { HeadObjectCommand, type HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
+import { sdkLogger } from './sdk-logger.ts';
 
 let s3Client: S3Client | undefined;
 
@@ -11,6 +12,7 @@ export const s3 = (): S3Client => {
     s3Client = new S3Client({
       region: config.region,
       maxAttempts: 3,
+      logger: sdkLogger,
       // s3rver speaks path-style only and knows no flexible checksums; AWS accepts both settings.
       ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',

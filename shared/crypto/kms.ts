@@ -1,6 +1,7 @@
 // The KMS side of envelope encryption. The SDK client is imported on first use only, so bundles
 // and local runs that never reach KMS do not load it.
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { sdkLogger } from '../aws/sdk-logger.ts';
 import { config } from '../config.ts';
 
 let client: KMSClient | undefined;
@@ -8,7 +9,7 @@ let client: KMSClient | undefined;
 export async function kms(): Promise<KMSClient> {
   if (!client) {
     const { KMSClient } = await import('@aws-sdk/client-kms');
-    client = new KMSClient({ region: config.region, maxAttempts: 3 });
+    client = new KMSClient({ region: config.region, maxAttempts: 3, logger: sdkLogger });
   }
   return client;
 }
