@@ -1,10 +1,10 @@
 // Avatar records, the team's pointer to its current avatar, and callback receipts. Every write is a
 // single-item conditional write; the record is written after its source video and before the pointer.
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, putNew, queryPartition } from '../db/store.ts';
+import { deleteItem, getItem, putNew, queryPartition } from '../db/store.ts';
 import { teamKeys } from '../teams/keys.ts';
 import { readTeam, type TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
@@ -69,11 +69,8 @@ export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem;
 export const createAvatar = (avatar: AvatarItem) =>
   putNew({ ...avatarKeys.avatar(avatar.team_id, avatar.id), ...avatar });
 
-export async function deleteAvatar(teamId: string, avatarId: string): Promise<void> {
-  await dynamo().send(
-    new DeleteCommand({ TableName: config.tableName, Key: avatarKeys.avatar(teamId, avatarId) }),
-  );
-}
+export const deleteAvatar = (teamId: string, avatarId: string) =>
+  deleteItem(avatarKeys.avatar(teamId, avatarId));
 
 /** Moves the team's pointer from `previous` (the current avatar the upload saw, or none) to `next`.
  * false when another upload moved it first: that one is now training, so this upload conflicts. */
@@ -151,8 +148,4 @@ export async function moveAvatar(
 export const recordCallbackReceipt = (messageId: string, receipt: Record<string, unknown>) =>
   putNew({ ...avatarKeys.callbackReceipt(messageId), kind: 'avatar_callback', ...receipt });
 
-export async function forgetCallbackReceipt(messageId: string): Promise<void> {
-  await dynamo().send(
-    new DeleteCommand({ TableName: config.tableName, Key: avatarKeys.callbackReceipt(messageId) }),
-  );
-}
+export const forgetCallbackReceipt = (messageId: string) => deleteItem(avatarKeys.callbackReceipt(messageId));

@@ -1,10 +1,10 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
 import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../aws/s3.ts';
-import { countBrandKit, getBrand } from '../brands/store.ts';
+import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, ownedBy, putNew } from '../db/store.ts';
+import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { downloadUrl } from '../uploads/store.ts';
@@ -116,8 +116,8 @@ const discardLogos = (keys: string[]) =>
   );
 
 /**
- * Saves a reviewed draft. The brand (when named) must be the caller's; logos are copied first, the
- * kit written next, and the brand's `brand_kit_count` raised last.
+ * Saves a reviewed draft. The brand (when named) must be the caller's: it is read while the logos are
+ * copied; then the kit and the brand's `brand_kit_count` are written together (two waves in all).
  */
 export async function createBrandKit(userId: string, input: CreateBrandKitInput): Promise<BrandKit> {
   const id = newId();
@@ -147,13 +147,21 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
     // A stored key's URL is presigned at every read; only a URL without a key is kept.
     if (copied) item[url] = null;
   }
-  await putNew({
-    ...brandKitKeys.brandKit(id),
-    ...brandKitKeys.byOwner(userId, id),
-    kind: 'brand-kit',
-    ...item,
-  });
-  if (brand_id) await countBrandKit(brand_id, id);
+  // The kit and its count are written side by side; if either fails, both are undone (deleting a kit
+  // that was not written and taking back a count that was not added change nothing).
+  const [written, counted] = await Promise.allSettled([
+    putNew({ ...brandKitKeys.brandKit(id), ...brandKitKeys.byOwner(userId, id), kind: 'brand-kit', ...item }),
+    brand_id ? countBrandKit(brand_id, id) : undefined,
+  ]);
+  const failed = [written, counted].find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled([
+      deleteItem(brandKitKeys.brandKit(id)),
+      brand_id ? uncountBrandKit(brand_id, id) : undefined,
+      discardLogos([...logos.value.values()]),
+    ]);
+    throw failed.reason;
+  }
   return toBrandKit(item);
 }
 

@@ -1,6 +1,6 @@
 // Brands: one item per brand, listed per owner through gsi1.
 import { nowIso } from '../clock.ts';
-import { addToCounters, getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
+import { addToCounters, getItem, ownedBy, putNew, queryPartition, takeBackCounters } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
@@ -60,11 +60,13 @@ export async function listBrands(userId: string, page: { limit: number; offset: 
   return items.slice(page.offset).map(toBrand);
 }
 
+const KIT_COUNT = { brand_kit_count: 1 };
+const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });
+
 /** A brand kit was saved for the brand: its `brand_kit_count` goes up by one, once per kit. */
-export async function countBrandKit(brandId: string, kitId: string): Promise<void> {
-  await addToCounters(
-    brandKeys.brand(brandId),
-    { brand_kit_count: 1 },
-    { once: { set: 'counted_kits', token: kitId } },
-  );
-}
+export const countBrandKit = (brandId: string, kitId: string) =>
+  addToCounters(brandKeys.brand(brandId), KIT_COUNT, { once: countedKit(kitId) });
+
+/** The kit was not saved after all: the count it added (if any) is taken back. */
+export const uncountBrandKit = (brandId: string, kitId: string) =>
+  takeBackCounters(brandKeys.brand(brandId), KIT_COUNT, countedKit(kitId));

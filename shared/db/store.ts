@@ -1,6 +1,7 @@
 // Thin helpers over the document client: the only place table names and key attributes meet the SDK.
 import {
   BatchWriteCommand,
+  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -217,6 +218,44 @@ export async function addToCounters(
     if (!(once && (error as Error).name === 'ConditionalCheckFailedException' && (await getItem(keys))))
       throw error;
   }
+}
+
+/**
+ * Takes back what `addToCounters` added once for `token` (a compensation when the write it counted
+ * failed). The token leaves the set in the same update, so taking back twice changes nothing.
+ */
+export async function takeBackCounters(
+  keys: Keys,
+  counters: Record<string, number>,
+  once: { set: string; token: string },
+): Promise<void> {
+  const names = Object.keys(counters);
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        ConditionExpression: 'contains(#once, :once)',
+        UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')} DELETE #once :onceSet`,
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
+          '#once': once.set,
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, i) => [`:c${i}`, -counters[name]!])),
+          ':onceSet': new Set([once.token]),
+          ':once': once.token,
+        },
+      }),
+    );
+  } catch (error) {
+    // Never counted (or already taken back): nothing to undo.
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+export async function deleteItem(keys: Keys): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: config.tableName, Key: keys }));
 }
 
 /** Writes many items in parallel batches of 25, retrying what DynamoDB leaves unprocessed. */

@@ -2,12 +2,9 @@
 // fill its content cadence, each slot given to the least-loaded member able to do it. Entries have
 // deterministic ids and are stored per period, so generating a period again answers the same
 // entries and stores nothing twice. The rules are in docs/teams.md.
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { v5 as uuidv5 } from 'uuid';
-import { dynamo } from '../aws/dynamo.ts';
 import { now } from '../clock.ts';
-import { config } from '../config.ts';
-import { ownedBy, putMany, queryPartition, queryWindow } from '../db/store.ts';
+import { deleteItem, ownedBy, putMany, queryPartition, queryWindow } from '../db/store.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   type CadenceEntry,
@@ -277,9 +274,7 @@ export async function generateCalendar(
   const stale = stored.filter((item) => !current.has(item.sk));
   await Promise.all([
     changed.length > 0 ? putMany(changed) : undefined,
-    ...stale.map((item) =>
-      dynamo().send(new DeleteCommand({ TableName: config.tableName, Key: { pk: item.pk, sk: item.sk } })),
-    ),
+    ...stale.map((item) => deleteItem({ pk: item.pk, sk: item.sk })),
   ]);
   return { entries: entries.map(toCalendarEntry) };
 }

@@ -343,6 +343,34 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(counted, 1);
   });
 
+  for (const [failing, commands] of [
+    ['the brand count', /Update/],
+    ['the kit write', /Put/],
+  ] as const)
+    it(`POST /brand-kits: when ${failing} fails, neither the kit nor its count is left behind`, async () => {
+      const brand = (await h.call('POST', '/api/v1/brands', { json: { name: `Undone: ${failing}` } })).body;
+      const spec = sampleRequest(
+        authenticatedRoutes.find((r) => r.entry === 'brand-kits/create-brand-kit')!,
+        {
+          ...ids,
+          brand_id: brand.id,
+        },
+      );
+      inject('dynamo', { commands, failing: () => true, kind: 'server' });
+      const kit = await h.call('POST', spec.url, { ...spec.options });
+      clearFaults();
+      assert.equal(kit.status, 503, kit.text);
+      const kits = (await allItems()).filter(
+        (item) => item.kind === 'brand-kit' && item.brand_id === brand.id,
+      );
+      assert.deepEqual(kits, []);
+      const stored = (await h.call('GET', `/api/v1/brands/${brand.id}`)).body;
+      assert.equal(stored.brand_kit_count, 0);
+      // The brand is not spoilt for the next save: it counts again.
+      assert.equal((await h.call('POST', spec.url, { ...spec.options })).status, 201);
+      assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
+    });
+
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
       client_secret: WORKSPACE_SECRETS.clientSecret,
