@@ -11,8 +11,12 @@ export const chatKeys = {
     pk: partition(sessionId),
     sk: `${MESSAGE_PREFIX}${messageId}`,
   }),
-  /** One per Idempotency-Key used in the session: the conditional write that makes a retry safe. */
-  idempotency: (sessionId: string, key: string) => ({ pk: partition(sessionId), sk: `IDEMPOTENCY#${key}` }),
+  /** One per Idempotency-Key a caller used in the session: the conditional write that makes a retry
+   * safe. The caller's id is in the key, so a stranger's request can never take or block one. */
+  idempotency: (sessionId: string, userId: string, key: string) => ({
+    pk: partition(sessionId),
+    sk: `IDEMPOTENCY#${userId}#${key}`,
+  }),
   /** gsi1: a user's chat sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({
     gsi1pk: `USER#${userId}#CHAT`,

@@ -1,17 +1,18 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
-// blocks. One wave of reads (session, idempotency record, HeadObject per attachment), then the write.
+// blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment), then the write.
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { headObject } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
-import { RequestValidationError, type ValidationItem } from '../http/errors.ts';
+import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
 import { decodeFastapi, string, valueError } from '../http/fields.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
   ATTACHMENT_LIMITS,
   attachmentType,
+  type ContentBlock,
   mediaTypeOfName,
   type ResolvedAttachment,
   SUPPORTED_TYPES_TEXT,
@@ -19,9 +20,11 @@ import {
 } from './content-blocks.ts';
 import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
 import {
-  findIdempotentMessage,
-  type Idempotency,
+  claimIdempotencyKey,
+  newClaim,
+  readMessage,
   readSession,
+  releaseIdempotencyKey,
   SESSION_RESOURCE,
   storeUserMessage,
 } from './store.ts';
@@ -113,6 +116,12 @@ export async function resolveAttachments(
   return resolved;
 }
 
+/**
+ * With an Idempotency-Key, the key is claimed in the first wave, beside the session read and the
+ * attachment checks; the message is written in the second under the claim's id. A request refused
+ * before writing gives its claim back; one that finds an earlier claim answers with that message,
+ * or writes it if the first request died before it could. Two waves either way.
+ */
 export async function sendMessage(
   userId: string,
   sessionId: string,
@@ -120,19 +129,31 @@ export async function sendMessage(
   idempotencyHeader: string | undefined,
 ): Promise<ChatMessage> {
   const key = idempotencyKey(idempotencyHeader);
-  const idempotency: Idempotency | undefined = key ? { key, fingerprint: fingerprint(input) } : undefined;
-  const [session, earlier, attachments] = await Promise.allSettled([
+  const asked = key ? newClaim(key, fingerprint(input)) : undefined;
+  const [session, claimed, attachments] = await Promise.allSettled([
     readSession(sessionId),
-    idempotency ? findIdempotentMessage(sessionId, idempotency) : undefined,
+    asked ? claimIdempotencyKey(userId, sessionId, asked) : undefined,
     resolveAttachments(userId, input.attachments ?? []),
   ]);
-  // The session answers first: a stranger learns nothing about keys or attachments.
-  if (session.status === 'rejected') throw session.reason;
-  ownedBy(session.value, userId, SESSION_RESOURCE);
-  // A retry returns the first message even if its attachments have gone since.
-  if (earlier.status === 'rejected') throw earlier.reason;
-  if (earlier.value) return earlier.value;
-  if (attachments.status === 'rejected') throw attachments.reason;
-  const content = toContentBlocks(input.content, attachments.value, config.bucketName);
-  return storeUserMessage(sessionId, content, idempotency);
+  const claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
+  let content: ContentBlock[];
+  try {
+    // The session answers first: a stranger learns nothing about keys or attachments.
+    if (session.status === 'rejected') throw session.reason;
+    ownedBy(session.value, userId, SESSION_RESOURCE);
+    if (claimed.status === 'rejected') throw claimed.reason;
+    if (claim && !claim.won) {
+      if (claim.claim.fingerprint !== asked?.fingerprint)
+        throw new ConflictError('Idempotency-Key was already used with a different message');
+      // A retry returns the first message even if its attachments have gone since.
+      const first = await readMessage(sessionId, claim.claim.message_id);
+      if (first) return first;
+    }
+    if (attachments.status === 'rejected') throw attachments.reason;
+    content = toContentBlocks(input.content, attachments.value, config.bucketName);
+  } catch (error) {
+    if (key && claim?.won) await releaseIdempotencyKey(userId, sessionId, key).catch(() => undefined);
+    throw error;
+  }
+  return storeUserMessage(sessionId, content, claim?.claim);
 }

@@ -2,8 +2,7 @@
 // concurrent sends never contend on a shared counter, and the ids keep them in order. The answering
 // agent lives outside this service and reads new messages from the table's stream.
 import { nowIso } from '../clock.ts';
-import { getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
-import { ConflictError } from '../http/errors.ts';
+import { deleteItem, getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -28,12 +27,15 @@ interface ChatMessageItem extends ChatMessage {
   kind: 'chat_message';
 }
 
-interface IdempotencyItem {
-  kind: 'chat_idempotency';
+/**
+ * The claim of an Idempotency-Key: written before the message, it fixes the message's id and time,
+ * so every request with the key (a retry, a concurrent twin) writes or finds that one message.
+ */
+export interface IdempotencyClaim {
   key: string;
   /** What the first request asked for: the same key with another request is a conflict. */
   fingerprint: string;
-  message: ChatMessage;
+  message_id: string;
   created_at: string;
 }
 
@@ -101,63 +103,78 @@ export async function listMessages(
   return { messages, next_after: items.length > page.limit ? (messages.at(-1)?.id ?? null) : null };
 }
 
-const newMessage = (sessionId: string, role: ChatMessage['role'], content: ContentBlock[]): ChatMessage => ({
-  id: newId(),
+const newMessage = (
+  sessionId: string,
+  role: ChatMessage['role'],
+  content: ContentBlock[],
+  identity: { id: string; created_at: string } = { id: newId(), created_at: nowIso() },
+): ChatMessage => ({
+  id: identity.id,
   session_id: sessionId,
   role,
   content,
-  created_at: nowIso(),
+  created_at: identity.created_at,
 });
 
+/** false when the message is there already (written by a request with the same Idempotency-Key). */
 const putMessage = (message: ChatMessage) =>
   putNew({ ...chatKeys.message(message.session_id, message.id), kind: 'chat_message', ...message });
 
-export interface Idempotency {
-  key: string;
-  fingerprint: string;
-}
+export const readMessage = async (sessionId: string, messageId: string) => {
+  const item = await getItem<ChatMessageItem>(chatKeys.message(sessionId, messageId), { consistent: true });
+  return item && toMessage(item);
+};
 
-/** The message stored earlier under this Idempotency-Key, if any (a strongly consistent read). */
-export async function findIdempotentMessage(
-  sessionId: string,
-  idempotency: Idempotency,
-): Promise<ChatMessage | undefined> {
-  const record = await getItem<IdempotencyItem>(chatKeys.idempotency(sessionId, idempotency.key), {
-    consistent: true,
-  });
-  if (!record) return undefined;
-  if (record.fingerprint !== idempotency.fingerprint)
-    throw new ConflictError('Idempotency-Key was already used with a different message');
-  // Re-put: a crash between the two writes of the first request left the record without its message.
-  await putMessage(record.message);
-  return toMessage(record.message);
-}
+/** A fresh claim for a request's Idempotency-Key: the id and time its message will have. */
+export const newClaim = (key: string, fingerprint: string): IdempotencyClaim => ({
+  key,
+  fingerprint,
+  message_id: newId(),
+  created_at: nowIso(),
+});
 
 /**
- * Stores a user's message. With an Idempotency-Key, the record claiming the key is written first
- * (conditionally, with the whole message in it) and the message second; a request that loses the
- * claim answers with the message of the one that won.
+ * Claims the key for the caller in the session (a conditional write, beside a consistent read of an
+ * earlier claim). `won` is false when the key was claimed before: `claim` is then that earlier one.
+ * Keys are scoped to the caller, so nobody else's request can take or block one.
+ */
+export async function claimIdempotencyKey(
+  userId: string,
+  sessionId: string,
+  claim: IdempotencyClaim,
+): Promise<{ won: boolean; claim: IdempotencyClaim }> {
+  const keys = chatKeys.idempotency(sessionId, userId, claim.key);
+  const [won, earlier] = await Promise.all([
+    putNew({ ...keys, kind: 'chat_idempotency', ...claim }),
+    getItem<IdempotencyClaim>(keys, { consistent: true }),
+  ]);
+  if (won) return { won, claim };
+  // Lost to a twin whose claim landed after our read: read it now.
+  const first = earlier ?? (await getItem<IdempotencyClaim>(keys, { consistent: true }));
+  if (!first) throw new Error('Idempotency claim refused but not found');
+  return { won, claim: first };
+}
+
+/** Gives a claim back when its request is refused before writing (bad session or attachments). */
+export const releaseIdempotencyKey = (userId: string, sessionId: string, key: string) =>
+  deleteItem(chatKeys.idempotency(sessionId, userId, key));
+
+/**
+ * Stores a user's message; with a claim, under the claim's id and time. Written with
+ * `attribute_not_exists`: when a twin request of the same claim wrote it first, it is the same message
+ * (same key, same fingerprint, same attachments) and is answered as it is.
  */
 export async function storeUserMessage(
   sessionId: string,
   content: ContentBlock[],
-  idempotency?: Idempotency,
+  claim?: IdempotencyClaim,
 ): Promise<ChatMessage> {
-  const message = newMessage(sessionId, 'user', content);
-  if (idempotency) {
-    const record: IdempotencyItem = {
-      kind: 'chat_idempotency',
-      key: idempotency.key,
-      fingerprint: idempotency.fingerprint,
-      message,
-      created_at: message.created_at,
-    };
-    const claimed = await putNew({ ...chatKeys.idempotency(sessionId, idempotency.key), ...record });
-    if (!claimed) {
-      const first = await findIdempotentMessage(sessionId, idempotency);
-      if (first) return first;
-    }
-  }
+  const message = newMessage(
+    sessionId,
+    'user',
+    content,
+    claim && { id: claim.message_id, created_at: claim.created_at },
+  );
   await putMessage(message);
   return message;
 }

@@ -2,8 +2,12 @@
 // idempotent retries, 200 concurrent sends, and other users' sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { chatKeys } from '../../shared/chat/keys.ts';
 import { addAssistantMessage } from '../../shared/chat/store.ts';
+import { config } from '../../shared/config.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -18,6 +22,18 @@ const newSession = async (json: object = { title: 'Chat' }, token?: string) =>
 const messagesUrl = (id: string) => `/api/v1/chat/sessions/${id}/messages`;
 const send = (id: string, json: unknown, headers?: Record<string, string>, token?: string) =>
   h.call('POST', messagesUrl(id), { json, headers, token });
+/** Every item of the session's partition (messages, claims, the session). */
+const allItemsOf = async (sessionId: string) =>
+  (
+    await dynamo().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': chatKeys.partition(sessionId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('chat sessions', () => {
@@ -174,6 +190,56 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.deepEqual(again.body, retry.body);
     const listed = await h.call('GET', messagesUrl(id));
     assert.deepEqual(listed.body.messages, [retry.body]);
+  });
+
+  it('sends in two DynamoDB waves with or without a key, and a retry in two as well', async () => {
+    const id = await newSession();
+    const recorder = recordDynamoRequests();
+    try {
+      await send(id, { content: 'plain' });
+      assert.equal(recorder.waves(), 2, recorder.commands().join(', '));
+      recorder.clear();
+      const first = await send(id, { content: 'keyed' }, { 'idempotency-key': 'waves-1' });
+      // Session read, key claim and the read of an earlier claim side by side; then the message.
+      assert.deepEqual(recorder.commands().sort(), [
+        'GetItemCommand',
+        'GetItemCommand',
+        'PutItemCommand',
+        'PutItemCommand',
+      ]);
+      assert.equal(recorder.waves(), 2);
+      recorder.clear();
+      const retry = await send(id, { content: 'keyed' }, { 'idempotency-key': 'waves-1' });
+      assert.deepEqual(retry.body, first.body);
+      assert.equal(recorder.waves(), 2);
+    } finally {
+      recorder.stop();
+    }
+  });
+
+  it('a request refused before writing gives its key back: the corrected request is not a conflict', async () => {
+    const id = await newSession();
+    const headers = { 'idempotency-key': 'fix-and-resend' };
+    const refused = await send(
+      id,
+      { content: 'see file', attachments: [{ key: 'uploads/not-mine/x.png' }] },
+      headers,
+    );
+    assert.equal(refused.status, 422);
+    const fixed = await send(id, { content: 'see file' }, headers);
+    assert.equal(fixed.status, 201, fixed.text);
+    assert.deepEqual((await send(id, { content: 'see file' }, headers)).body, fixed.body);
+  });
+
+  it("a stranger's request with the owner's key neither blocks nor answers the owner's", async () => {
+    const id = await newSession();
+    const headers = { 'idempotency-key': 'shared-key' };
+    const stranger = await send(id, { content: 'mine now?' }, headers, h.other.token);
+    assert.deepEqual([stranger.status, stranger.body], [404, { detail: 'Chat session not found' }]);
+    const owner = await send(id, { content: 'the owner' }, headers);
+    assert.equal(owner.status, 201, owner.text);
+    const claims = (await allItemsOf(id)).filter((item) => String(item.sk).startsWith('IDEMPOTENCY#'));
+    assert.equal(claims.length, 1, 'the refused request gave its claim back');
   });
 
   it('an Idempotency-Key longer than 255 characters is refused as a header error', async () => {
