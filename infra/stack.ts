@@ -149,7 +149,12 @@ export class TeamContentStack extends Stack {
       AUTH_ISSUER: auth.issuer,
       AUTH_AUDIENCE: auth.audience,
       AUTH_JWKS_URL: `${auth.issuer}/.well-known/jwks.json`,
-      NODE_OPTIONS: '--enable-source-maps',
+      // Source maps are bundled but not loaded: `--enable-source-maps` reads and parses a function's
+      // map at every cold start (about a fifth of its import time, docs/performance.md). Deploy with
+      // `-c sourceMaps=true` to turn them on while chasing a stack trace.
+      ...(this.node.tryGetContext('sourceMaps') === 'true' || this.node.tryGetContext('sourceMaps') === true
+        ? { NODE_OPTIONS: '--enable-source-maps' }
+        : {}),
     };
 
     for (const route of routes) {
@@ -222,7 +227,10 @@ export class TeamContentStack extends Stack {
       bundling: cdkBundling,
       projectRoot: ROOT,
       depsLockFilePath: join(ROOT, 'package-lock.json'),
-      environment: { BUCKET_NAME: bucket.bucketName, NODE_OPTIONS: environment.NODE_OPTIONS },
+      environment: {
+        BUCKET_NAME: bucket.bucketName,
+        ...(environment.NODE_OPTIONS ? { NODE_OPTIONS: environment.NODE_OPTIONS } : {}),
+      },
       deadLetterQueue: importFailures,
       loggingFormat: LoggingFormat.JSON,
       logGroup: this.logGroup('ShoppingImportCatalogFeedLogs'),

@@ -4,6 +4,10 @@ import { Dashboard, TeamPath } from '#shared/teams/schemas';
 import { getDashboard } from '#shared/teams/store';
 
 export const handler = httpRoute(
-  { path: TeamPath, response: Dashboard, summary: 'Read the team dashboard' },
+  {
+    path: TeamPath,
+    response: Dashboard,
+    summary: 'Read the team dashboard (task and activity lists: the first 20)',
+  },
   ({ caller, path }) => getDashboard(caller.userId, path.team_id),
 );

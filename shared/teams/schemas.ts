@@ -64,6 +64,9 @@ export const TEAM_LIMITS = {
 
 export const PAGE_LIMITS = {
   limit: { default: 50, min: 1, max: 100 },
+  /** The dashboard is an overview: its task and activity lists are the first page at this limit
+   * (the same payload as `GET …/tasks?limit=20`), so its cost does not follow the team's size. */
+  dashboard: 20,
   offset: { default: 0, max: 10_000 },
 } as const;
 
@@ -149,7 +152,7 @@ export const PageQuery = model({
   offset: v.optional(integer({ ge: 0, le: PAGE_LIMITS.offset.max }), PAGE_LIMITS.offset.default),
 });
 export type Page = v.InferOutput<typeof PageQuery>;
-export const DEFAULT_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: PAGE_LIMITS.offset.default };
+export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.dashboard, offset: 0 };
 
 export const CALENDAR_PERIODS = ['weekly', 'monthly'] as const;
 export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];

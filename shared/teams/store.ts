@@ -13,8 +13,8 @@ import {
   type CadenceEntry,
   type CadenceEntryInput,
   type CreateTeamInput,
+  DASHBOARD_PAGE,
   type Dashboard,
-  DEFAULT_PAGE,
   type Page,
   type StrategyHistory,
   TEAM_DEFAULTS,
@@ -347,9 +347,9 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
   const [team, members, tasks, activity, cycles, briefs, canvas] = await Promise.all([
     readTeam(teamId),
     readMembers(teamId),
-    readTasks(teamId, DEFAULT_PAGE),
-    // The default activity page starts with the team's recent activity: one read serves both.
-    readActivity(teamId, DEFAULT_PAGE),
+    readTasks(teamId, DASHBOARD_PAGE),
+    // The activity page starts with the team's recent activity: one read serves both.
+    readActivity(teamId, DASHBOARD_PAGE),
     readCycles(teamId),
     readBriefs(teamId),
     readCanvas(teamId),

@@ -54,6 +54,27 @@ describe('CDK stack', () => {
     }
   });
 
+  it('loads no source maps at cold start unless deployed with -c sourceMaps=true', () => {
+    const nodeOptions = (t: Template, s: TeamContentStack) =>
+      [...s.functions.keys()].map(
+        (entry) =>
+          t.toJSON().Resources[s.getLogicalId(s.functions.get(entry)!.node.defaultChild as never)].Properties
+            .Environment.Variables.NODE_OPTIONS,
+      );
+    assert.deepEqual(new Set(nodeOptions(template, stack)), new Set([undefined]));
+    // Bundling skipped: only the environment is looked at.
+    const app = new App({
+      context: { 'cli-telemetry': false, sourceMaps: 'true', 'aws:cdk:bundling-stacks': [] },
+    });
+    const mapped = new TeamContentStack(app, 'MappedStack', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    assert.deepEqual(
+      new Set(nodeOptions(Template.fromStack(mapped), mapped)),
+      new Set(['--enable-source-maps']),
+    );
+  });
+
   it('builds the table from the shared key definition, with PITR, deletion protection and a stream', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       KeySchema: [
@@ -124,7 +145,7 @@ describe('CDK stack', () => {
     });
     const { DeadLetterConfig, Environment } = template.toJSON().Resources[fn].Properties;
     assert.ok(DeadLetterConfig, 'failed events are kept');
-    assert.deepEqual(Object.keys(Environment.Variables).sort(), ['BUCKET_NAME', 'NODE_OPTIONS']);
+    assert.deepEqual(Object.keys(Environment.Variables).sort(), ['BUCKET_NAME']);
     const role = stack.getLogicalId(
       stack.eventFunctions.get('shopping/import-catalog-feed')!.role!.node.defaultChild as never,
     );

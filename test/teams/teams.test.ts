@@ -266,8 +266,8 @@ describe('per-resource reads', () => {
 });
 
 describe('dashboard', () => {
-  it('has every key, each byte-equal to the per-resource read with default paging', async () => {
-    const { team } = await createBusyTeam(h, { tasks: 55, activity: 12 });
+  it('has every key, each byte-equal to the per-resource read (lists: the first page of 20)', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 55, activity: 25 });
     const dashboard = await h.call('GET', teamPath(team.id, '/dashboard'));
     assert.equal(dashboard.status, 200);
     assert.deepEqual(Object.keys(dashboard.body), [
@@ -280,8 +280,8 @@ describe('dashboard', () => {
     ]);
     const reads = {
       team: await h.call('GET', teamPath(team.id)),
-      tasks: await h.call('GET', teamPath(team.id, '/tasks')),
-      activity: await h.call('GET', teamPath(team.id, '/activity')),
+      tasks: await h.call('GET', teamPath(team.id, '/tasks?limit=20')),
+      activity: await h.call('GET', teamPath(team.id, '/activity?limit=20')),
       strategy_history: await h.call('GET', teamPath(team.id, '/strategy-history')),
       strategy_briefs: await h.call('GET', teamPath(team.id, '/strategy-briefs')),
     };
@@ -289,8 +289,10 @@ describe('dashboard', () => {
       assert.equal(read.status, 200);
       assert.equal(JSON.stringify(dashboard.body[key]), read.text, key);
     }
-    assert.equal(dashboard.body.tasks.tasks.length, 50);
+    assert.equal(dashboard.body.tasks.tasks.length, 20);
     assert.equal(dashboard.body.tasks.total, 55);
+    assert.equal(dashboard.body.activity.activity.length, 20);
+    assert.equal(dashboard.body.activity.total, 25);
     assert.deepEqual(dashboard.body.canvas_layout, {
       nodes: [{ id: dashboard.body.team.members[0].id, x: 1, y: 2 }],
     });
