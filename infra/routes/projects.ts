@@ -3,4 +3,10 @@ import type { Route } from '../routes.ts';
 export const projectRoutes: Route[] = [
   { method: 'POST', path: '/api/v1/projects', entry: 'projects/create-project', table: 'write' },
   { method: 'GET', path: '/api/v1/projects/{project_id}', entry: 'projects/get-project', table: 'read' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/tasks',
+    entry: 'projects/list-project-tasks',
+    table: 'read',
+  },
 ];

@@ -1,9 +1,14 @@
 // A project and its tasks share one partition; 'PROJECT' sorts before every 'PTASK#', so one
-// ascending Query returns the project first and then its tasks in creation order.
+// ascending Query returns the project first and then its tasks in creation order (task ids are
+// UUIDv7), and a Query on the `PTASK#` prefix alone never returns the project item.
+const partition = (projectId: string) => `PROJECT#${projectId}`;
+
+export const TASK_PREFIX = 'PTASK#';
+
 export const projectKeys = {
-  project: (projectId: string) => ({ pk: `PROJECT#${projectId}`, sk: 'PROJECT' }),
-  task: (projectId: string, taskId: string) => ({ pk: `PROJECT#${projectId}`, sk: `PTASK#${taskId}` }),
-  partition: (projectId: string) => `PROJECT#${projectId}`,
+  project: (projectId: string) => ({ pk: partition(projectId), sk: 'PROJECT' }),
+  task: (projectId: string, taskId: string) => ({ pk: partition(projectId), sk: `${TASK_PREFIX}${taskId}` }),
+  partition,
   byOwner: (userId: string, projectId: string) => ({
     gsi1pk: `USER#${userId}#PROJECTS`,
     gsi1sk: `PROJECT#${projectId}`,

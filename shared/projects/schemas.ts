@@ -1,7 +1,14 @@
 // Spec §"Project" and endpoint 12. Values the spec leaves open are decided here (docs/decisions.md).
 import * as v from 'valibot';
-import { list, literal, model, number, optionalNullable, string, uuid } from '../http/fields.ts';
-import { dateTimeOut, intOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
+import { integer, list, literal, model, number, optionalNullable, string, uuid } from '../http/fields.ts';
+import {
+  dateTimeOut,
+  intOut,
+  nullableString,
+  nullableUuid,
+  uuidOut,
+  withDefault,
+} from '../http/response-fields.ts';
 
 export const PROJECT_MODES = ['manual', 'composer', 'bundle'] as const;
 export const PROJECT_STATUSES = ['active', 'completed', 'archived'] as const;
@@ -16,8 +23,11 @@ export const PROJECT_LIMITS = {
   /** Initial tasks in one create request (4 parallel batch writes). */
   initialTasks: 100,
   budgetUsd: { ge: 0, le: 1_000_000_000 },
-  /** Tasks returned inline by GET; counts and budget always cover all of them. */
-  tasksShown: 200,
+  /** Tasks previewed inline by GET /projects/{id} (the first, in creation order); counts and budget
+   * always cover all of them, and GET /projects/{id}/tasks pages through the rest. */
+  tasksShown: 20,
+  /** GET /projects/{id}/tasks page size. */
+  page: { min: 1, max: 100, default: 50 },
 } as const;
 
 export const ProjectTaskInput = model({
@@ -39,6 +49,16 @@ export type ProjectTaskInput = v.InferOutput<typeof ProjectTaskInput>;
 
 export const ProjectPath = model({ project_id: uuid() });
 
+export const ListProjectTasksQuery = model({
+  limit: v.optional(
+    integer({ ge: PROJECT_LIMITS.page.min, le: PROJECT_LIMITS.page.max }),
+    PROJECT_LIMITS.page.default,
+  ),
+  /** The last task id of the previous page (its `next_after`). */
+  after: optionalNullable(uuid()),
+});
+export type ListProjectTasksInput = v.InferOutput<typeof ListProjectTasksQuery>;
+
 export const ProjectTask = v.object({
   id: uuidOut,
   project_id: uuidOut,
@@ -49,6 +69,14 @@ export const ProjectTask = v.object({
   updated_at: dateTimeOut,
 });
 export type ProjectTask = v.InferOutput<typeof ProjectTask>;
+
+export const ProjectTaskPage = v.object({
+  /** Oldest first (creation order). */
+  tasks: v.array(ProjectTask),
+  /** Pass as `after` for the next page; null on the last page. */
+  next_after: nullableUuid,
+});
+export type ProjectTaskPage = v.InferOutput<typeof ProjectTaskPage>;
 
 export const Project = v.object({
   id: uuidOut,

@@ -1,16 +1,21 @@
 // Projects. Totals are counters on the project item (kept by every task write), so a read is one
-// bounded Query whatever the project's size: the project item plus its first tasks.
+// bounded Query whatever the project's size: the project item plus a preview of its first tasks.
+// The whole task list is paged by id (UUIDv7: creation order) through listProjectTasks.
 import { nowIso } from '../clock.ts';
 import { addToCounters, getItem, ownedBy, putMany, putNew, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
-import { projectKeys } from './keys.ts';
+import { projectKeys, TASK_PREFIX } from './keys.ts';
 import {
   type CreateProjectInput,
+  type ListProjectTasksInput,
   PROJECT_LIMITS,
   type Project,
   type ProjectTask,
   type ProjectTaskInput,
+  type ProjectTaskPage,
 } from './schemas.ts';
+
+const PROJECT_RESOURCE = 'Project';
 
 interface ProjectItem {
   kind: 'project';
@@ -106,6 +111,7 @@ export async function createProject(userId: string, input: CreateProjectInput): 
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }
 
+/** One Query of a fixed size: the project item, then the first `tasksShown` tasks (a preview). */
 export async function getProject(userId: string, projectId: string): Promise<Project> {
   const [first, ...tasks] = await queryPartition<ProjectItem | ProjectTaskItem>(
     projectKeys.partition(projectId),
@@ -113,8 +119,28 @@ export async function getProject(userId: string, projectId: string): Promise<Pro
       limit: PROJECT_LIMITS.tasksShown + 1,
     },
   );
-  const project = ownedBy(first?.kind === 'project' ? first : undefined, userId, 'Project');
+  const project = ownedBy(first?.kind === 'project' ? first : undefined, userId, PROJECT_RESOURCE);
   return toProject(project, tasks as ProjectTaskItem[]);
+}
+
+/** All of a project's tasks, oldest first, one page at a time: the project item (ownership) and one
+ * page of `PTASK#` items (one more than asked, to know whether another page follows) in one wave. */
+export async function listProjectTasks(
+  userId: string,
+  projectId: string,
+  page: ListProjectTasksInput,
+): Promise<ProjectTaskPage> {
+  const [project, items] = await Promise.all([
+    getItem<ProjectItem>(projectKeys.project(projectId)),
+    queryPartition<ProjectTaskItem>(projectKeys.partition(projectId), {
+      prefix: TASK_PREFIX,
+      limit: page.limit + 1,
+      startAfter: page.after ? projectKeys.task(projectId, page.after).sk : undefined,
+    }),
+  ]);
+  ownedBy(project, userId, PROJECT_RESOURCE);
+  const tasks = items.slice(0, page.limit).map(toProjectTask);
+  return { tasks, next_after: items.length > page.limit ? (tasks.at(-1)?.id ?? null) : null };
 }
 
 /** The agents' write path: a task added to an existing project, counters kept in step. */

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -144,5 +146,203 @@ describe('projects', () => {
     assert.equal(theirs.status, 404);
     assert.deepEqual(theirs.body, { detail: 'Project not found' });
     assert.equal(theirs.text, missing.text);
+  });
+});
+
+const tasksUrl = (projectId: string) => `/api/v1/projects/${projectId}/tasks`;
+
+/** A project with 45 tasks: 40 created with it (ids t0…t39), 5 added later by an agent (t40…t44). */
+async function projectWith45Tasks() {
+  const created = await h.call('POST', '/api/v1/projects', {
+    json: {
+      title: 'Big one',
+      tasks: Array.from({ length: 40 }, (_, i) => ({
+        title: `t${i}`,
+        status: i % 3 === 0 ? 'completed' : 'pending',
+        budget_usd: 1.1,
+      })),
+    },
+  });
+  assert.equal(created.status, 201);
+  const later = [];
+  for (let i = 40; i < 45; i++)
+    later.push(await addProjectTask(created.body.id, { title: `t${i}`, status: 'pending', budget_usd: 1.1 }));
+  return { id: created.body.id as string, created: created.body, later };
+}
+
+describe('project task preview and the paged task list', () => {
+  it('GET /projects/{id} inlines the first 20 tasks in creation order; counts and budget cover all 45', async () => {
+    assert.equal(PROJECT_LIMITS.tasksShown, 20);
+    const { id, created } = await projectWith45Tasks();
+    // The create response follows the same rule.
+    assert.equal(created.project_tasks.length, 20);
+    assert.equal(created.task_count, 40);
+    const read = await h.call('GET', `/api/v1/projects/${id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(
+      read.body.project_tasks.map((t: { title: string }) => t.title),
+      Array.from({ length: 20 }, (_, i) => `t${i}`),
+    );
+    assert.deepEqual(read.body.project_tasks, created.project_tasks);
+    assert.equal(read.body.task_count, 45);
+    assert.equal(read.body.completed_count, 14); // t0, t3, …, t39
+    assert.equal(read.body.total_budget_usd, 49.5);
+  });
+
+  it('pages through all 45 tasks oldest first with limit and next_after; the last page says null', async () => {
+    const { id } = await projectWith45Tasks();
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const res = await h.call('GET', `${tasksUrl(id)}?limit=20${after ? `&after=${after}` : ''}`);
+      assert.equal(res.status, 200);
+      pages++;
+      sizes.push(res.body.tasks.length);
+      seen.push(...res.body.tasks.map((t: { title: string }) => t.title));
+      after = res.body.next_after;
+      if (after !== null) assert.equal(after, res.body.tasks.at(-1).id);
+    } while (after !== null && pages < 10);
+    assert.equal(pages, 3);
+    assert.deepEqual(sizes, [20, 20, 5]);
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 45 }, (_, i) => `t${i}`),
+    );
+    // The whole list under the default limit (50): same tasks, same order, no next page.
+    const all = await h.call('GET', tasksUrl(id));
+    assert.equal(all.status, 200);
+    assert.equal(all.body.tasks.length, 45);
+    assert.equal(all.body.next_after, null);
+    assert.deepEqual(
+      all.body.tasks.map((t: { title: string }) => t.title),
+      seen,
+    );
+    // The first tasks of the list are the project's inline preview, field for field.
+    const project = await h.call('GET', `/api/v1/projects/${id}`);
+    assert.deepEqual(all.body.tasks.slice(0, 20), project.body.project_tasks);
+    // A page that ends exactly at the last task has no next page.
+    const exact = await h.call('GET', `${tasksUrl(id)}?limit=45`);
+    assert.equal(exact.body.next_after, null);
+    const short = await h.call('GET', `${tasksUrl(id)}?limit=44`);
+    assert.equal(short.body.next_after, all.body.tasks[43].id);
+    const last = await h.call('GET', `${tasksUrl(id)}?limit=44&after=${short.body.next_after}`);
+    assert.deepEqual(last.body, { tasks: [all.body.tasks[44]], next_after: null });
+  });
+
+  it('a project without tasks lists none', async () => {
+    const created = await h.call('POST', '/api/v1/projects', { json: { title: 'Empty' } });
+    const res = await h.call('GET', tasksUrl(created.body.id));
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { tasks: [], next_after: null });
+  });
+
+  it('validates limit and after in FastAPI format at ["query", …]', async () => {
+    const created = await h.call('POST', '/api/v1/projects', { json: { title: 'Checked' } });
+    const url = tasksUrl(created.body.id);
+    const cases: [string, unknown][] = [
+      [
+        'limit=0',
+        {
+          type: 'greater_than_equal',
+          loc: ['query', 'limit'],
+          msg: 'Input should be greater than or equal to 1',
+          input: '0',
+          ctx: { ge: 1 },
+        },
+      ],
+      [
+        'limit=101',
+        {
+          type: 'less_than_equal',
+          loc: ['query', 'limit'],
+          msg: 'Input should be less than or equal to 100',
+          input: '101',
+          ctx: { le: 100 },
+        },
+      ],
+      [
+        'limit=x',
+        {
+          type: 'int_parsing',
+          loc: ['query', 'limit'],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: 'x',
+        },
+      ],
+      [
+        'after=not-a-uuid',
+        {
+          type: 'uuid_parsing',
+          loc: ['query', 'after'],
+          msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+          input: 'not-a-uuid',
+          ctx: { error: 'invalid character: found `n` at 1' },
+        },
+      ],
+    ];
+    for (const [query, item] of cases) {
+      const res = await h.call('GET', `${url}?${query}`);
+      assert.equal(res.status, 422, query);
+      assert.deepEqual(res.body, { detail: [item] }, query);
+    }
+    const both = await h.call('GET', `${url}?limit=101&after=abc`);
+    assert.deepEqual(
+      both.body.detail.map((d: { loc: unknown }) => d.loc),
+      [
+        ['query', 'limit'],
+        ['query', 'after'],
+      ],
+    );
+  });
+
+  it("another user's project answers 404 like a missing one; no token answers 401", async () => {
+    const { id } = await projectWith45Tasks();
+    const theirs = await h.call('GET', tasksUrl(id), { token: h.other.token });
+    const missing = await h.call('GET', tasksUrl('01a1fc6e-0000-7000-8000-0000000000ff'), {
+      token: h.other.token,
+    });
+    assert.equal(theirs.status, 404);
+    assert.deepEqual(theirs.body, { detail: 'Project not found' });
+    assert.equal(theirs.text, missing.text);
+    assert.deepEqual(theirs.headers, missing.headers);
+    // Paging does not get round it either.
+    const paged = await h.call('GET', `${tasksUrl(id)}?limit=1&after=${id}`, { token: h.other.token });
+    assert.equal(paged.text, missing.text);
+    const anonymous = await h.call('GET', tasksUrl(id), { token: null });
+    assert.equal(anonymous.status, 401);
+    assert.deepEqual(anonymous.body, { detail: 'Not authenticated' });
+    assert.equal(anonymous.headers['www-authenticate'], 'Bearer');
+  });
+});
+
+describe('project reads are bounded', () => {
+  it('GET /projects/{id} is one Query of 21 items; the task list is one wave: GetItem ∥ Query of limit + 1 tasks', async () => {
+    const { id } = await projectWith45Tasks();
+    const recorder = recordDynamoRequests();
+    try {
+      assert.equal((await h.call('GET', `/api/v1/projects/${id}`)).status, 200);
+      assert.deepEqual(recorder.commands(), ['QueryCommand']);
+      assert.equal(recorder.requests[0]!.input.Limit, PROJECT_LIMITS.tasksShown + 1);
+      recorder.clear();
+
+      const first = await h.call('GET', `${tasksUrl(id)}?limit=20`);
+      assert.equal(first.status, 200);
+      assert.deepEqual(recorder.commands().sort(), ['GetItemCommand', 'QueryCommand']);
+      assert.equal(recorder.waves(), 1);
+      const query = recorder.requests.find((r) => r.command === 'QueryCommand')!.input;
+      assert.equal(query.Limit, 21);
+      assert.match(String(query.KeyConditionExpression), /begins_with/);
+      assert.equal((query.ExpressionAttributeValues as Record<string, unknown>)[':prefix'], 'PTASK#');
+      assert.equal(query.ExclusiveStartKey, undefined);
+      recorder.clear();
+
+      await h.call('GET', `${tasksUrl(id)}?limit=20&after=${first.body.next_after}`);
+      const next = recorder.requests.find((r) => r.command === 'QueryCommand')!.input;
+      assert.deepEqual(next.ExclusiveStartKey, { pk: `PROJECT#${id}`, sk: `PTASK#${first.body.next_after}` });
+    } finally {
+      recorder.stop();
+    }
   });
 });
