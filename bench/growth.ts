@@ -30,6 +30,8 @@ const CHUNK = 1_000;
 interface Target {
   label: string;
   entry: string;
+  /** Why the read has no budget (DESIGN.md §6 names dashboard, today and project reads). */
+  unbudgeted?: string;
   /** Path (with query) per size, filled once the data exists. */
   urls: Map<number, string>;
 }
@@ -226,7 +228,13 @@ export const growthBenchmark: Benchmark = {
       { label: 'team dashboard', entry: 'teams/get-dashboard', urls: new Map() },
       { label: 'team today', entry: 'teams/get-today', urls: new Map() },
       { label: 'project', entry: 'projects/get-project', urls: new Map() },
-      { label: 'workspace task list', entry: 'workspaces/list-workspace-tasks', urls: new Map() },
+      {
+        label: 'workspace task list',
+        entry: 'workspaces/list-workspace-tasks',
+        urls: new Map(),
+        unbudgeted:
+          'no §6 budget; the spec fixes its default page at 50, so 10 records answer 10 items and 10,000 answer 50 (10,000 vs 1,000 shows history costs nothing)',
+      },
       { label: 'calendar (generate, weekly)', entry: 'teams/generate-calendar', urls: new Map() },
     ];
     const local = await startLocal({ seed: false });
@@ -289,14 +297,24 @@ export const growthBenchmark: Benchmark = {
         details[target.label] = { wallMs: medians, cpuMs: cpu };
         series.push({ label: target.label, points: SIZES.map((size) => ({ x: size, y: medians[size]! })) });
         const ratio = round(medians[10_000]! / medians[10]!, 2);
-        figures.push({
-          figure: `${target.label}: 10,000 vs 10`,
-          value: ratio,
-          unit: '×',
-          budget: `≤ ${BUDGET}×`,
-          pass: within(ratio, BUDGET),
-          note: `median ${medians[10]} / ${medians[1_000]} / ${medians[10_000]} ms at 10 / 1,000 / 10,000, ${rounds} rounds; CPU time ${round(cpu[10_000]! / cpu[10]!, 2)}×`,
-        });
+        const note = `median ${medians[10]} / ${medians[1_000]} / ${medians[10_000]} ms at 10 / 1,000 / 10,000, ${rounds} rounds; CPU time ${round(cpu[10_000]! / cpu[10]!, 2)}×`;
+        figures.push(
+          target.unbudgeted
+            ? {
+                figure: `${target.label}: 10,000 vs 10`,
+                value: ratio,
+                unit: '×',
+                note: `${note}; ${target.unbudgeted}`,
+              }
+            : {
+                figure: `${target.label}: 10,000 vs 10`,
+                value: ratio,
+                unit: '×',
+                budget: `≤ ${BUDGET}×`,
+                pass: within(ratio, BUDGET),
+                note,
+              },
+        );
         // Context: both sides past every page size, so only history differs.
         figures.push({
           figure: `${target.label}: 10,000 vs 1,000`,
