@@ -1,7 +1,7 @@
 // Chat sessions and endpoint 11. The spec gives the content bound and leaves the attachment shape
 // open; ours is `{key, name?, media_type?}` (docs/chat.md).
 import * as v from 'valibot';
-import { integer, list, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import { cursorPageQuery, list, model, optionalNullable, string, uuid } from '../http/fields.ts';
 import { ATTACHMENT_LIMITS } from './content-blocks.ts';
 
 export const CHAT_LIMITS = {
@@ -41,14 +41,7 @@ export const SendMessageBody = model({
 });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
 
-export const ListMessagesQuery = model({
-  limit: v.optional(
-    integer({ ge: CHAT_LIMITS.page.min, le: CHAT_LIMITS.page.max }),
-    CHAT_LIMITS.page.default,
-  ),
-  /** The last message id of the previous page (its `next_after`). */
-  after: optionalNullable(uuid()),
-});
+export const ListMessagesQuery = cursorPageQuery(CHAT_LIMITS.page);
 export type ListMessagesInput = v.InferOutput<typeof ListMessagesQuery>;
 
 // ---- responses ----------------------------------------------------------------------------

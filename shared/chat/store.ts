@@ -2,7 +2,7 @@
 // concurrent sends never contend on a shared counter, and the ids keep them in order. The answering
 // agent lives outside this service and reads new messages from the table's stream.
 import { nowIso } from '../clock.ts';
-import { deleteItem, getItem, ownedBy, putNew, queryPartition } from '../db/store.ts';
+import { deleteItem, getItem, ownedBy, putNew, queryAfter } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -90,17 +90,17 @@ export async function listMessages(
   sessionId: string,
   page: ListMessagesInput,
 ): Promise<ChatMessagePage> {
-  const [session, items] = await Promise.all([
+  const [session, found] = await Promise.all([
     readSession(sessionId),
-    queryPartition<ChatMessageItem>(chatKeys.partition(sessionId), {
+    queryAfter<ChatMessageItem>(chatKeys.partition(sessionId), {
       prefix: MESSAGE_PREFIX,
-      limit: page.limit + 1,
-      startAfter: page.after ? chatKeys.message(sessionId, page.after).sk : undefined,
+      limit: page.limit,
+      after: page.after ? chatKeys.message(sessionId, page.after).sk : undefined,
     }),
   ]);
   ownedBy(session, userId, SESSION_RESOURCE);
-  const messages = items.slice(0, page.limit).map(toMessage);
-  return { messages, next_after: items.length > page.limit ? (messages.at(-1)?.id ?? null) : null };
+  const messages = found.items.map(toMessage);
+  return { messages, next_after: found.more ? (messages.at(-1)?.id ?? null) : null };
 }
 
 const newMessage = (

@@ -95,6 +95,20 @@ export async function queryPartition<T extends object>(
   return (Items ?? []) as T[];
 }
 
+/** One page of a partition after a cursor (the sort key of the previous page's last item), oldest
+ * first: `limit` items, read as limit + 1 to know whether another page follows. */
+export async function queryAfter<T extends object>(
+  partition: string,
+  options: { prefix: string; limit: number; after?: string },
+): Promise<{ items: T[]; more: boolean }> {
+  const items = await queryPartition<T>(partition, {
+    prefix: options.prefix,
+    limit: options.limit + 1,
+    startAfter: options.after,
+  });
+  return { items: items.slice(0, options.limit), more: items.length > options.limit };
+}
+
 /** An offset/limit window of one partition. It reads offset + limit items, page after page, since
  * DynamoDB ends a page at 1 MB: a deep offset costs more pages, so callers cap the offset. */
 export async function queryWindow<T extends object>(

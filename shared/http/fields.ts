@@ -280,5 +280,13 @@ export const dict = () =>
 export const optionalNullable = <S extends v.GenericSchema>(schema: S) =>
   v.optional(v.nullable(schema), null);
 
+/** `?limit=&after=`: one page of a cursor-paged list; `after` is the last id of the previous page
+ * (the response's `next_after`). */
+export const cursorPageQuery = (limits: { min: number; max: number; default: number }) =>
+  model({
+    limit: v.optional(integer({ ge: limits.min, le: limits.max }), limits.default),
+    after: optionalNullable(uuid()),
+  });
+
 /** A failed custom rule: pydantic's `value_error`, whose ctx.error serialises as {}. */
 export const valueError = (reason: string) => fastapi('value_error', `Value error, ${reason}`, { error: {} });

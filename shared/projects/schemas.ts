@@ -1,6 +1,15 @@
 // Spec §"Project" and endpoint 12. Values the spec leaves open are decided here (docs/decisions.md).
 import * as v from 'valibot';
-import { integer, list, literal, model, number, optionalNullable, string, uuid } from '../http/fields.ts';
+import {
+  cursorPageQuery,
+  list,
+  literal,
+  model,
+  number,
+  optionalNullable,
+  string,
+  uuid,
+} from '../http/fields.ts';
 import {
   dateTimeOut,
   intOut,
@@ -49,14 +58,7 @@ export type ProjectTaskInput = v.InferOutput<typeof ProjectTaskInput>;
 
 export const ProjectPath = model({ project_id: uuid() });
 
-export const ListProjectTasksQuery = model({
-  limit: v.optional(
-    integer({ ge: PROJECT_LIMITS.page.min, le: PROJECT_LIMITS.page.max }),
-    PROJECT_LIMITS.page.default,
-  ),
-  /** The last task id of the previous page (its `next_after`). */
-  after: optionalNullable(uuid()),
-});
+export const ListProjectTasksQuery = cursorPageQuery(PROJECT_LIMITS.page);
 export type ListProjectTasksInput = v.InferOutput<typeof ListProjectTasksQuery>;
 
 export const ProjectTask = v.object({

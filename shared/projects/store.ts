@@ -2,7 +2,7 @@
 // bounded Query whatever the project's size: the project item plus a preview of its first tasks.
 // The whole task list is paged by id (UUIDv7: creation order) through listProjectTasks.
 import { nowIso } from '../clock.ts';
-import { addToCounters, getItem, ownedBy, putMany, putNew, queryPartition } from '../db/store.ts';
+import { addToCounters, getItem, ownedBy, putMany, putNew, queryAfter, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys, TASK_PREFIX } from './keys.ts';
 import {
@@ -130,17 +130,17 @@ export async function listProjectTasks(
   projectId: string,
   page: ListProjectTasksInput,
 ): Promise<ProjectTaskPage> {
-  const [project, items] = await Promise.all([
+  const [project, found] = await Promise.all([
     getItem<ProjectItem>(projectKeys.project(projectId)),
-    queryPartition<ProjectTaskItem>(projectKeys.partition(projectId), {
+    queryAfter<ProjectTaskItem>(projectKeys.partition(projectId), {
       prefix: TASK_PREFIX,
-      limit: page.limit + 1,
-      startAfter: page.after ? projectKeys.task(projectId, page.after).sk : undefined,
+      limit: page.limit,
+      after: page.after ? projectKeys.task(projectId, page.after).sk : undefined,
     }),
   ]);
   ownedBy(project, userId, PROJECT_RESOURCE);
-  const tasks = items.slice(0, page.limit).map(toProjectTask);
-  return { tasks, next_after: items.length > page.limit ? (tasks.at(-1)?.id ?? null) : null };
+  const tasks = found.items.map(toProjectTask);
+  return { tasks, next_after: found.more ? (tasks.at(-1)?.id ?? null) : null };
 }
 
 /** The agents' write path: a task added to an existing project, counters kept in step. */
