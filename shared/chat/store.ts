@@ -142,6 +142,7 @@ export async function claimIdempotencyKey(
   userId: string,
   sessionId: string,
   claim: IdempotencyClaim,
+  attempt = 1,
 ): Promise<{ won: boolean; claim: IdempotencyClaim }> {
   const keys = chatKeys.idempotency(sessionId, userId, claim.key);
   const [won, earlier] = await Promise.all([
@@ -151,8 +152,10 @@ export async function claimIdempotencyKey(
   if (won) return { won, claim };
   // Lost to a twin whose claim landed after our read: read it now.
   const first = earlier ?? (await getItem<IdempotencyClaim>(keys, { consistent: true }));
-  if (!first) throw new Error('Idempotency claim refused but not found');
-  return { won, claim: first };
+  if (first) return { won, claim: first };
+  // …and gave it back meanwhile (it was refused): claim again, once.
+  if (attempt > 1) throw new Error('Idempotency-Key claimed and released under us twice');
+  return claimIdempotencyKey(userId, sessionId, claim, attempt + 1);
 }
 
 /** Gives a claim back when its request is refused before writing (bad session or attachments). */
