@@ -193,37 +193,44 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
   }
 }
 
+type Once = { set: string; token: string };
+
+/** `#c0 :c0, …` with their names and values (negated to take back), and the once-token's set. */
+function counterParts(counters: Record<string, number>, sign: 1 | -1, once?: Once) {
+  const counted = Object.keys(counters);
+  return {
+    adds: counted.map((_, i) => `#c${i} :c${i}`),
+    names: {
+      ...Object.fromEntries(counted.map((name, i) => [`#c${i}`, name])),
+      ...(once ? { '#once': once.set } : {}),
+    },
+    values: {
+      ...Object.fromEntries(counted.map((name, i) => [`:c${i}`, sign * counters[name]!])),
+      ...(once ? { ':onceSet': new Set([once.token]), ':once': once.token } : {}),
+    },
+  };
+}
+
 /** Adds to numeric counters on an item (totals kept on the parent instead of counting history). */
 export async function addToCounters(
   keys: Keys,
   counters: Record<string, number>,
-  options: { once?: { set: string; token: string } } = {},
+  options: { once?: Once } = {},
 ): Promise<void> {
-  const names = Object.keys(counters);
-  const adds = names.map((_, i) => `#c${i} :c${i}`);
-  const attributeNames: Record<string, string> = Object.fromEntries(names.map((name, i) => [`#c${i}`, name]));
-  const values: Record<string, unknown> = Object.fromEntries(
-    names.map((name, i) => [`:c${i}`, counters[name]]),
-  );
-  let condition = 'attribute_exists(pk)';
-  // Once per token: the token joins a set in the same update, which refuses a token already there,
-  // so a write the SDK retries after a lost response does not count twice.
   const { once } = options;
-  if (once) {
-    adds.push('#once :onceSet');
-    attributeNames['#once'] = once.set;
-    values[':onceSet'] = new Set([once.token]);
-    values[':once'] = once.token;
-    condition += ' AND NOT contains(#once, :once)';
-  }
+  const { adds, names, values } = counterParts(counters, 1, once);
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys,
-        ConditionExpression: condition,
-        UpdateExpression: `ADD ${adds.join(', ')}`,
-        ExpressionAttributeNames: attributeNames,
+        // Once per token: the token joins a set in the same update, which refuses a token already
+        // there, so a write the SDK retries after a lost response does not count twice.
+        ConditionExpression: once
+          ? 'attribute_exists(pk) AND NOT contains(#once, :once)'
+          : 'attribute_exists(pk)',
+        UpdateExpression: `ADD ${[...adds, ...(once ? ['#once :onceSet'] : [])].join(', ')}`,
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );
@@ -241,25 +248,18 @@ export async function addToCounters(
 export async function takeBackCounters(
   keys: Keys,
   counters: Record<string, number>,
-  once: { set: string; token: string },
+  once: Once,
 ): Promise<void> {
-  const names = Object.keys(counters);
+  const { adds, names, values } = counterParts(counters, -1, once);
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys,
         ConditionExpression: 'contains(#once, :once)',
-        UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')} DELETE #once :onceSet`,
-        ExpressionAttributeNames: {
-          ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
-          '#once': once.set,
-        },
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(names.map((name, i) => [`:c${i}`, -counters[name]!])),
-          ':onceSet': new Set([once.token]),
-          ':once': once.token,
-        },
+        UpdateExpression: `ADD ${adds.join(', ')} DELETE #once :onceSet`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
   } catch (error) {
