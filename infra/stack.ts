@@ -142,6 +142,13 @@ export class TeamContentStack extends Stack {
     // A ceiling on request rate for every route (OWASP API4: unrestricted resource consumption).
     stage.defaultRouteSettings = { throttlingRateLimit: 200, throttlingBurstLimit: 400 };
 
+    // Source maps are bundled but not loaded: `--enable-source-maps` reads and parses a function's
+    // map at every cold start (about a fifth of its import time, docs/performance.md). Deploy with
+    // `-c sourceMaps=true` to turn them on while chasing a stack trace.
+    const nodeOptions: Record<string, string> =
+      String(this.node.tryGetContext('sourceMaps')) === 'true'
+        ? { NODE_OPTIONS: '--enable-source-maps' }
+        : {};
     const environment = {
       TABLE_NAME: table.tableName,
       BUCKET_NAME: bucket.bucketName,
@@ -149,12 +156,7 @@ export class TeamContentStack extends Stack {
       AUTH_ISSUER: auth.issuer,
       AUTH_AUDIENCE: auth.audience,
       AUTH_JWKS_URL: `${auth.issuer}/.well-known/jwks.json`,
-      // Source maps are bundled but not loaded: `--enable-source-maps` reads and parses a function's
-      // map at every cold start (about a fifth of its import time, docs/performance.md). Deploy with
-      // `-c sourceMaps=true` to turn them on while chasing a stack trace.
-      ...(this.node.tryGetContext('sourceMaps') === 'true' || this.node.tryGetContext('sourceMaps') === true
-        ? { NODE_OPTIONS: '--enable-source-maps' }
-        : {}),
+      ...nodeOptions,
     };
 
     for (const route of routes) {
@@ -227,10 +229,7 @@ export class TeamContentStack extends Stack {
       bundling: cdkBundling,
       projectRoot: ROOT,
       depsLockFilePath: join(ROOT, 'package-lock.json'),
-      environment: {
-        BUCKET_NAME: bucket.bucketName,
-        ...(environment.NODE_OPTIONS ? { NODE_OPTIONS: environment.NODE_OPTIONS } : {}),
-      },
+      environment: { BUCKET_NAME: bucket.bucketName, ...nodeOptions },
       deadLetterQueue: importFailures,
       loggingFormat: LoggingFormat.JSON,
       logGroup: this.logGroup('ShoppingImportCatalogFeedLogs'),
