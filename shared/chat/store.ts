@@ -99,8 +99,7 @@ export async function listMessages(
     }),
   ]);
   ownedBy(session, userId, SESSION_RESOURCE);
-  const messages = found.items.map(toMessage);
-  return { messages, next_after: found.more ? (messages.at(-1)?.id ?? null) : null };
+  return { messages: found.items.map(toMessage), next_after: found.nextAfter };
 }
 
 const newMessage = (

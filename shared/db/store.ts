@@ -96,17 +96,19 @@ export async function queryPartition<T extends object>(
 }
 
 /** One page of a partition after a cursor (the sort key of the previous page's last item), oldest
- * first: `limit` items, read as limit + 1 to know whether another page follows. */
-export async function queryAfter<T extends object>(
+ * first: `limit` items, read as limit + 1 to know whether another page follows, and the id the next
+ * page starts after (null on the last page). */
+export async function queryAfter<T extends { id: string }>(
   partition: string,
   options: { prefix: string; limit: number; after?: string },
-): Promise<{ items: T[]; more: boolean }> {
+): Promise<{ items: T[]; nextAfter: string | null }> {
   const items = await queryPartition<T>(partition, {
     prefix: options.prefix,
     limit: options.limit + 1,
     startAfter: options.after,
   });
-  return { items: items.slice(0, options.limit), more: items.length > options.limit };
+  const page = items.slice(0, options.limit);
+  return { items: page, nextAfter: items.length > options.limit ? (page.at(-1)?.id ?? null) : null };
 }
 
 /** An offset/limit window of one partition. It reads offset + limit items, page after page, since

@@ -139,8 +139,7 @@ export async function listProjectTasks(
     }),
   ]);
   ownedBy(project, userId, PROJECT_RESOURCE);
-  const tasks = found.items.map(toProjectTask);
-  return { tasks, next_after: found.more ? (tasks.at(-1)?.id ?? null) : null };
+  return { tasks: found.items.map(toProjectTask), next_after: found.nextAfter };
 }
 
 /** The agents' write path: a task added to an existing project, counters kept in step. */
