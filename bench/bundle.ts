@@ -180,7 +180,7 @@ async function buildPlain(dir: string) {
  * function: what the SDK costs at start before any of our code. */
 async function buildSdkOnly(dir: string) {
   const outfile = join(dir, 'sdk-only', 'dynamodb-document-client.mjs');
-  await build({
+  const result = await build({
     ...esbuildOptions,
     mainFields: [...esbuildOptions.mainFields],
     external: [...esbuildOptions.external],
@@ -195,6 +195,57 @@ async function buildSdkOnly(dir: string) {
       resolveDir: ROOT,
       loader: 'ts',
     },
+    outfile,
+    write: true,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { outfile, sizeKb: kb((await stat(outfile)).size), builtins: staticBuiltins(result.metafile) };
+}
+
+/** The Node.js built-ins a bundle imports at its top level (not those it imports on first use). */
+const staticBuiltins = (metafile: Metafile) => [
+  ...new Set(
+    Object.values(metafile.outputs).flatMap((output) =>
+      output.imports
+        .filter((item) => item.external && item.kind === 'import-statement' && item.path.startsWith('node:'))
+        .map((item) => item.path),
+    ),
+  ),
+];
+
+/** A module importing only those built-ins: what loading them costs whatever client needs them. */
+async function writeBuiltinsOnly(dir: string, builtins: string[]) {
+  const file = join(dir, 'sdk-only', 'builtins.mjs');
+  await writeFile(file, importsOf(builtins));
+  return file;
+}
+
+const importsOf = (builtins: string[]) => builtins.map((name) => `import '${name}';`).join('\n');
+
+/**
+ * get-project with every `@aws-sdk/*` module replaced by an empty one but the SDK's built-ins still
+ * imported: the start of our own code plus what any https client loads, i.e. the floor a lighter
+ * DynamoDB client could reach. (The handler only touches the SDK on its first request.)
+ */
+async function buildWithoutSdkCode(dir: string, builtins: string[]) {
+  const outfile = join(dir, 'sdk-only', 'get-project-without-sdk-code.mjs');
+  await build({
+    ...esbuildOptions,
+    mainFields: [...esbuildOptions.mainFields],
+    external: [...esbuildOptions.external],
+    sourcemap: false,
+    banner: { js: esbuildOptions.banner.js + importsOf(builtins) },
+    plugins: [
+      {
+        name: 'empty-aws-sdk',
+        setup(esbuild) {
+          esbuild.onResolve({ filter: /^@aws-sdk\// }, (args) => ({ path: args.path, namespace: 'empty' }));
+          esbuild.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'module.exports = {};' }));
+        },
+      },
+    ],
+    entryPoints: [join(ROOT, 'functions/projects/get-project.ts')],
     outfile,
     write: true,
     logLevel: 'silent',
@@ -235,6 +286,8 @@ export const bundleBenchmark: Benchmark = {
     await writeFile(preload, CPU_REPORT);
     const plainBuild = await buildPlain(dir);
     const sdkOnlyBuild = await buildSdkOnly(dir);
+    const builtinsOnly = await writeBuiltinsOnly(dir, sdkOnlyBuild.builtins);
+    const withoutSdkBuild = await buildWithoutSdkCode(dir, sdkOnlyBuild.builtins);
     const ok = built.filter((item) => !('error' in item)) as Extract<
       (typeof built)[number],
       { outfile: string }
@@ -246,6 +299,8 @@ export const bundleBenchmark: Benchmark = {
       ...ok.map((item) => ({ file: item.outfile })),
       { file: plainBuild.outfile },
       { file: sdkOnlyBuild.outfile },
+      { file: builtinsOnly },
+      { file: withoutSdkBuild.outfile },
       ...(getProject ? [{ file: getProject.outfile, env: withMapsEnv }] : []),
     ];
     let times: ImportTimes[];
@@ -279,7 +334,9 @@ export const bundleBenchmark: Benchmark = {
     });
     const plain = { sizeKb: plainBuild.sizeKb, ...times[ok.length]! };
     const sdkOnly = { sizeKb: sdkOnlyBuild.sizeKb, ...times[ok.length + 1]! };
-    const withMaps = getProject ? times[ok.length + 2] : undefined;
+    const builtins = { names: sdkOnlyBuild.builtins, ...times[ok.length + 2]! };
+    const withoutSdk = { sizeKb: withoutSdkBuild.sizeKb, ...times[ok.length + 3]! };
+    const withMaps = getProject ? times[ok.length + 4] : undefined;
 
     const figures: Figure[] = rows.map((row) => {
       if (row.error)
@@ -350,6 +407,25 @@ export const bundleBenchmark: Benchmark = {
       value: `${sdkOnly.sizeKb} KB · ${sdkOnly.ratio}×`,
       note: `${sdkOnly.importMs} ms vs empty ${sdkOnly.emptyMs} ms (CPU ${sdkOnly.cpuRatio}×): the SDK's own start, before any of our code`,
     });
+    figures.push({
+      figure: 'diagnostic: only the Node.js built-ins the SDK imports at start (no SDK code)',
+      value: builtins.ratio,
+      unit: '×',
+      note: `${builtins.importMs} ms vs empty ${builtins.emptyMs} ms (CPU ${builtins.cpuRatio}×): ${builtins.names.map((name) => name.slice(5)).join(', ')}; any client that signs and sends over https loads most of them`,
+    });
+    if (dynamoRows.length > 0) {
+      const overSdk = dynamoRows.map((row) => row.ratio / sdkOnly.ratio);
+      figures.push({
+        figure: 'diagnostic: DynamoDB-only import ÷ the document client alone (median, largest)',
+        value: `${round(median(overSdk), 2)}× · ${round(Math.max(...overSdk), 2)}×`,
+        note: 'what our pipeline and handlers add on top of the SDK start',
+      });
+    }
+    figures.push({
+      figure: 'diagnostic: get-project with the SDK code emptied, its built-ins kept',
+      value: `${withoutSdk.sizeKb} KB · ${withoutSdk.ratio}×`,
+      note: `${withoutSdk.importMs} ms vs empty ${withoutSdk.emptyMs} ms (CPU ${withoutSdk.cpuRatio}×): the floor for any DynamoDB client that loads the same built-ins`,
+    });
     if (withMaps)
       figures.push({
         figure: 'diagnostic: get-project with --enable-source-maps',
@@ -392,6 +468,8 @@ export const bundleBenchmark: Benchmark = {
         functions: rows,
         plain,
         sdkOnly,
+        builtins,
+        withoutSdk,
         withSourceMaps: withMaps,
         getProjectPackages: getProject?.packages,
         missing: missing.map((route) => route.entry),
