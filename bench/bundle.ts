@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { esbuildOptions } from '../infra/bundling.ts';
 import { type Route, routes } from '../infra/routes.ts';
 import { isDynamoOnly, OUT, ROOT } from './lib/paths.ts';
@@ -140,21 +140,30 @@ function largestPackages(metafile: Metafile, outfile: string) {
 const usesHeavyParsers = (metafile: Metafile) =>
   Object.keys(metafile.inputs).some((input) => HEAVY_PARSERS.test(input));
 
-async function buildRoute(route: Route, dir: string) {
-  const outfile = join(dir, `${route.entry}.mjs`);
-  const result = await build({
+/** esbuild with the stack's options (copied: esbuild wants its arrays mutable), writing the file and
+ * answering its metafile. */
+const buildLikeTheStack = (options: BuildOptions & { outfile: string }) =>
+  build({
     ...esbuildOptions,
     mainFields: [...esbuildOptions.mainFields],
     external: [...esbuildOptions.external],
-    entryPoints: [join(ROOT, 'functions', `${route.entry}.ts`)],
-    outfile,
+    ...options,
     write: true,
     metafile: true,
     logLevel: 'silent',
   });
+
+const sizeKbOf = async (file: string) => kb((await stat(file)).size);
+
+async function buildRoute(route: Route, dir: string) {
+  const outfile = join(dir, `${route.entry}.mjs`);
+  const result = await buildLikeTheStack({
+    entryPoints: [join(ROOT, 'functions', `${route.entry}.ts`)],
+    outfile,
+  });
   return {
     outfile,
-    sizeKb: kb((await stat(outfile)).size),
+    sizeKb: await sizeKbOf(outfile),
     heavyParsers: usesHeavyParsers(result.metafile),
     packages: largestPackages(result.metafile, outfile),
   };
@@ -175,17 +184,14 @@ async function buildPlain(dir: string) {
     write: true,
     logLevel: 'silent',
   });
-  return { outfile, sizeKb: kb((await stat(outfile)).size) };
+  return { outfile, sizeKb: await sizeKbOf(outfile) };
 }
 
 /** The DynamoDB document client alone, created as shared/aws/dynamo.ts creates it, bundled like a
  * function: what the SDK costs at start before any of our code. */
 async function buildSdkOnly(dir: string) {
   const outfile = join(dir, 'sdk-only', 'dynamodb-document-client.mjs');
-  const result = await build({
-    ...esbuildOptions,
-    mainFields: [...esbuildOptions.mainFields],
-    external: [...esbuildOptions.external],
+  const result = await buildLikeTheStack({
     sourcemap: false,
     stdin: {
       contents: [
@@ -198,11 +204,8 @@ async function buildSdkOnly(dir: string) {
       loader: 'ts',
     },
     outfile,
-    write: true,
-    metafile: true,
-    logLevel: 'silent',
   });
-  return { outfile, sizeKb: kb((await stat(outfile)).size), builtins: staticBuiltins(result.metafile) };
+  return { outfile, sizeKb: await sizeKbOf(outfile), builtins: staticBuiltins(result.metafile) };
 }
 
 /** The Node.js built-ins a bundle imports at its top level (not those it imports on first use). */
@@ -232,10 +235,7 @@ const importsOf = (builtins: string[]) => builtins.map((name) => `import '${name
  */
 async function buildWithoutSdkCode(dir: string, builtins: string[]) {
   const outfile = join(dir, 'sdk-only', 'get-project-without-sdk-code.mjs');
-  await build({
-    ...esbuildOptions,
-    mainFields: [...esbuildOptions.mainFields],
-    external: [...esbuildOptions.external],
+  await buildLikeTheStack({
     sourcemap: false,
     banner: { js: esbuildOptions.banner.js + importsOf(builtins) },
     plugins: [
@@ -249,10 +249,8 @@ async function buildWithoutSdkCode(dir: string, builtins: string[]) {
     ],
     entryPoints: [join(ROOT, 'functions/projects/get-project.ts')],
     outfile,
-    write: true,
-    logLevel: 'silent',
   });
-  return { outfile, sizeKb: kb((await stat(outfile)).size) };
+  return { outfile, sizeKb: await sizeKbOf(outfile) };
 }
 
 export const bundleBenchmark: Benchmark = {
