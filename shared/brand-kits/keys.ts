@@ -1,5 +1,5 @@
 // Brand kits in the table, and their logos in the bucket.
-import { draftPrefix, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
+import { draftPrefix, isKeyUnder, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
 import type { LogoRole } from './schemas.ts';
 
 export const brandKitKeys = {
@@ -20,6 +20,4 @@ export const brandKitLogoKey = (userId: string, kitId: string, role: LogoRole, s
 
 /** Logo keys a save may name: the caller's draft logos, direct uploads and other kits' logos. */
 export const isOwnLogoSource = (userId: string, key: string) =>
-  isOwnDraftKey(userId, key) ||
-  isOwnUploadKey(userId, key) ||
-  (key.startsWith(brandKitPrefix(userId)) && !key.includes('..') && !key.includes('//'));
+  isOwnDraftKey(userId, key) || isOwnUploadKey(userId, key) || isKeyUnder(brandKitPrefix(userId), key);

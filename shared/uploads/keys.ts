@@ -4,14 +4,20 @@ export const UPLOADS_PREFIX = 'uploads/';
 
 export const userUploadPrefix = (userId: string) => `${UPLOADS_PREFIX}${userId}/`;
 
-export const isOwnUploadKey = (userId: string, key: string) =>
-  key.startsWith(userUploadPrefix(userId)) && !key.includes('..') && !key.includes('//');
+/**
+ * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, and no
+ * control character or lone surrogate, which no key of ours holds and the S3 client cannot even
+ * encode into a request URL (it throws `URIError`).
+ */
+export const isKeyUnder = (prefix: string, key: string) =>
+  key.startsWith(prefix) && !key.includes('..') && !key.includes('//') && !/[\p{Cc}\p{Cs}]/u.test(key);
+
+export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 
 /** Draft artefacts (brand-kit logos) expire by a bucket lifecycle rule on this prefix. */
 export const draftPrefix = (userId: string) => `drafts/${userId}/`;
 
-export const isOwnDraftKey = (userId: string, key: string) =>
-  key.startsWith(draftPrefix(userId)) && !key.includes('..') && !key.includes('//');
+export const isOwnDraftKey = (userId: string, key: string) => isKeyUnder(draftPrefix(userId), key);
 
 const SAFE_NAME_LENGTH = 100;
 

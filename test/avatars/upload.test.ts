@@ -351,7 +351,12 @@ describe('avatar upload by upload_key', () => {
   it('404 for another user’s key and for a missing object', async () => {
     const others = `${userUploadPrefix(h.other.id)}x/me.mp4`;
     await putUpload(others, mp4());
-    for (const key of [others, `${userUploadPrefix(h.owner.id)}nothing/here.mp4`, '../etc/passwd']) {
+    for (const key of [
+      others,
+      `${userUploadPrefix(h.owner.id)}nothing/here.mp4`,
+      '../etc/passwd',
+      `${userUploadPrefix(h.owner.id)}x/\ud800.mp4`,
+    ]) {
       const res = await send({ upload_key: key, consent_attestation: true });
       assert.equal(res.status, 404, key);
       assert.deepEqual(res.body, { detail: 'Upload not found' });

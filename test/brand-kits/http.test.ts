@@ -279,6 +279,8 @@ describe('generate-from-upload with a direct upload (upload_key)', () => {
       `uploads/${h.owner.id}/../${othersKey.split('/').slice(1).join('/')}`,
       `drafts/${h.owner.id}/x/logo.png`,
       'brand-kits/anything.png',
+      `uploads/${h.owner.id}/x/\ud800.pdf`, // the S3 client cannot encode it into a URL
+      `uploads/${h.owner.id}/x/a\u0000.pdf`,
     ]) {
       const res = await fromUpload(key);
       assert.equal(res.status, 404, key);

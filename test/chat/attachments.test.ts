@@ -106,6 +106,19 @@ describe('chat attachments', () => {
     );
   });
 
+  it('refuses keys holding a control character or a lone surrogate (no key of ours does; the S3 client cannot send them) as 422, not 500', async () => {
+    const prefix = userUploadPrefix(h.owner.id);
+    const keys = [`${prefix}${newId()}/\ud800.png`, `${prefix}${newId()}/a\u0000.png`, `${prefix}x/\u007f`];
+    const res = await send({ content: 'x', attachments: keys.map((key) => ({ key })) });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.detail,
+      keys.map((key, i) =>
+        valueError(['body', 'attachments', i, 'key'], key, 'key is not one of your uploads'),
+      ),
+    );
+  });
+
   it('refuses unsupported types at the key, or at media_type when the client named it', async () => {
     const video = await upload('clip.mp4', { type: 'video/mp4' });
     const unknown = await upload('data.bin');
