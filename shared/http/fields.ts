@@ -124,12 +124,22 @@ const withinBounds = (value: number, opts: { ge?: number; le?: number }) => {
 };
 
 const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
+/** pydantic refuses a float outside i64 with `int_parsing_size` (JSON.parse cannot tell 1e20 from an
+ * integer literal, so both are refused). */
+const I64_LIMIT = 2 ** 63;
+const exceededSize = () =>
+  refuse('int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size');
 
-/** pydantic's lax int: whole floats, booleans and numeric strings are accepted. */
-export const integer = (opts: { ge?: number; le?: number } = {}) =>
-  coerced(
+/**
+ * pydantic's lax int: whole floats, booleans and numeric strings are accepted. Every integer field is
+ * also capped at 2^53 - 1 (`less_than_equal`), our documented limit: past it JavaScript loses digits
+ * and DynamoDB's document client refuses to store the number.
+ */
+export const integer = (opts: { ge?: number; le?: number } = {}) => {
+  const bounded = { ...opts, le: Math.min(opts.le ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) };
+  return coerced(
     (input) => {
-      if (typeof input === 'boolean') return withinBounds(input ? 1 : 0, opts);
+      if (typeof input === 'boolean') return withinBounds(input ? 1 : 0, bounded);
       if (typeof input === 'number') {
         if (!Number.isFinite(input)) return refuse('finite_number', 'Input should be a finite number');
         if (!Number.isInteger(input))
@@ -137,21 +147,19 @@ export const integer = (opts: { ge?: number; le?: number } = {}) =>
             'int_from_float',
             'Input should be a valid integer, got a number with a fractional part',
           );
-        return withinBounds(input, opts);
+        if (Math.abs(input) >= I64_LIMIT) return exceededSize();
+        return withinBounds(input, bounded);
       }
       if (typeof input !== 'string') return refuse('int_type', 'Input should be a valid integer');
       const text = input.trim();
-      if (text.length > 4300)
-        return refuse(
-          'int_parsing_size',
-          'Unable to parse input string as an integer, exceeded maximum size',
-        );
+      if (text.length > 4300) return exceededSize();
       if (!INT_TEXT.test(text))
         return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
-      return withinBounds(Number(text.replaceAll('_', '').replace(/\.0*$/, '')), opts);
+      return withinBounds(Number(text.replaceAll('_', '').replace(/\.0*$/, '')), bounded);
     },
-    { type: 'integer', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
+    { type: 'integer', ...bounds(['minimum', 'maximum'], [bounded.ge, bounded.le]) },
   );
+};
 
 const FLOAT_TEXT = /^[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:_\d+)*(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
 

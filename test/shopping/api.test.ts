@@ -270,6 +270,32 @@ describe('POST /shopping/sessions/{id}/search', () => {
     ]);
   });
 
+  it('price filters take any integer up to 2^53 - 1; past it 422, never a 500 from the store', async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const widest = await search({ query: 'towel', price_min_cents: 0, price_max_cents: max });
+    assert.equal(widest.status, 200);
+    assert.ok(widest.body.total_count > 0, 'every towel is under the largest bound');
+    const over = await search({ query: 'towel', price_max_cents: max + 1, max_results: 1e20 });
+    assert.equal(over.status, 422);
+    assert.deepEqual(over.body.detail, [
+      {
+        type: 'int_parsing_size',
+        loc: ['body', 'max_results'],
+        msg: 'Unable to parse input string as an integer, exceeded maximum size',
+        input: 1e20,
+      },
+      {
+        type: 'less_than_equal',
+        loc: ['body', 'price_max_cents'],
+        msg: `Input should be less than or equal to ${max}`,
+        input: max + 1,
+        ctx: { le: max },
+      },
+    ]);
+    const asText = await search({ query: 'towel', price_min_cents: '99999999999999999999' });
+    assert.equal(asText.body.detail[0].type, 'less_than_equal');
+  });
+
   it('price_min_cents above price_max_cents is one value_error on the body, echoing it as sent', async () => {
     const body = { query: 'towel', price_min_cents: '3000', price_max_cents: 2000 };
     const res = await search(body);
