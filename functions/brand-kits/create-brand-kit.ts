@@ -1,5 +1,5 @@
 // POST /api/v1/brand-kits: save a reviewed draft as a brand kit, optionally for one of the caller's brands.
-import { BRAND_KIT_LIMITS, BrandKit, CreateBrandKitBody } from '#shared/brand-kits/schemas';
+import { BrandKit, CreateBrandKitBody } from '#shared/brand-kits/schemas';
 import { createBrandKit } from '#shared/brand-kits/store';
 import { httpRoute } from '#shared/http/route';
 
@@ -7,7 +7,6 @@ export const handler = httpRoute(
   {
     body: CreateBrandKitBody,
     status: 201,
-    maxBodyBytes: BRAND_KIT_LIMITS.saveBodyBytes,
     response: BrandKit,
     summary: 'Save a reviewed brand kit draft',
     errors: [404],

@@ -16,8 +16,6 @@ export const BRAND_KIT_LIMITS = {
   uploadBytes: UPLOAD_MAX_BYTES['application/pdf'],
   /** Reading a document gives up after this (or earlier when the function's own time runs out). */
   extractMs: 10_000,
-  /** The save body: keeps every kit far inside DynamoDB's 400 KB item limit. */
-  saveBodyBytes: 256 * 1024,
   name: 200,
   shortText: 200,
   font: 100,

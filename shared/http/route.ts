@@ -21,8 +21,13 @@ import { validateRequest } from './validation.ts';
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
 
-/** API Gateway takes 10 MB; Lambda's synchronous payload is 6 MB, base64 included. */
-export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * A JSON body ends up in one DynamoDB item (400 KB at most), and the UTF-8 of the strings it carries
+ * is never longer than the JSON that carried them: a body of 256 KiB always fits, with room for the
+ * record's own fields, so no field the spec leaves unbounded can make a write fail. (API Gateway
+ * takes 10 MB; Lambda's synchronous payload is 6 MB; the multipart routes declare their own limits.)
+ */
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface RouteOptions<
   P extends v.GenericSchema | undefined,

@@ -12,6 +12,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
 import { config } from '../../shared/config.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { docxParts, encryptedPdf, guidelineDocx, guidelinePdf, withDeclaredSize } from './fixtures.ts';
@@ -455,7 +456,7 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
   });
 
   it('refuses a save body over 256 KiB with 413', async () => {
-    const res = await save({ brand_voice: 'x'.repeat(BRAND_KIT_LIMITS.saveBodyBytes) });
+    const res = await save({ brand_voice: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) });
     assert.equal(res.status, 413);
   });
 

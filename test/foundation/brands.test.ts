@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -219,6 +220,22 @@ describe('POST /api/v1/brands', () => {
     });
     assert.equal(res.status, 413);
     assert.match(res.body.detail, /limit/);
+  });
+
+  it('description has no length bound of its own: it fills the body up to 256 KiB and always fits the table item', async () => {
+    const description = 'é'.repeat(DEFAULT_BODY_LIMIT_BYTES / 2 - 100); // 2 bytes each in UTF-8
+    const created = await h.call('POST', '/api/v1/brands', { json: { name: 'Long', description } });
+    assert.equal(created.status, 201);
+    const read = await h.call('GET', `/api/v1/brands/${created.body.id}`);
+    assert.equal(read.body.description, description);
+    // 420,000 characters used to pass the body limit (then 1 MiB) and fail the 400 KB item: a 500.
+    const tooLong = await h.call('POST', '/api/v1/brands', {
+      json: { name: 'Long', description: 'x'.repeat(420_000) },
+    });
+    assert.equal(tooLong.status, 413);
+    assert.deepEqual(tooLong.body, {
+      detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes`,
+    });
   });
 
   it('nothing is written when validation fails', async () => {
