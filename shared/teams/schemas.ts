@@ -62,11 +62,13 @@ export const TEAM_LIMITS = {
   calendarTasks: 500,
 } as const;
 
+/**
+ * The team's task and activity lists. Their default page is also the dashboard's (spec 4: each
+ * sub-key is the payload of the matching read), and it is 20, not the workspace list's 50: the
+ * dashboard is an overview whose cost should not follow the team's size (DESIGN.md §6 growth).
+ */
 export const PAGE_LIMITS = {
-  limit: { default: 50, min: 1, max: 100 },
-  /** The dashboard is an overview: its task and activity lists are the first page at this limit
-   * (the same payload as `GET …/tasks?limit=20`), so its cost does not follow the team's size. */
-  dashboard: 20,
+  limit: { default: 20, min: 1, max: 100 },
   offset: { default: 0, max: 10_000 },
 } as const;
 
@@ -152,7 +154,8 @@ export const PageQuery = model({
   offset: v.optional(integer({ ge: 0, le: PAGE_LIMITS.offset.max }), PAGE_LIMITS.offset.default),
 });
 export type Page = v.InferOutput<typeof PageQuery>;
-export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.dashboard, offset: 0 };
+/** The dashboard's lists: the default page of each list read. */
+export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: PAGE_LIMITS.offset.default };
 
 export const CALENDAR_PERIODS = ['weekly', 'monthly'] as const;
 export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];
