@@ -86,9 +86,12 @@ export function planCalendar(input: {
   cadence: CadenceEntry[];
   members: TeamMember[];
   tasks: TaskItem[];
+  /** A cancelled team's `subscription_ends_at`: it works until then, so no slot is planned after. */
+  subscriptionEndsAt?: string | null | undefined;
 }): CalendarEntry[] {
   const { teamId, timeZone, period, cadence, members, tasks } = input;
   const inPeriod = (date: string) => date >= period.from && date < period.to;
+  const endsAt = input.subscriptionEndsAt ? Date.parse(input.subscriptionEndsAt) : Infinity;
 
   // Tasks already scheduled, by ISO week and kind: they count towards the cadence.
   const scheduled = new Map<string, number>();
@@ -108,7 +111,8 @@ export function planCalendar(input: {
       if (needed <= 0) continue;
       // Days that already carry a task of this kind come last; then the first `needed` candidates.
       const candidates = weekCandidates(line, monday)
-        .filter((candidate) => inPeriod(candidate.date))
+        .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
+        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt)
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
         .slice(0, needed);
@@ -120,7 +124,7 @@ export function planCalendar(input: {
           ),
           cadence: line,
           date: candidate.date,
-          scheduledFor: new Date(zonedInstant(candidate.date, candidate.time, timeZone)).toISOString(),
+          scheduledFor: new Date(candidate.at).toISOString(),
         });
     }
   }
@@ -256,6 +260,7 @@ export async function generateCalendar(
     cadence: owned.content_cadence ?? [],
     members: members.map(toMember),
     tasks,
+    subscriptionEndsAt: owned.subscription_ends_at,
   });
 
   // Wave 2: store what changed, drop what a previous run planned and this one does not.

@@ -247,6 +247,27 @@ describe('calendar generation', () => {
     assert.deepEqual(summary(res.body.entries), [['2027-01-03T19:00:00.000Z', 'youtube', 'planned', null]]);
   });
 
+  it('plans a cancelled team only until its subscription ends, and drops its later slots on a rerun', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
+    const { team } = await parisTeam();
+    const planned = (res: { body: { entries: Entry[] } }) =>
+      res.body.entries.filter((e) => e.status === 'planned').map((e) => e.scheduled_for);
+    assert.deepEqual(planned(await generate(team.id)), [
+      '2026-11-16T08:30:00.000Z',
+      '2026-11-18T08:30:00.000Z',
+      '2026-11-20T08:30:00.000Z',
+    ]);
+    // Never hired: the subscription ends when it is cancelled, now.
+    const cancelled = await h.call('POST', `/api/v1/teams/${team.id}/unsubscribe`);
+    assert.equal(cancelled.body.subscription_ends_at, '2026-11-18T12:00:00.000Z');
+    assert.deepEqual(planned(await generate(team.id)), [
+      '2026-11-16T08:30:00.000Z',
+      '2026-11-18T08:30:00.000Z',
+    ]);
+    assert.equal((await storedEntries(team.id)).length, 2, 'the Friday slot stored by the first run is gone');
+    assert.deepEqual(planned(await generate(team.id, '?start=2026-11-23')), []);
+  });
+
   it('refuses another period or a bad start date with FastAPI 422 bodies', async () => {
     const { team } = await parisTeam();
     const daily = await generate(team.id, '?period=daily');
