@@ -41,6 +41,11 @@ export const SendMessageBody = model({
 });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
 
+/** FastAPI's `idempotency_key: str | None = Header(None)`: retries with the same key store one message. */
+export const SendMessageHeader = model({
+  'idempotency-key': v.optional(string(CHAT_LIMITS.idempotencyKey)),
+});
+
 export const ListMessagesQuery = cursorPageQuery(CHAT_LIMITS.page);
 export type ListMessagesInput = v.InferOutput<typeof ListMessagesQuery>;
 

@@ -2,12 +2,11 @@
 // blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment), then the write.
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
-import * as v from 'valibot';
 import { headObject } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
-import { decodeFastapi, string, valueError } from '../http/fields.ts';
+import { decodeFastapi, valueError } from '../http/fields.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
   ATTACHMENT_LIMITS,
@@ -18,7 +17,7 @@ import {
   SUPPORTED_TYPES_TEXT,
   toContentBlocks,
 } from './content-blocks.ts';
-import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
+import type { AttachmentInput, ChatMessage, SendMessageInput } from './schemas.ts';
 import {
   claimIdempotencyKey,
   newClaim,
@@ -33,18 +32,6 @@ import {
 const item = (loc: (string | number)[], input: unknown, message: string): ValidationItem => {
   const { type, msg, ctx } = decodeFastapi(message)!;
   return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
-};
-
-const IdempotencyKeyHeader = string(CHAT_LIMITS.idempotencyKey);
-
-/** The Idempotency-Key header, validated like a FastAPI `Header()` parameter. */
-const idempotencyKey = (value: string | undefined): string | undefined => {
-  if (value === undefined) return undefined;
-  const result = v.safeParse(IdempotencyKeyHeader, value);
-  if (result.success) return result.output;
-  throw new RequestValidationError(
-    result.issues.map((issue) => item(['header', 'idempotency-key'], value, issue.message)),
-  );
 };
 
 const fingerprint = (input: SendMessageInput) =>
@@ -126,9 +113,8 @@ export async function sendMessage(
   userId: string,
   sessionId: string,
   input: SendMessageInput,
-  idempotencyHeader: string | undefined,
+  key: string | undefined,
 ): Promise<ChatMessage> {
-  const key = idempotencyKey(idempotencyHeader);
   const asked = key ? newClaim(key, fingerprint(input)) : undefined;
   const [session, claimed, attachments] = await Promise.allSettled([
     readSession(sessionId),

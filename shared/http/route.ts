@@ -34,9 +34,13 @@ export interface RouteOptions<
   Q extends v.GenericSchema | undefined,
   B extends v.GenericSchema | undefined,
   F extends v.GenericSchema | undefined,
+  H extends v.GenericSchema | undefined = undefined,
 > {
   path?: P;
   query?: Q;
+  /** Header parameters, keyed by lower-case header name (FastAPI's `Header()`): validated with the
+   * rest (loc `["header", name]`) and listed in the OpenAPI document. */
+  header?: H;
   /** JSON body schema. */
   body?: B;
   /** multipart/form-data body (see multipart.ts); a route may take both (the content type picks). */
@@ -62,10 +66,12 @@ export interface RouteOptions<
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export interface RouteRequest<P, Q, B, F> {
+export interface RouteRequest<P, Q, B, F, H = undefined> {
   caller: Caller;
   path: Out<P>;
   query: Out<Q>;
+  /** The validated header parameters the route declared. */
+  header: Out<H>;
   /** The JSON body, when the request carried one. */
   body: Out<B>;
   /** The form, when the request was multipart. */
@@ -88,7 +94,7 @@ export class Reply {
 
 interface State {
   caller?: Caller;
-  input?: { path: unknown; query: unknown; body: unknown; form: unknown };
+  input?: { path: unknown; query: unknown; header: unknown; body: unknown; form: unknown };
   started: number;
 }
 /** Middlewares hand their results to the handler on the invocation's context object. */
@@ -197,6 +203,7 @@ const parseJsonBody = (event: Event): unknown => {
 type Schemas = {
   path?: v.GenericSchema;
   query?: v.GenericSchema;
+  header?: v.GenericSchema;
   body?: v.GenericSchema;
   form?: FormBody;
 };
@@ -219,14 +226,21 @@ const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error,
       {
         path: schemas.path,
         query: schemas.query,
+        header: schemas.header,
         body: asForm ? form.schema : schemas.body,
         bodyIsForm: asForm,
       },
-      { path: event.pathParameters as Record<string, string>, query: queryParameters(event), body },
+      {
+        path: event.pathParameters as Record<string, string>,
+        query: queryParameters(event),
+        header: event.headers ?? {},
+        body,
+      },
     );
     request.context.route!.input = {
       path: input.path,
       query: input.query,
+      header: input.header,
       body: asForm ? undefined : input.body,
       form: asForm ? input.body : undefined,
     };
@@ -276,7 +290,8 @@ export function httpRoute<
   Q extends v.GenericSchema | undefined = undefined,
   B extends v.GenericSchema | undefined = undefined,
   F extends v.GenericSchema | undefined = undefined,
->(options: RouteOptions<P, Q, B, F>, handle: (request: RouteRequest<P, Q, B, F>) => Promise<unknown>) {
+  H extends v.GenericSchema | undefined = undefined,
+>(options: RouteOptions<P, Q, B, F, H>, handle: (request: RouteRequest<P, Q, B, F, H>) => Promise<unknown>) {
   const status = options.status ?? 200;
   const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
   // Used after the mapper, so its onError runs before the mapper's (Middy runs onError in reverse).
@@ -288,7 +303,13 @@ export function httpRoute<
   if (options.body || options.form)
     pipeline.use(bodySizeLimit(options.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES));
   pipeline.use(
-    requestValidator({ path: options.path, query: options.query, body: options.body, form: options.form }),
+    requestValidator({
+      path: options.path,
+      query: options.query,
+      header: options.header,
+      body: options.body,
+      form: options.form,
+    }),
   );
   const handler = pipeline.handler(async (event, context) => {
     const state = (context as RouteContext).route!;
@@ -297,6 +318,7 @@ export function httpRoute<
       caller: state.caller ?? ANONYMOUS,
       path: input.path as Out<P>,
       query: input.query as Out<Q>,
+      header: input.header as Out<H>,
       body: input.body as Out<B>,
       form: input.form as Out<F>,
       headers: event.headers ?? {},
@@ -311,6 +333,12 @@ export function httpRoute<
   });
   // The route's declaration travels with its handler: the OpenAPI generator reads it from here.
   return Object.assign(handler, {
-    route: options as RouteOptions<v.GenericSchema, v.GenericSchema, v.GenericSchema, v.GenericSchema>,
+    route: options as RouteOptions<
+      v.GenericSchema,
+      v.GenericSchema,
+      v.GenericSchema,
+      v.GenericSchema,
+      v.GenericSchema
+    >,
   });
 }

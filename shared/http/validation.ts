@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { RequestValidationError, type ValidationItem } from './errors.ts';
 import { decodeFastapi } from './fields.ts';
 
-export type Source = 'path' | 'query' | 'body';
+export type Source = 'path' | 'query' | 'header' | 'body';
 
 /** How an absent value is echoed: FastAPI gives `null` for parameters and form fields it reads
  * itself, and the enclosing object for a field missing inside a JSON body. */
@@ -39,6 +39,8 @@ export function issuesToItems(
 export interface RequestParts {
   path: Record<string, string>;
   query: Record<string, string>;
+  /** Lower-case header names, as API Gateway's v2.0 event carries them. */
+  header: Record<string, string | undefined>;
   /** undefined when the request had no body at all. */
   body: unknown;
 }
@@ -46,12 +48,14 @@ export interface RequestParts {
 export interface RequestSchemas {
   path?: v.GenericSchema;
   query?: v.GenericSchema;
+  header?: v.GenericSchema;
   body?: v.GenericSchema;
   /** The body came from a form: absent fields echo `null`, as FastAPI's Form() does. */
   bodyIsForm?: boolean;
 }
 
-/** Validates every part and throws one 422 with all items, in FastAPI's order: path, query, body. */
+/** Validates every part and throws one 422 with all items, in FastAPI's order: path, query, header,
+ * body. */
 export function validateRequest(schemas: RequestSchemas, parts: RequestParts) {
   const items: ValidationItem[] = [];
   const run = (
@@ -68,6 +72,7 @@ export function validateRequest(schemas: RequestSchemas, parts: RequestParts) {
   };
   const path = run('path', schemas.path, parts.path, 'null');
   const query = run('query', schemas.query, parts.query, 'null');
+  const header = run('header', schemas.header, parts.header, 'null');
   let body: unknown;
   if (schemas.body) {
     if (parts.body === undefined || parts.body === null) {
@@ -76,5 +81,5 @@ export function validateRequest(schemas: RequestSchemas, parts: RequestParts) {
     } else body = run('body', schemas.body, parts.body, schemas.bodyIsForm ? 'null' : 'parent');
   }
   if (items.length > 0) throw new RequestValidationError(items);
-  return { path, query, body };
+  return { path, query, header, body };
 }

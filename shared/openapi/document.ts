@@ -83,7 +83,7 @@ const errorResponse = (status: number) =>
           : {}),
       };
 
-const parameters = (schema: v.GenericSchema | undefined, place: 'path' | 'query') => {
+const parameters = (schema: v.GenericSchema | undefined, place: 'path' | 'query' | 'header') => {
   if (!schema) return [];
   const json = jsonSchemaOf(schema);
   const required = new Set((json.required as string[] | undefined) ?? []);
@@ -100,7 +100,7 @@ export function errorStatuses(route: Route, options: Options): number[] {
   const statuses = new Set(options.errors ?? []);
   if (route.auth !== false) statuses.add(401);
   if (options.path) statuses.add(404);
-  if (options.path || options.query || options.body || options.form) statuses.add(422);
+  if (options.path || options.query || options.header || options.body || options.form) statuses.add(422);
   if (options.body || options.form) statuses.add(413);
   if (options.body) statuses.add(400);
   if (options.form) statuses.add(415);
@@ -128,7 +128,11 @@ export function operationFor({ route, options, example }: DocumentedRoute) {
     tags: [route.entry.split('/')[0]],
     ...(options.summary ? { summary: options.summary } : {}),
     ...(route.auth === false ? { security: [] } : { security: [{ bearerAuth: [] }] }),
-    parameters: [...parameters(options.path, 'path'), ...parameters(options.query, 'query')],
+    parameters: [
+      ...parameters(options.path, 'path'),
+      ...parameters(options.query, 'query'),
+      ...parameters(options.header, 'header'),
+    ],
     ...(Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {}),
     responses,
   };

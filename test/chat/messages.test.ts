@@ -256,6 +256,15 @@ describe('POST /chat/sessions/{id}/messages', () => {
         ctx: { max_length: 255 },
       },
     ]);
+    // Reported with the body's errors, in FastAPI's order (path, query, header, body).
+    const both = await send(id, { content: '' }, { 'idempotency-key': '' });
+    assert.deepEqual(
+      both.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+      [
+        ['string_too_short', ['header', 'idempotency-key']],
+        ['string_too_short', ['body', 'content']],
+      ],
+    );
   });
 
   it('200 concurrent sends to one session store 200 messages, listed in order', async () => {
