@@ -69,7 +69,7 @@ export const CORS = {
 } as const;
 
 // ---- matching, with API Gateway's preference for the most specific path -------------------------
-// (the local server and the AWS `$default` route's function both answer 404/405 from it)
+// (the local server and the AWS `$default` route's function both answer 404/405/307 from it)
 
 interface Matcher {
   route: Route;
@@ -92,9 +92,22 @@ const matchers: Matcher[] = routes
 
 export type RouteMatch =
   | { found: true; route: Route; pathParameters: Record<string, string> }
-  | { found: false; status: 404 | 405; allow?: string[] };
+  | { found: false; status: 404 | 405; allow?: string[] }
+  /** Starlette's `redirect_slashes`: `path` is the request's path with its trailing slash toggled. */
+  | { found: false; status: 307; path: string };
 
 export function matchRoute(method: string, path: string): RouteMatch {
+  const match = matchPath(method, path);
+  if (match.found || match.status === 405 || path === '/') return match;
+  // As Starlette's router: only when no route matched the path under any method, try the path with
+  // its trailing slash removed (all of them, as `rstrip("/")`) or added; a route with that path under
+  // any method (a full or a partial match) makes the answer a 307 to it.
+  const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
+  const other = matchPath(method, toggled);
+  return !other.found && other.status === 404 ? match : { found: false, status: 307, path: toggled };
+}
+
+function matchPath(method: string, path: string): RouteMatch {
   const allow: string[] = [];
   for (const matcher of matchers) {
     const match = matcher.pattern.exec(path);
@@ -110,6 +123,32 @@ export function matchRoute(method: string, path: string): RouteMatch {
   }
   return allow.length > 0 ? { found: false, status: 405, allow } : { found: false, status: 404 };
 }
+
+/**
+ * The `location` of the 307 above, as Starlette's `RedirectResponse` writes it: the absolute URL
+ * from the request's scheme and `Host`, the other form of the path and the query string kept, quoted
+ * with the characters Starlette leaves as they are.
+ */
+export function slashRedirectLocation(request: {
+  scheme: string;
+  host: string;
+  path: string;
+  rawQueryString?: string;
+}): string {
+  const query = request.rawQueryString ? `?${request.rawQueryString}` : '';
+  return quoteUrl(`${request.scheme}://${request.host}${request.path}${query}`);
+}
+
+// Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`: everything else becomes %XX of its UTF-8 bytes.
+const QUOTE_SAFE = /^[A-Za-z0-9_.~\-:/%#?=@[\]!$&'()*+,;]$/;
+const quoteUrl = (url: string) =>
+  Array.from(url, (char) =>
+    QUOTE_SAFE.test(char)
+      ? char
+      : [...Buffer.from(char, 'utf8')]
+          .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+          .join(''),
+  ).join('');
 
 /** A path segment as the client meant it (a malformed escape is kept as sent). */
 export const decodeSegment = (segment: string) => {

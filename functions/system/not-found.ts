@@ -1,11 +1,22 @@
 // API Gateway's `$default` route: any request no route of the table matches. Answers as FastAPI
-// (and the local server) do: 405 with `Allow` when the path exists under another method, else 404.
+// (and the local server) do: 405 with `Allow` when the path exists under another method, 307 to the
+// other form when the path differs from a route's only by a trailing slash, else 404.
 import { httpRoute, Reply } from '#shared/http/route';
-import { matchRoute } from '../../infra/routes.ts';
+import { matchRoute, slashRedirectLocation } from '../../infra/routes.ts';
 
 export const handler = httpRoute({ auth: false, summary: 'Unmatched requests' }, async ({ event }) => {
   const match = matchRoute(event.requestContext.http.method, event.rawPath);
   if (!match.found && match.status === 405)
     return new Reply(405, { detail: 'Method Not Allowed' }, { allow: match.allow!.join(', ') });
+  if (!match.found && match.status === 307) {
+    // HTTP APIs serve HTTPS only; `Host` is the name the client used (custom domain or execute-api).
+    const location = slashRedirectLocation({
+      scheme: 'https',
+      host: event.headers?.host ?? event.requestContext.domainName,
+      path: match.path,
+      rawQueryString: event.rawQueryString,
+    });
+    return new Reply(307, '', { location });
+  }
   return new Reply(404, { detail: 'Not Found' });
 });

@@ -1,4 +1,5 @@
 // API Gateway HTTP API (payload v2.0) events, built the way AWS builds them.
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { decodeSegment, type Route, routeKey } from '../routes.ts';
@@ -12,7 +13,9 @@ export interface IncomingRequest {
   sourceIp?: string;
 }
 
-// HTTP APIs pass these as text and base64-encode every other body (multipart included).
+// HTTP APIs pass these as text and base64-encode every other body (multipart included). A text
+// body that is not valid UTF-8 goes base64 too: decoding it here would replace the bad bytes with
+// U+FFFD, and the handler's strict decoder must see them to answer FastAPI's 400.
 const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript)\b|application\/[\w.+-]+\+(json|xml)\b)/i;
 
 export function buildEvent(route: Route, pathParameters: Record<string, string>, request: IncomingRequest) {
@@ -30,7 +33,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
   const queryStringParameters: Record<string, string> = {};
   for (const key of new Set(query.keys())) queryStringParameters[key] = query.getAll(key).join(',');
   const body = request.body && request.body.length > 0 ? request.body : undefined;
-  const asText = body !== undefined && TEXT_TYPE.test(headers['content-type'] ?? '');
+  const asText = body !== undefined && TEXT_TYPE.test(headers['content-type'] ?? '') && isUtf8(body);
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {

@@ -1,9 +1,9 @@
 // The local HTTP server: each request becomes the v2.0 event API Gateway would send, handed to the
-// same handler module Lambda runs. Unknown routes, wrong methods and CORS preflights are answered
-// here, as the HTTP API answers them in AWS.
+// same handler module Lambda runs. Unknown routes, wrong methods, trailing-slash redirects and CORS
+// preflights are answered here, as the HTTP API (and its `$default` route's function) answers them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CORS, matchRoute } from '../routes.ts';
+import { CORS, matchRoute, slashRedirectLocation } from '../routes.ts';
 import { buildEvent } from './events.ts';
 import { invoke } from './handlers.ts';
 
@@ -56,6 +56,18 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   const match = matchRoute(method, path);
   if (!match.found) {
+    if (match.status === 307) {
+      // Starlette's redirect_slashes: empty body, absolute `location` from this request's Host.
+      const location = slashRedirectLocation({
+        scheme: 'http',
+        host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
+        path: match.path,
+        rawQueryString: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
+      });
+      res.writeHead(307, { location, 'content-length': 0, ...corsHeaders(req) });
+      res.end();
+      return;
+    }
     if (match.status === 405)
       return send(
         res,

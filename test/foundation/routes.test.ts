@@ -47,6 +47,10 @@ describe('route table', () => {
     const wrong = await h.call('DELETE', '/api/v1/brands');
     assert.equal(wrong.status, 405);
     assert.deepEqual(wrong.body, { detail: 'Method Not Allowed' });
+    const slash = await h.call('POST', '/api/v1/brands/?draft=1', { token: null });
+    assert.equal(slash.status, 307);
+    assert.equal(slash.headers.location, 'http://localhost/api/v1/brands?draft=1');
+    assert.equal(slash.text, '');
   });
 
   it("answers API Gateway's $default route (no route matched) with FastAPI's 404 and 405", async () => {
@@ -63,5 +67,25 @@ describe('route table', () => {
     assert.deepEqual(JSON.parse(wrong.body!), { detail: 'Method Not Allowed' });
     assert.match(String(wrong.headers?.allow), /GET/);
     assert.match(String(wrong.headers?.allow), /POST/);
+  });
+
+  it("answers API Gateway's $default route for a trailing-slash path with Starlette's 307", async () => {
+    const defaultRoute: Route = { method: 'GET', path: '$default', entry: 'system/not-found', auth: false };
+    const call = async (method: string, url: string) => {
+      const event = buildEvent(defaultRoute, {}, { method, url, headers: { host: 'api.example.com' } });
+      return unmatched(event, lambdaContext(defaultRoute));
+    };
+    const id = '01a1fc6e-0000-7000-8000-000000000000';
+    const get = await call('GET', `/api/v1/projects/${id}/?view=full&q=a%20b`);
+    assert.equal(get.statusCode, 307);
+    assert.equal(get.headers?.location, `https://api.example.com/api/v1/projects/${id}?view=full&q=a%20b`);
+    assert.equal(get.body ?? '', '');
+    const post = await call('POST', '/api/v1/brands/');
+    assert.equal(post.statusCode, 307);
+    assert.equal(post.headers?.location, 'https://api.example.com/api/v1/brands');
+    assert.equal(post.body ?? '', '');
+    const missing = await call('GET', '/api/v1/nowhere/');
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(JSON.parse(missing.body!), { detail: 'Not Found' });
   });
 });

@@ -1,5 +1,5 @@
-// The local HTTP server over real sockets: routing, CORS preflight, the v2.0 body rule, and the
-// seed.json contract of `npm start`.
+// The local HTTP server over real sockets: routing (404/405, trailing-slash 307), CORS preflight, the
+// v2.0 body rule (bad UTF-8 included), and the seed.json contract of `npm start`.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -64,6 +64,42 @@ describe('local server', () => {
     assert.match(wrong.headers.get('allow') ?? '', /GET/);
   });
 
+  it('redirects a path that differs from a route only by a trailing slash: 307, empty body, location', async () => {
+    // No token: FastAPI redirects before any dependency (the bearer check) runs.
+    const get = await fetch(`${server.url}/api/v1/projects/${seed.project_id}/?view=full&q=a%20b`, {
+      redirect: 'manual',
+    });
+    assert.equal(get.status, 307);
+    assert.equal(
+      get.headers.get('location'),
+      `${server.url}/api/v1/projects/${seed.project_id}?view=full&q=a%20b`,
+    );
+    assert.equal(await get.text(), '');
+    const post = await fetch(`${server.url}/api/v1/brands/?draft=1`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x' }),
+    });
+    assert.equal(post.status, 307);
+    assert.equal(post.headers.get('location'), `${server.url}/api/v1/brands?draft=1`);
+    assert.equal(await post.text(), '');
+    // Starlette redirects when the other form exists under any method, and strips every trailing slash.
+    const other = await fetch(`${server.url}/api/v1/brands//`, { method: 'DELETE', redirect: 'manual' });
+    assert.equal(other.status, 307);
+    assert.equal(other.headers.get('location'), `${server.url}/api/v1/brands`);
+    // A client that follows the redirect (307 keeps the method and body) reaches the route.
+    const followed = await fetch(`${server.url}/api/v1/projects/${seed.project_id}/`, { headers: auth() });
+    assert.equal(followed.status, 200);
+  });
+
+  it('still answers 404 for an unknown path with a trailing slash', async () => {
+    const res = await fetch(`${server.url}/api/v1/nothing/?a=1`, { redirect: 'manual' });
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get('location'), null);
+    assert.deepEqual(await res.json(), { detail: 'Not Found' });
+  });
+
   it('answers CORS preflights as the stack configures them', async () => {
     const res = await fetch(`${server.url}/api/v1/brands`, {
       method: 'OPTIONS',
@@ -92,6 +128,38 @@ describe('local server', () => {
     const detail = ((await raw.json()) as { detail: { type: string; input: string }[] }).detail[0]!;
     assert.equal(detail.type, 'model_attributes_type');
     assert.equal(detail.input, '{"name":"x"}');
+  });
+
+  it('answers a JSON body that is not valid UTF-8 with 400, never storing replacement characters', async () => {
+    const badUtf8 = (before: string, after: string) =>
+      Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xc3, 0x28]), Buffer.from(after)]);
+    const json = { ...auth(), 'content-type': 'application/json' };
+    const brand = await fetch(`${server.url}/api/v1/brands`, {
+      method: 'POST',
+      headers: json,
+      body: badUtf8('{"name":"', '"}'),
+    });
+    assert.equal(brand.status, 400);
+    assert.equal(brand.headers.get('content-type'), 'application/json');
+    assert.equal(await brand.text(), '{"detail":"There was an error parsing the body"}');
+
+    const session = await fetch(`${server.url}/api/v1/chat/sessions`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ title: 'utf-8' }),
+    });
+    assert.equal(session.status, 201);
+    const { id } = (await session.json()) as { id: string };
+    const messages = `${server.url}/api/v1/chat/sessions/${id}/messages`;
+    const sent = await fetch(messages, {
+      method: 'POST',
+      headers: json,
+      body: badUtf8('{"content":"', '"}'),
+    });
+    assert.equal(sent.status, 400);
+    assert.equal(await sent.text(), '{"detail":"There was an error parsing the body"}');
+    const listed = await fetch(messages, { headers: auth() });
+    assert.deepEqual(((await listed.json()) as { messages: unknown[] }).messages, []);
   });
 
   it('answers a body over 10 MiB with 413 without reading it all', async () => {

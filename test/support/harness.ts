@@ -5,7 +5,7 @@ import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.t
 import { buildEvent } from '../../infra/local/events.ts';
 import { invoke } from '../../infra/local/handlers.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
-import { matchRoute } from '../../infra/routes.ts';
+import { matchRoute, slashRedirectLocation } from '../../infra/routes.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { newId } from '../../shared/ids.ts';
 import { assertMatchesContract } from './contract.ts';
@@ -70,6 +70,17 @@ export async function startHarness(): Promise<Harness> {
   async function call(method: string, url: string, options: CallOptions = {}): Promise<CallResult> {
     const path = url.split('?')[0] ?? '/';
     const match = matchRoute(method, path);
+    if (!match.found && match.status === 307) {
+      const [, query = ''] = url.split(/\?(.*)/s);
+      const host = options.headers?.host ?? 'localhost';
+      const location = slashRedirectLocation({
+        scheme: 'http',
+        host,
+        path: match.path,
+        rawQueryString: query,
+      });
+      return { status: 307, headers: { location }, text: '', body: '' };
+    }
     if (!match.found) {
       const detail = match.status === 405 ? 'Method Not Allowed' : 'Not Found';
       return { status: match.status, headers: {}, text: JSON.stringify({ detail }), body: { detail } };
