@@ -1,5 +1,6 @@
 // multipart/form-data bodies, through Middy's multipart parser (busboy). Kept out of route.ts so
 // only the upload routes bundle it.
+import { randomUUID } from 'node:crypto';
 import type { Request } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -24,8 +25,95 @@ export interface FormBody<S extends v.GenericSchema = v.GenericSchema> {
 export const isUploadedFile = (part: unknown): part is UploadedFile =>
   typeof part === 'object' && part !== null && Buffer.isBuffer((part as UploadedFile).content);
 
-/** The boundary, where Middy's parser accepts the content type (it ignores the body otherwise). */
-const MULTIPART_BOUNDARY = /^multipart\/form-data; boundary=([a-zA-Z0-9-]{1,70})(?:; ?[cC]harset=[\w-]+)?$/;
+// ---- the Content-Type header ---------------------------------------------------------------
+// RFC 9110 §8.3.1 / §5.6, strictly: a header that breaks this grammar is read as no form at all (an
+// empty form, as before), never guessed at.
+//   media-type = type "/" subtype parameters
+//   parameters = *( OWS ";" OWS [ parameter ] )
+//   parameter  = token "=" ( token / quoted-string )
+// (The `content-type` package would do the same, but it is here only as a dependency of a dev
+// dependency (s3rver → koa), untyped; node:util's MIMEType follows WHATWG, which also reads forms
+// RFC 9110 refuses, such as `boundary=a b`, unterminated quotes or a repeated boundary.)
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** qdtext and quoted-pair (HTAB, SP, VCHAR, obs-text; a backslash escapes any one of them). */
+const QUOTED_STRING = '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t\\x20-\\x7e\\x80-\\xff])*"';
+const PARAMETER = `(${TOKEN})=(${TOKEN}|${QUOTED_STRING})`;
+// Each run of whitespace has one place in the pattern (no exponential backtracking on a long header).
+const MEDIA_TYPE = new RegExp(`^[ \\t]*(${TOKEN}/${TOKEN})((?:[ \\t]*;(?:[ \\t]*${PARAMETER})?)*)[ \\t]*$`);
+const PARAMETERS = new RegExp(`;[ \\t]*${PARAMETER}`, 'g');
+
+/** RFC 2046 §5.1.1: 1 to 70 of these, the last not a space. */
+const RFC2046_BOUNDARY = /^[0-9A-Za-z'()+_,\-./:= ?]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
+/** The only boundaries Middy's parser lets through (its content-type check is this strict). */
+const MIDDY_BOUNDARY = /^[a-zA-Z0-9-]{1,70}$/;
+
+/** The boundary of a multipart/form-data Content-Type (type and parameter names in any case, the
+ * boundary quoted or not, other parameters anywhere), or undefined when there is no usable one:
+ * not multipart/form-data, not RFC 9110 syntax, no boundary, two boundaries, or not RFC 2046's. */
+export function multipartBoundary(contentType: string | undefined): string | undefined {
+  const match = MEDIA_TYPE.exec(contentType ?? '');
+  if (!match || match[1]!.toLowerCase() !== 'multipart/form-data') return undefined;
+  const boundaries = [...match[2]!.matchAll(PARAMETERS)]
+    .filter((parameter) => parameter[1]!.toLowerCase() === 'boundary')
+    .map(([, , value]) => (value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/gs, '$1') : value!));
+  return boundaries.length === 1 && RFC2046_BOUNDARY.test(boundaries[0]!) ? boundaries[0] : undefined;
+}
+
+/** The same body delimited by `to` instead of `from`, for Middy's parser, which takes only
+ * MIDDY_BOUNDARY. busboy splits on every CRLF "--" boundary, with a CRLF put before the body, and
+ * `to` occurs nowhere in the body (see freshBoundary): replacing exactly those occurrences keeps
+ * every part, preamble and epilogue byte for byte. */
+function withBoundary(bytes: Buffer, from: string, to: string): Buffer {
+  const delimiter = Buffer.from(`\r\n--${from}`, 'latin1');
+  const replacement = Buffer.from(`\r\n--${to}`, 'latin1');
+  const chunks: Buffer[] = [];
+  let at = 0;
+  if (bytes.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2))) {
+    chunks.push(replacement.subarray(2));
+    at = delimiter.length - 2;
+  }
+  for (let next = bytes.indexOf(delimiter, at); next >= 0; next = bytes.indexOf(delimiter, at)) {
+    chunks.push(bytes.subarray(at, next), replacement);
+    at = next + delimiter.length;
+  }
+  chunks.push(bytes.subarray(at));
+  return Buffer.concat(chunks);
+}
+
+/** A boundary Middy accepts whose delimiter ("--" boundary) occurs nowhere in `bytes`. */
+function freshBoundary(bytes: Buffer): string {
+  for (;;) {
+    const boundary = `tcs-${randomUUID()}`;
+    if (!bytes.includes(`--${boundary}`, 0, 'latin1')) return boundary;
+  }
+}
+
+// ---- file parts --------------------------------------------------------------------------------
+
+/** How a file part reads in JSON, i.e. when a 422 echoes it as `input` (a file sent where a text
+ * field belongs): FastAPI's UploadFile attributes `filename`, `content_type` and `size`, never the
+ * bytes (a Buffer serialises as an array of numbers, 3 to 4 characters per byte: a 3.6 MB upload
+ * answered 12 MB, past Lambda's 6 MB response limit). `filename` is null for a part busboy took
+ * for a file by its content type alone. */
+interface FileDescriptor {
+  filename: string | null;
+  content_type: string;
+  size: number;
+}
+
+const describeFile = (file: UploadedFile): FileDescriptor => ({
+  filename: file.filename ?? null,
+  content_type: file.mimetype,
+  size: file.content.length,
+});
+
+/** Gives a parsed file part its JSON form (non-enumerable: the part's own fields stay as they are). */
+const describedInJson = (file: UploadedFile): UploadedFile =>
+  Object.defineProperty(file, 'toJSON', {
+    value: () => describeFile(file),
+    enumerable: false,
+    configurable: true,
+  });
 
 /** A part name Middy's parser turns into `data[base].push(…)` (`name[]`) on an inherited property
  * (`toString[]`, `__proto__[x]`): it throws inside busboy's event, uncaught, and never settles. */
@@ -59,31 +147,72 @@ function isWellFormed(bytes: Buffer, boundary: string): boolean {
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
+/** busboy's own rule (its default `isPartAFile`), which the recording below has to restate. */
+const isFilePart = (contentType: string | undefined, filename: string | undefined) =>
+  contentType === 'application/octet-stream' || filename !== undefined;
+
+/** The value FastAPI reads for a name sent more than once: the last part's. Middy's parser keeps
+ * repeated text parts last-wins already, but gathers a name's file parts into one array, newest
+ * first, with the latest text part of that name after them whatever the order (an empty one is
+ * dropped: a falsy value is overwritten by the next file). `lastIsFile` (busboy's own reading of
+ * the part order) says which kind the last part was. */
+function lastValue(value: unknown, lastIsFile: boolean | undefined): unknown {
+  const entries = Array.isArray(value) ? value : [value];
+  const files = entries.filter(isUploadedFile);
+  if (files.length === 0) return value;
+  if (lastIsFile !== false) return files[0];
+  const texts = entries.filter((entry) => !isUploadedFile(entry));
+  return texts.length > 0 ? texts.at(-1) : '';
+}
+
 export function formBody<S extends v.GenericSchema>(
   schema: S,
   options: { maxFileBytes: number },
 ): FormBody<S> {
-  const parser = httpMultipartBodyParser({
-    busboy: { limits: { fileSize: options.maxFileBytes, files: 10, fields: 50, parts: 60, headerPairs: 50 } },
-    charset: 'utf8',
-    disableContentTypeError: true,
-  });
+  const limits = { fileSize: options.maxFileBytes, files: 10, fields: 50, parts: 60, headerPairs: 50 };
   return {
     schema,
     maxFileBytes: options.maxFileBytes,
     async parse(event) {
       if (!event.body) return undefined;
+      // No usable boundary (see multipartBoundary): the body is not read, the form is empty.
+      const boundary = multipartBoundary(event.headers?.['content-type']);
+      if (boundary === undefined) return undefined;
       // busboy reports a part cut short by emitting 'error' on the file stream, which the Middy parser
       // never listens to (an uncaught exception: the Lambda runtime goes down), and never settles on
       // a part whose headers do not end or on a `toString[]` field (the invocation hangs until its
       // timeout). Such bodies are refused before they reach the parser; a watchdog covers the rest.
-      const boundary = MULTIPART_BOUNDARY.exec(event.headers?.['content-type'] ?? '')?.[1];
-      if (
-        boundary &&
-        !isWellFormed(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'), boundary)
-      )
+      const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+      if (!isWellFormed(bytes, boundary))
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
-      const request = { event } as unknown as Request;
+      // Middy's parser takes one spelling of the header and only [A-Za-z0-9-] boundaries: it gets
+      // that spelling, and a body delimited by a boundary it takes (the event itself is left as is).
+      const delimitedBy = MIDDY_BOUNDARY.test(boundary) ? boundary : freshBoundary(bytes);
+      const request = {
+        event: {
+          ...event,
+          headers: { ...event.headers, 'content-type': `multipart/form-data; boundary=${delimitedBy}` },
+          ...(delimitedBy === boundary
+            ? {}
+            : { body: withBoundary(bytes, boundary, delimitedBy).toString('base64'), isBase64Encoded: true }),
+        },
+      } as unknown as Request;
+      // Whether each name's last part is a file, in the order busboy reads the parts.
+      const lastIsFile = new Map<string, boolean>();
+      // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
+      const busboy = {
+        limits,
+        isPartAFile: (
+          name: string | undefined,
+          contentType: string | undefined,
+          filename: string | undefined,
+        ) => {
+          const file = isFilePart(contentType, filename);
+          if (name !== undefined) lastIsFile.set(name, file);
+          return file;
+        },
+      };
+      const parser = httpMultipartBodyParser({ busboy, charset: 'utf8', disableContentTypeError: true });
       let watchdog: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
@@ -103,8 +232,14 @@ export function formBody<S extends v.GenericSchema>(
       const parsed = request.event.body as unknown;
       if (typeof parsed !== 'object' || parsed === null) return undefined;
       const fields: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(parsed)) {
-        if (isUploadedFile(value) && value.truncated) throw new PayloadTooLargeError(options.maxFileBytes);
+      for (const [name, sent] of Object.entries(parsed)) {
+        // Any file over the limit, the last of its name or not, makes the request too large.
+        for (const part of Array.isArray(sent) ? sent : [sent])
+          if (isUploadedFile(part)) {
+            if (part.truncated) throw new PayloadTooLargeError(options.maxFileBytes);
+            describedInJson(part);
+          }
+        const value = lastValue(sent, lastIsFile.get(name));
         // FastAPI reads an empty form field as absent.
         if (value !== '') fields[name] = value;
       }

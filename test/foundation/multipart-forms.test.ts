@@ -1,0 +1,468 @@
+// multipart/form-data as real clients send it, on the two routes that take files: every legal form of
+// the Content-Type header (RFC 9110 parameters, RFC 2046 boundaries), a file part sent more than once
+// (the last one counts, as in FastAPI), and a file part echoed in a 422 (a small descriptor, never
+// the file's bytes).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import * as v from 'valibot';
+import { formBody as formParser, isUploadedFile, multipartBoundary } from '../../shared/http/multipart.ts';
+import { avatarTeam, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
+import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
+import { type CallResult, type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let pdf: Buffer;
+let docx: Buffer;
+before(async () => {
+  h = await startHarness();
+  pdf = Buffer.from(await guidelinePdf());
+  docx = Buffer.from(guidelineDocx());
+});
+after(() => h.close());
+
+const GENERATE = '/api/v1/brand-kits/generate-from-upload';
+
+interface Part {
+  name: string;
+  content: Uint8Array | string;
+  filename?: string;
+  type?: string;
+}
+
+/** The body of a form delimited by `boundary` (the boundary itself, unquoted). */
+function formBody(boundary: string, ...parts: Part[]): Buffer {
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"` +
+        (part.filename === undefined
+          ? '\r\n\r\n'
+          : `; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`),
+    ),
+    Buffer.from(part.content),
+    Buffer.from('\r\n'),
+  ]);
+  return Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
+}
+
+const pdfPart = (): Part => ({
+  name: 'file',
+  content: pdf,
+  filename: 'guidelines.pdf',
+  type: 'application/pdf',
+});
+const docxPart = (): Part => ({
+  name: 'file',
+  content: docx,
+  filename: 'guidelines.docx',
+  type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+});
+
+const post = (url: string, contentType: string, body: Buffer) =>
+  h.call('POST', url, { body, headers: { 'content-type': contentType } });
+
+const MISSING_FILE = {
+  detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }],
+};
+
+/** A 422 small enough for any client and free of byte arrays (a Buffer serialised as JSON). */
+function smallAndByteFree(res: CallResult) {
+  assert.ok(res.text.length < 10 * 1024, `a ${res.text.length}-character answer`);
+  assert.doesNotMatch(res.text, /\[\s*\d+\s*,\s*\d+\s*,\s*\d+/, 'an array of numbers in the answer');
+  assert.doesNotMatch(res.text, /"type"\s*:\s*"Buffer"/);
+}
+
+describe('multipart Content-Type headers: every legal form is read', () => {
+  // Each: the header as sent, the boundary the body uses.
+  const variants: [title: string, header: string, boundary: string][] = [
+    [
+      'quoted boundary (.NET HttpClient)',
+      'multipart/form-data; boundary="9b2c7e1a-4f7d-4a51-9d0e-2f6f0c1d8e3b"',
+      '9b2c7e1a-4f7d-4a51-9d0e-2f6f0c1d8e3b',
+    ],
+    [
+      'boundary with underscores (Apache HttpClient)',
+      'multipart/form-data; boundary=Lf_3kQ9x_Zr7TnVb-Wd2_pYs',
+      'Lf_3kQ9x_Zr7TnVb-Wd2_pYs',
+    ],
+    ['boundary with dots', 'multipart/form-data; boundary=part.2024.boundary', 'part.2024.boundary'],
+    [
+      "boundary with every other RFC 2046 bchar ('()+_,-./:=? and inner spaces), quoted",
+      `multipart/form-data; boundary="a'(b)+c_d,e-f.g/h:i=j?k l m"`,
+      `a'(b)+c_d,e-f.g/h:i=j?k l m`,
+    ],
+    ['no space after the semicolon', 'multipart/form-data;boundary=nospace0boundary', 'nospace0boundary'],
+    ['mixed-case media type', 'Multipart/Form-Data; boundary=mixedcase0boundary', 'mixedcase0boundary'],
+    [
+      'charset parameter before the boundary',
+      'multipart/form-data; charset=utf-8; boundary=charset0first',
+      'charset0first',
+    ],
+    ['parameter name in another case', 'multipart/form-data; Boundary=capital0B', 'capital0B'],
+    [
+      'all at once: odd spacing, case, quoted boundary with underscores',
+      'MULTIPART/FORM-DATA ;  CHARSET="UTF-8" ;BOUNDARY="x_y.z"',
+      'x_y.z',
+    ],
+  ];
+  for (const [title, header, boundary] of variants)
+    it(`${title}: ${header}`, async () => {
+      const res = await post(GENERATE, header, formBody(boundary, pdfPart()));
+      assert.equal(res.status, 200, res.text.slice(0, 500));
+      assert.equal(res.body.name, 'Acme Rocket');
+    });
+
+  it('the plain form (curl, browsers) still works, and a DOCX through an odd boundary too', async () => {
+    const plain = await post(
+      GENERATE,
+      'multipart/form-data; boundary=------------------------d74496d66958873e',
+      formBody('------------------------d74496d66958873e', pdfPart()),
+    );
+    assert.equal(plain.status, 200, plain.text.slice(0, 500));
+    const odd = await post(
+      GENERATE,
+      'multipart/form-data; boundary="=_odd_="',
+      formBody('=_odd_=', docxPart()),
+    );
+    assert.equal(odd.status, 200, odd.text.slice(0, 500));
+    assert.equal(odd.body.name, 'Globex');
+  });
+
+  it('a boundary that occurs inside a part only as a longer string is not split on', async () => {
+    // `--b.x_` inside a part, not after a CRLF, is content (busboy splits on CRLF "--" boundary).
+    const body = formBody('b.x', pdfPart(), { name: 'note', content: 'see --b.x_ and b.x' });
+    const res = await post(GENERATE, 'multipart/form-data; boundary=b.x', body);
+    assert.equal(res.status, 200, res.text.slice(0, 500));
+  });
+});
+
+describe('multipart Content-Type headers: no boundary, or a malformed one, answers as before', () => {
+  // What these answered before the header was read properly: an empty form (422 missing).
+  const cases: [title: string, header: string, boundary: string][] = [
+    ['no boundary parameter', 'multipart/form-data', 'nob0undary'],
+    ['no boundary, another parameter', 'multipart/form-data; charset=utf-8', 'nob0undary'],
+    ['empty boundary', 'multipart/form-data; boundary=', 'x'],
+    ['empty quoted boundary', 'multipart/form-data; boundary=""', 'x'],
+    ['boundary over 70 characters', `multipart/form-data; boundary=${'b'.repeat(71)}`, 'b'.repeat(71)],
+    ['boundary ending in a space', 'multipart/form-data; boundary="abc "', 'abc '],
+    ['boundary with a character outside RFC 2046', 'multipart/form-data; boundary="a;b"', 'a;b'],
+    ['unquoted boundary with a space', 'multipart/form-data; boundary=a b', 'a b'],
+    ['unterminated quoted boundary', 'multipart/form-data; boundary="abc', 'abc'],
+    ['boundary given twice', 'multipart/form-data; boundary=one1; boundary=two2', 'one1'],
+    ['parameter without a value', 'multipart/form-data; boundary', 'x'],
+  ];
+  for (const [title, header, boundary] of cases)
+    it(`${title}: 422 missing`, async () => {
+      const res = await post(GENERATE, header, formBody(boundary, pdfPart()));
+      assert.equal(res.status, 422, res.text.slice(0, 500));
+      assert.deepEqual(res.body, MISSING_FILE);
+    });
+});
+
+describe('a file part sent more than once: the last one counts', () => {
+  it('brand kit: the same PDF twice (curl -F file=@a.pdf -F file=@a.pdf) drafts the kit', async () => {
+    const res = await post(
+      GENERATE,
+      'multipart/form-data; boundary=twice0pdf',
+      formBody('twice0pdf', pdfPart(), pdfPart()),
+    );
+    assert.equal(res.status, 200, res.text.slice(0, 500));
+    assert.equal(res.body.name, 'Acme Rocket');
+  });
+
+  it('brand kit: DOCX then PDF reads the PDF; PDF then DOCX reads the DOCX; three parts read the third', async () => {
+    const docxThenPdf = await post(
+      GENERATE,
+      'multipart/form-data; boundary=order0a',
+      formBody('order0a', docxPart(), pdfPart()),
+    );
+    assert.equal(docxThenPdf.status, 200, docxThenPdf.text.slice(0, 500));
+    assert.equal(docxThenPdf.body.name, 'Acme Rocket');
+    const pdfThenDocx = await post(
+      GENERATE,
+      'multipart/form-data; boundary=order0b',
+      formBody('order0b', pdfPart(), docxPart()),
+    );
+    assert.equal(pdfThenDocx.status, 200, pdfThenDocx.text.slice(0, 500));
+    assert.equal(pdfThenDocx.body.name, 'Globex');
+    const three = await post(
+      GENERATE,
+      'multipart/form-data; boundary="order_c"',
+      formBody('order_c', pdfPart(), pdfPart(), docxPart()),
+    );
+    assert.equal(three.status, 200, three.text.slice(0, 500));
+    assert.equal(three.body.name, 'Globex');
+  });
+
+  it('avatar: two video parts store the last one (202)', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = mp4(4096);
+    const last = webm();
+    const res = await post(
+      uploadUrl(team),
+      'multipart/form-data; boundary=twice0video',
+      formBody(
+        'twice0video',
+        { name: 'video', content: first, filename: 'one.mp4', type: 'video/mp4' },
+        { name: 'consent_attestation', content: 'true' },
+        { name: 'video', content: last, filename: 'two.webm', type: 'video/webm' },
+      ),
+    );
+    assert.equal(res.status, 202, res.text.slice(0, 500));
+    const stored = await readObject(`teams/${team}/avatars/${res.body.avatar_id}/source.webm`);
+    assert.deepEqual(stored, last);
+  });
+
+  it('avatar: the same video twice through an Apache-style boundary (202)', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const video = { name: 'video', content: mp4(2048), filename: 'me.mp4', type: 'video/mp4' };
+    const res = await post(
+      uploadUrl(team),
+      'multipart/form-data; boundary=Ab_Cd-Ef_12',
+      formBody('Ab_Cd-Ef_12', video, video, { name: 'consent_attestation', content: 'true' }),
+    );
+    assert.equal(res.status, 202, res.text.slice(0, 500));
+  });
+});
+
+describe('a file part echoed in a 422 is a small descriptor, never its bytes', () => {
+  const big = Buffer.alloc(200 * 1024, 0x41);
+  const descriptor = (filename: string, contentType: string, size: number) => ({
+    filename,
+    content_type: contentType,
+    size,
+  });
+
+  it('avatar: a file sent as consent_attestation is still bool_type, with the file described', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const res = await post(
+      uploadUrl(team),
+      'multipart/form-data; boundary=file0as0text',
+      formBody(
+        'file0as0text',
+        { name: 'video', content: mp4(), filename: 'me.mp4', type: 'video/mp4' },
+        { name: 'consent_attestation', content: big, filename: 'consent.txt', type: 'text/plain' },
+      ),
+    );
+    assert.equal(res.status, 422, res.text.slice(0, 500));
+    smallAndByteFree(res);
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'bool_type',
+          loc: ['body', 'consent_attestation'],
+          msg: 'Input should be a valid boolean',
+          input: descriptor('consent.txt', 'text/plain', big.length),
+        },
+      ],
+    });
+  });
+
+  it('avatar: files as both booleans, each described the same way', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const res = await post(
+      uploadUrl(team),
+      'multipart/form-data; boundary=both0files',
+      formBody(
+        'both0files',
+        { name: 'video', content: mp4(), filename: 'me.mp4', type: 'video/mp4' },
+        { name: 'consent_attestation', content: big, filename: 'a.bin', type: 'application/octet-stream' },
+        {
+          name: 'subject_is_minor',
+          content: big.subarray(0, 1000),
+          filename: 'b.pdf',
+          type: 'application/pdf',
+        },
+      ),
+    );
+    assert.equal(res.status, 422, res.text.slice(0, 500));
+    smallAndByteFree(res);
+    assert.deepEqual(
+      res.body.detail.map((item: { loc: string[]; input: unknown }) => [item.loc[1], item.input]),
+      [
+        ['consent_attestation', descriptor('a.bin', 'application/octet-stream', big.length)],
+        ['subject_is_minor', descriptor('b.pdf', 'application/pdf', 1000)],
+      ],
+    );
+  });
+
+  it('avatar: a file sent twice as consent_attestation: one descriptor (the last part), no array', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const res = await post(
+      uploadUrl(team),
+      'multipart/form-data; boundary=twice0consent',
+      formBody(
+        'twice0consent',
+        { name: 'video', content: mp4(), filename: 'me.mp4', type: 'video/mp4' },
+        { name: 'consent_attestation', content: big, filename: 'one.txt', type: 'text/plain' },
+        {
+          name: 'consent_attestation',
+          content: big.subarray(0, 10),
+          filename: 'two.txt',
+          type: 'text/plain',
+        },
+      ),
+    );
+    assert.equal(res.status, 422, res.text.slice(0, 500));
+    smallAndByteFree(res);
+    assert.equal(res.body.detail.length, 1);
+    assert.equal(res.body.detail[0].type, 'bool_type');
+    assert.deepEqual(res.body.detail[0].input, descriptor('two.txt', 'text/plain', 10));
+  });
+});
+
+describe('the header and the body, read directly', () => {
+  it('multipartBoundary: the boundary of every legal header, undefined otherwise', () => {
+    const read: [string, string | undefined][] = [
+      ['multipart/form-data; boundary=abc', 'abc'],
+      ['multipart/form-data; boundary="abc"', 'abc'],
+      ['multipart/form-data; boundary="a\\"b"', undefined], // `"` is no RFC 2046 bchar
+      ['multipart/form-data; boundary="a\\bc"', 'abc'], // a quoted-pair stands for its character
+      ['multipart/form-data; boundary=abc;', 'abc'], // RFC 9110 allows empty parameters
+      ['multipart/form-data ;; boundary=abc ; ', 'abc'],
+      ['multipart/form-data;\tboundary=abc', 'abc'],
+      ['multipart/form-data; boundary=abc; charset=utf-8', 'abc'],
+      [`multipart/form-data; boundary=${'b'.repeat(70)}`, 'b'.repeat(70)],
+      ['multipart/form-data; boundary="a b"', 'a b'],
+      ['multipart/mixed; boundary=abc', undefined],
+      ['application/json; boundary=abc', undefined],
+      ['multipart/form-data; boundary = abc', undefined], // no whitespace around `=` in RFC 9110
+      ['multipart/form-data; boundary=abc junk', undefined],
+      ['multipart/form-data; boundary="abc"junk', undefined],
+      ['multipart/form-data; boundary=é', undefined],
+      ['multipart/form-data, boundary=abc', undefined],
+      ['', undefined],
+    ];
+    for (const [header, boundary] of read) assert.equal(multipartBoundary(header), boundary, header);
+    assert.equal(multipartBoundary(undefined), undefined);
+  });
+
+  it('multipartBoundary: linear on long hostile headers (no catastrophic backtracking)', () => {
+    for (const header of [
+      `multipart/form-data${';  '.repeat(4000)}\u0001`,
+      `multipart/form-data${'; a=b'.repeat(4000)} x`,
+      `multipart/form-data; boundary=${'a'.repeat(20000)} x`,
+      `multipart/form-data${'; b="x"'.repeat(3000)}"`,
+    ]) {
+      const t0 = performance.now();
+      assert.equal(multipartBoundary(header), undefined);
+      assert.ok(performance.now() - t0 < 250, `${Math.round(performance.now() - t0)} ms`);
+    }
+  });
+
+  const parser = formParser(v.any(), { maxFileBytes: 1024 });
+  const parse = (contentType: string, body: Buffer, base64 = true) =>
+    parser.parse({
+      headers: { 'content-type': contentType },
+      body: body.toString(base64 ? 'base64' : 'utf8'),
+      isBase64Encoded: base64,
+    } as unknown as Parameters<typeof parser.parse>[0]);
+  const file = (name: string, filename: string, content: string): Part => ({
+    name,
+    content,
+    filename,
+    type: 'text/plain',
+  });
+  const text = (name: string, content: string): Part => ({ name, content });
+  /** Each field as text: `file:<filename>:<content>` for a file part, the value for a text part. */
+  const contents = (form: Record<string, unknown> | undefined) =>
+    Object.fromEntries(
+      Object.entries(form ?? {}).map(([name, value]) => [
+        name,
+        isUploadedFile(value) ? `file:${value.filename}:${value.content.toString('latin1')}` : value,
+      ]),
+    );
+
+  it('a name sent more than once reads as its last part, file or text, in any order', async () => {
+    const ct = 'multipart/form-data; boundary=order';
+    const cases: [Part[], string][] = [
+      [[file('x', 'a', 'A'), file('x', 'b', 'B')], 'file:b:B'],
+      [[file('x', 'a', 'A'), file('x', 'b', 'B'), file('x', 'c', 'C')], 'file:c:C'],
+      [[file('x', 'a', 'A'), text('x', 'T')], 'T'],
+      [[text('x', 'T'), file('x', 'a', 'A')], 'file:a:A'],
+      [[file('x', 'a', 'A'), text('x', 'T'), file('x', 'b', 'B')], 'file:b:B'],
+      [[text('x', 'T1'), file('x', 'a', 'A'), text('x', 'T2')], 'T2'],
+      [[text('x', 'T1'), text('x', 'T2')], 'T2'],
+    ];
+    for (const [parts, expected] of cases)
+      assert.deepEqual(
+        contents(await parse(ct, formBody('order', ...parts))),
+        { x: expected },
+        JSON.stringify(parts),
+      );
+    // The last part empty: absent, as FastAPI reads an empty field.
+    for (const parts of [
+      [file('x', 'a', 'A'), text('x', '')],
+      [file('x', 'a', 'A'), file('x', 'b', 'B'), text('x', '')],
+      [text('x', 'T'), file('x', 'a', 'A'), text('x', '')],
+    ])
+      assert.deepEqual(contents(await parse(ct, formBody('order', ...parts))), {}, JSON.stringify(parts));
+    assert.deepEqual(contents(await parse(ct, formBody('order', text('x', ''), file('x', 'a', 'A')))), {
+      x: 'file:a:A',
+    });
+  });
+
+  it('a file over the limit anywhere in the form is 413, even when a later part of its name is small', async () => {
+    const body = formBody('big', file('x', 'a', 'A'.repeat(2048)), file('x', 'b', 'B'));
+    await assert.rejects(parse('multipart/form-data; boundary=big', body), { status: 413 });
+  });
+
+  it('a file part reads in JSON as its descriptor; its own fields are untouched', async () => {
+    const form = await parse(
+      'multipart/form-data; boundary="j_s.o:n"',
+      formBody('j_s.o:n', file('f', 'a.txt', 'hello')),
+    );
+    assert.deepEqual(JSON.parse(JSON.stringify(form)), {
+      f: { filename: 'a.txt', content_type: 'text/plain', size: 5 },
+    });
+    assert.deepEqual(Object.keys(form!.f as object).sort(), [
+      'content',
+      'encoding',
+      'filename',
+      'mimetype',
+      'truncated',
+    ]);
+    // A part that is a file by its content type alone has no file name.
+    const bare = await parse(
+      'multipart/form-data; boundary=bare',
+      Buffer.from(
+        '--bare\r\nContent-Disposition: form-data; name="f"\r\nContent-Type: application/octet-stream\r\n\r\nxyz\r\n--bare--\r\n',
+      ),
+    );
+    assert.deepEqual(JSON.parse(JSON.stringify(bare)), {
+      f: { filename: null, content_type: 'application/octet-stream', size: 3 },
+    });
+  });
+
+  it('a boundary Middy would refuse: preamble, epilogue, text bodies and boundary-like content all read alike', async () => {
+    // Only CRLF "--b_" delimits: `--b_` elsewhere, even at a line start after a lone LF, is content.
+    const parts = [file('f', 'a.txt', 'x --b_ y\n--b_\r\n- -b_'), text('t', 'a --b_--')];
+    const expected = { f: 'file:a.txt:x --b_ y\n--b_\r\n- -b_', t: 'a --b_--' };
+    const body = formBody('b_', ...parts);
+    for (const [title, bytes] of [
+      ['plain', body],
+      [
+        'preamble and epilogue',
+        Buffer.concat([Buffer.from('preamble --b_ text\r\n'), body, Buffer.from('epilogue\r\n--b_')]),
+      ],
+      ['CRLF first', Buffer.concat([Buffer.from('\r\n'), body])],
+    ] as const) {
+      assert.deepEqual(contents(await parse('multipart/form-data; boundary=b_', bytes)), expected, title);
+      assert.deepEqual(
+        contents(await parse('multipart/form-data; boundary=b_', bytes, false)),
+        expected,
+        `${title}, text`,
+      );
+    }
+    // The same body under a boundary Middy takes reads the same.
+    const plain = formBody('plain0', ...parts);
+    assert.deepEqual(contents(await parse('multipart/form-data; boundary=plain0', plain)), expected);
+  });
+
+  it('a malformed body under an odd boundary is still 415, as under a plain one', async () => {
+    const cut = formBody('c.d', file('f', 'a.txt', 'abc')).subarray(0, 40);
+    for (const ct of ['multipart/form-data; boundary=c.d', 'multipart/form-data; boundary="c.d"'])
+      await assert.rejects(parse(ct, cut), { status: 415 });
+    const unsafe = formBody('c.d', text('toString[]', 'x'));
+    await assert.rejects(parse('multipart/form-data; boundary=c.d', unsafe), { status: 415 });
+  });
+});
