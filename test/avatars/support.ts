@@ -8,6 +8,7 @@ import { config } from '../../shared/config.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../../shared/teams/schemas.ts';
 import { createTeam } from '../../shared/teams/store.ts';
 import type { CallResult, Harness } from '../support/harness.ts';
+import { multipart as formMultipart } from '../support/multipart.ts';
 
 const box = (type: string, payload: Buffer) => {
   const size = Buffer.alloc(4);
@@ -42,26 +43,13 @@ export interface FilePart {
   content: Buffer;
 }
 
-export function multipart(parts: Record<string, string | FilePart>) {
-  const boundary = `----avatar${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(parts)) {
-    const head =
-      typeof value === 'string'
-        ? `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`
-        : `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${value.filename}"\r\nContent-Type: ${value.type}\r\n\r\n`;
-    chunks.push(
-      Buffer.from(head),
-      typeof value === 'string' ? Buffer.from(value) : value.content,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    body: Buffer.concat(chunks),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
+/** A form from name → text or file (the shared builder, named parts in insertion order). */
+export const multipart = (parts: Record<string, string | FilePart>) =>
+  formMultipart(
+    ...Object.entries(parts).map(([name, value]) =>
+      typeof value === 'string' ? { name, content: value } : { name, ...value },
+    ),
+  );
 
 export const videoPart = (content: Buffer = mp4(), filename = 'me.mp4', type = 'video/mp4'): FilePart => ({
   filename,

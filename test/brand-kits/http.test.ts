@@ -15,6 +15,7 @@ import { config } from '../../shared/config.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { multipart } from '../support/multipart.ts';
 import { docxParts, encryptedPdf, guidelineDocx, guidelinePdf, withDeclaredSize } from './fixtures.ts';
 
 let h: Harness;
@@ -28,32 +29,6 @@ after(() => h.close());
 const GENERATE = '/api/v1/brand-kits/generate-from-upload';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MiB = 1024 * 1024;
-
-interface Part {
-  name: string;
-  content: Uint8Array | string;
-  filename?: string;
-  type?: string;
-}
-
-/** A multipart/form-data body, as a browser sends it. */
-function multipart(...parts: Part[]) {
-  const boundary = `----brandkit${Math.random().toString(16).slice(2)}`;
-  const chunks = parts.flatMap((part) => [
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"` +
-        (part.filename === undefined
-          ? '\r\n\r\n'
-          : `; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`),
-    ),
-    Buffer.from(part.content),
-    Buffer.from('\r\n'),
-  ]);
-  return {
-    body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
 
 const fileForm = (content: Uint8Array | string, filename = 'guidelines.pdf', type = 'application/pdf') =>
   multipart({ name: 'file', content, filename, type });

@@ -9,6 +9,7 @@ import { formBody as formParser, isUploadedFile, multipartBoundary } from '../..
 import { avatarTeam, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
 import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
 import { type CallResult, type Harness, startHarness } from '../support/harness.ts';
+import { type FormPart, formBody } from '../support/multipart.ts';
 
 let h: Harness;
 let pdf: Buffer;
@@ -22,35 +23,13 @@ after(() => h.close());
 
 const GENERATE = '/api/v1/brand-kits/generate-from-upload';
 
-interface Part {
-  name: string;
-  content: Uint8Array | string;
-  filename?: string;
-  type?: string;
-}
-
-/** The body of a form delimited by `boundary` (the boundary itself, unquoted). */
-function formBody(boundary: string, ...parts: Part[]): Buffer {
-  const chunks = parts.flatMap((part) => [
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"` +
-        (part.filename === undefined
-          ? '\r\n\r\n'
-          : `; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`),
-    ),
-    Buffer.from(part.content),
-    Buffer.from('\r\n'),
-  ]);
-  return Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
-}
-
-const pdfPart = (): Part => ({
+const pdfPart = (): FormPart => ({
   name: 'file',
   content: pdf,
   filename: 'guidelines.pdf',
   type: 'application/pdf',
 });
-const docxPart = (): Part => ({
+const docxPart = (): FormPart => ({
   name: 'file',
   content: docx,
   filename: 'guidelines.docx',
@@ -356,13 +335,13 @@ describe('the header and the body, read directly', () => {
       body: body.toString(base64 ? 'base64' : 'utf8'),
       isBase64Encoded: base64,
     } as unknown as Parameters<typeof parser.parse>[0]);
-  const file = (name: string, filename: string, content: string): Part => ({
+  const file = (name: string, filename: string, content: string): FormPart => ({
     name,
     content,
     filename,
     type: 'text/plain',
   });
-  const text = (name: string, content: string): Part => ({ name, content });
+  const text = (name: string, content: string): FormPart => ({ name, content });
   /** Each field as text: `file:<filename>:<content>` for a file part, the value for a text part. */
   const contents = (form: Record<string, unknown> | undefined) =>
     Object.fromEntries(
@@ -374,7 +353,7 @@ describe('the header and the body, read directly', () => {
 
   it('a name sent more than once reads as its last part, file or text, in any order', async () => {
     const ct = 'multipart/form-data; boundary=order';
-    const cases: [Part[], string][] = [
+    const cases: [FormPart[], string][] = [
       [[file('x', 'a', 'A'), file('x', 'b', 'B')], 'file:b:B'],
       [[file('x', 'a', 'A'), file('x', 'b', 'B'), file('x', 'c', 'C')], 'file:c:C'],
       [[file('x', 'a', 'A'), text('x', 'T')], 'T'],
