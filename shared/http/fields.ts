@@ -274,10 +274,38 @@ export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } 
   });
 };
 
-/** A free-form JSON object (pydantic `dict[str, Any]`). */
-export const dict = () =>
+/**
+ * How deep a free-form object may nest (the object itself is level 1). DynamoDB refuses maps and
+ * lists nested more than 32 levels inside an item (dynalite does not check), and the object sits a
+ * level or more inside its record: past this it would be a 500 from the store, not a 422.
+ */
+export const DICT_MAX_DEPTH = 16;
+
+const nestsDeeperThan = (value: unknown, levels: number): boolean => {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  for (const child of Object.values(value)) if (nestsDeeperThan(child, levels - 1)) return true;
+  return false;
+};
+
+/**
+ * A free-form JSON object (pydantic `dict[str, Any]`): at most `maxBytes` as JSON (DynamoDB stores
+ * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
+ * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep. `name` words the size error.
+ */
+export const dict = (opts: { maxBytes: number; name?: string }) =>
   hinted(
-    v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary')),
+    v.pipe(
+      v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary')),
+      v.check(
+        (value) => !nestsDeeperThan(value, DICT_MAX_DEPTH),
+        valueError(`object nests deeper than ${DICT_MAX_DEPTH} levels`),
+      ),
+      v.check(
+        (value) => Buffer.byteLength(JSON.stringify(value)) <= opts.maxBytes,
+        valueError(`${opts.name ?? 'object'} must be at most ${opts.maxBytes} bytes as JSON`),
+      ),
+    ),
     {
       type: 'object',
       additionalProperties: true,

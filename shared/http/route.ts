@@ -22,10 +22,11 @@ export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
 
 /**
- * A JSON body ends up in one DynamoDB item (400 KB at most), and the UTF-8 of the strings it carries
- * is never longer than the JSON that carried them: a body of 256 KiB always fits, with room for the
- * record's own fields, so no field the spec leaves unbounded can make a write fail. (API Gateway
- * takes 10 MB; Lambda's synchronous payload is 6 MB; the multipart routes declare their own limits.)
+ * A JSON body ends up in one DynamoDB item (400 KB at most). Strings take no more room there than in
+ * the JSON that carried them; nested numbers and lists can take up to 1.75× (`[1],` is 4 bytes of
+ * JSON, 7 in an item), which is why free-form objects are bounded on their own (`dict()`). So a body
+ * of 256 KiB always fits, with room for the record's own fields. (API Gateway takes 10 MB; Lambda's
+ * synchronous payload is 6 MB; the multipart routes declare their own limits.)
  */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 

@@ -94,17 +94,8 @@ const ianaTimeZone = (name: unknown) => {
   }
 };
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-
 /** A free-form object small enough to live on the team item. */
-const boundedObject = () =>
-  v.pipe(
-    dict(),
-    v.check(
-      (value) => jsonBytes(value) <= TEAM_LIMITS.objectBytes,
-      valueError(`object is larger than ${TEAM_LIMITS.objectBytes} bytes as JSON`),
-    ),
-  );
+const boundedObject = () => dict({ maxBytes: TEAM_LIMITS.objectBytes });
 
 const TeamConfig = v.pipe(
   boundedObject(),

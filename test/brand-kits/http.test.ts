@@ -12,6 +12,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
 import { config } from '../../shared/config.ts';
+import { DICT_MAX_DEPTH } from '../../shared/http/fields.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -428,6 +429,27 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
         },
       ],
     });
+  });
+
+  it('refuses free-form objects nested deeper than 16 levels (DynamoDB stops at 32; dynalite does not check)', async () => {
+    const nested = (levels: number): unknown => (levels === 1 ? { at: 'bottom' } : { a: nested(levels - 1) });
+    assert.equal((await save({ name: 'Deep', social_links: nested(DICT_MAX_DEPTH) })).status, 201);
+    const res = await save({ name: 'Deep', social_links: nested(DICT_MAX_DEPTH + 1) });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.detail.map((d: { type: string; loc: unknown[]; msg: string }) => [d.type, d.loc, d.msg]),
+      [['value_error', ['body', 'social_links'], 'Value error, object nests deeper than 16 levels']],
+    );
+  });
+
+  it('refuses social objects over 16 KiB as JSON: 64,000 `[1]` fit the body but not the 400 KB item (a 500)', async () => {
+    const res = await save({
+      name: 'Big',
+      social_profiles: { x: Array.from({ length: 64_000 }, () => [1]) },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.detail[0].msg, 'Value error, object must be at most 16384 bytes as JSON');
+    assert.deepEqual(res.body.detail[0].loc, ['body', 'social_profiles']);
   });
 
   it('refuses a save body over 256 KiB with 413', async () => {
