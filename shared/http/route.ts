@@ -77,7 +77,6 @@ export interface RouteRequest<P, Q, B, F, H = undefined> {
   body: Out<B>;
   /** The form, when the request was multipart. */
   form: Out<F>;
-  headers: Record<string, string | undefined>;
   event: Event;
   requestId: string;
   /** Milliseconds left before the function times out (work with its own deadline stops earlier). */
@@ -322,7 +321,6 @@ export function httpRoute<
       header: input.header as Out<H>,
       body: input.body as Out<B>,
       form: input.form as Out<F>,
-      headers: event.headers ?? {},
       event,
       requestId: event.requestContext?.requestId ?? context.awsRequestId,
       remainingMs: () => context.getRemainingTimeInMillis(),
