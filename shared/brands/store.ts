@@ -1,6 +1,6 @@
 // Brands: one item per brand, listed per owner through gsi1.
 import { nowIso } from '../clock.ts';
-import { addToCounters, getItem, ownedBy, putNew, queryPartition, takeBackCounters } from '../db/store.ts';
+import { addToCounters, getItem, ownedBy, putNew, queryWindow, takeBackCounters } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
@@ -52,12 +52,12 @@ export async function getBrand(userId: string, brandId: string): Promise<Brand> 
 }
 
 export async function listBrands(userId: string, page: { limit: number; offset: number }): Promise<Brand[]> {
-  const items = await queryPartition<BrandItem>(brandKeys.ownerPartition(userId), {
+  const items = await queryWindow<BrandItem>(brandKeys.ownerPartition(userId), {
     index: 'gsi1',
     newestFirst: true,
-    limit: page.offset + page.limit,
+    ...page,
   });
-  return items.slice(page.offset).map(toBrand);
+  return items.map(toBrand);
 }
 
 const KIT_COUNT = { brand_kit_count: 1 };

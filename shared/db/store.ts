@@ -86,13 +86,24 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
   };
 };
 
-/** One single-partition Query, one page (callers bound their reads with `limit`). */
+/** One single-partition Query: up to `limit` items, page after page, since DynamoDB ends a page at
+ * 1 MB (big items would otherwise cut a list short). Callers bound their reads with `limit`. */
 export async function queryPartition<T extends object>(
   partition: string,
   options: QueryOptions = {},
 ): Promise<T[]> {
-  const { Items } = await dynamo().send(new QueryCommand(queryInput(partition, options)));
-  return (Items ?? []) as T[];
+  const items: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const left = options.limit === undefined ? undefined : options.limit - items.length;
+    const input = queryInput(partition, { ...options, limit: left });
+    const page = await dynamo().send(
+      new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
+    );
+    items.push(...((page.Items ?? []) as T[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && (options.limit === undefined || items.length < options.limit));
+  return items;
 }
 
 /** One page of a partition after a cursor (the sort key of the previous page's last item), oldest
@@ -111,23 +122,13 @@ export async function queryAfter<T extends { id: string }>(
   return { items: page, nextAfter: items.length > options.limit ? (page.at(-1)?.id ?? null) : null };
 }
 
-/** An offset/limit window of one partition. It reads offset + limit items, page after page, since
- * DynamoDB ends a page at 1 MB: a deep offset costs more pages, so callers cap the offset. */
+/** An offset/limit window of one partition. DynamoDB has no offset: it reads offset + limit items,
+ * so a deep offset costs more pages and callers cap the offset. */
 export async function queryWindow<T extends object>(
   partition: string,
   options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number },
 ): Promise<T[]> {
-  const wanted = options.offset + options.limit;
-  const items: T[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const input = queryInput(partition, { ...options, limit: wanted - items.length });
-    const page = await dynamo().send(
-      new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
-    );
-    items.push(...((page.Items ?? []) as T[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
+  const items = await queryPartition<T>(partition, { ...options, limit: options.offset + options.limit });
   return items.slice(options.offset);
 }
 

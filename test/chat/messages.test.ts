@@ -304,6 +304,20 @@ describe('GET /chat/sessions/{id}/messages', () => {
     assert.equal(all.body.messages.length, 3, 'default page of 50');
   });
 
+  it('pages past DynamoDB’s 1 MB page: big messages never cut a list short', async () => {
+    // 60 messages of 10,000 emoji (40 KB each in DynamoDB, 20 KB as dynalite counts) are more than
+    // one DynamoDB page.
+    const id = await newSession();
+    const content = '😀'.repeat(10_000);
+    for (let i = 0; i < 60; i++) assert.equal((await send(id, { content })).status, 201);
+    const all = await h.call('GET', `${messagesUrl(id)}?limit=100`);
+    assert.equal(all.body.messages.length, 60);
+    assert.equal(all.body.next_after, null);
+    const first = await h.call('GET', `${messagesUrl(id)}?limit=59`);
+    assert.equal(first.body.messages.length, 59);
+    assert.equal(first.body.next_after, first.body.messages[58].id, 'a next page follows');
+  });
+
   it('validates limit and after', async () => {
     const id = await newSession();
     const res = await h.call('GET', `${messagesUrl(id)}?limit=101&after=abc`);

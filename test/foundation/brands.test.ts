@@ -272,6 +272,24 @@ describe('GET /api/v1/brands and /brands/{brand_id}', () => {
     });
   });
 
+  it('pages past DynamoDB’s 1 MB page: big brands never cut a list short', async () => {
+    // Descriptions have no length bound: 6 brands of 250 KB are more than one DynamoDB page.
+    const token = await h.tokenFor('01a1fc6e-0000-7000-8000-000000000003');
+    const description = 'd'.repeat(250_000);
+    for (let i = 0; i < 6; i++)
+      assert.equal((await create({ name: `big ${i}`, description }, token)).status, 201);
+    const all = await h.call('GET', '/api/v1/brands', { token });
+    assert.deepEqual(
+      all.body.map((b: { name: string }) => b.name),
+      ['big 5', 'big 4', 'big 3', 'big 2', 'big 1', 'big 0'],
+    );
+    const rest = await h.call('GET', '/api/v1/brands?offset=5', { token });
+    assert.deepEqual(
+      rest.body.map((b: { name: string }) => b.name),
+      ['big 0'],
+    );
+  });
+
   it("answers 404 for another user's brand exactly as for a missing one", async () => {
     const mine = await create({ name: 'Private' });
     const theirs = await h.call('GET', `/api/v1/brands/${mine.body.id}`, { token: h.other.token });
