@@ -6,7 +6,7 @@ import { now } from '../clock.ts';
 import { ServiceUnavailableError } from '../http/errors.ts';
 import { log } from '../log.ts';
 import { AVATAR_LIMITS } from './schemas.ts';
-import { SIGNATURE_HEADER, verifyCallback } from './signature.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER, verifyCallback } from './signature.ts';
 import { providerSigningSecret } from './signing-secret.ts';
 
 /** The body exactly as sent: the signature covers these bytes, not a re-serialisation. */
@@ -29,9 +29,9 @@ export async function verifyProviderSignature(event: APIGatewayProxyEventV2): Pr
   );
 }
 
-/** The replay key of a verified callback: a digest of what was signed (timestamp and body), so a
- * resent message has the same key however its header is rewritten. */
+/** The replay key of a verified callback: a digest of what was signed (the timestamp that was checked,
+ * as a number, and the body), so a resent message has the same key however its header is rewritten. */
 export function signedMessageId(event: APIGatewayProxyEventV2): string {
-  const timestamp = /(?:^|,)\s*t=(\d+)/.exec(event.headers?.[SIGNATURE_HEADER] ?? '')?.[1] ?? '';
+  const { timestamp } = parseSignatureHeader(event.headers?.[SIGNATURE_HEADER]);
   return createHash('sha256').update(`${timestamp}.`).update(rawBody(event)).digest('hex');
 }

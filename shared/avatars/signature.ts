@@ -28,6 +28,26 @@ const mac = (secret: string, timestamp: number, body: Buffer) =>
 export const signCallback = (secret: string, timestamp: number, body: Buffer | string): string =>
   `t=${timestamp},v1=${mac(secret, timestamp, Buffer.from(body)).toString('hex')}`;
 
+/** The header's timestamp and v1 values. A header with more than one `t` has no timestamp: which
+ * one was signed would be ambiguous, and the replay key must name the one that was checked. */
+export function parseSignatureHeader(header: string | undefined): {
+  timestamp?: number;
+  candidates: string[];
+} {
+  const timestamps: number[] = [];
+  const candidates: string[] = [];
+  for (const part of (header ?? '').split(',')) {
+    const [key, value = ''] = part.trim().split('=', 2);
+    if (key === 't') timestamps.push(/^\d{1,12}$/.test(value) ? Number(value) : Number.NaN);
+    else if (key === 'v1' && HEX_SHA256.test(value)) candidates.push(value);
+  }
+  const [timestamp] = timestamps;
+  return {
+    timestamp: timestamps.length === 1 && !Number.isNaN(timestamp) ? timestamp : undefined,
+    candidates,
+  };
+}
+
 /** Checks the header against the raw body: throws SignatureError (401) unless one v1 value is the
  * HMAC of what was sent and its timestamp is within the tolerance of now. */
 export function verifyCallback(
@@ -37,13 +57,7 @@ export function verifyCallback(
   nowSeconds: number,
   toleranceSeconds: number,
 ): void {
-  let timestamp: number | undefined;
-  const candidates: string[] = [];
-  for (const part of (header ?? '').split(',')) {
-    const [key, value = ''] = part.trim().split('=', 2);
-    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
-    else if (key === 'v1' && HEX_SHA256.test(value)) candidates.push(value);
-  }
+  const { timestamp, candidates } = parseSignatureHeader(header);
   if (timestamp === undefined || candidates.length === 0) throw new SignatureError(SIGNATURE_TEXTS.invalid);
   const expected = mac(secret, timestamp, body);
   // Every candidate is compared (no early exit), each in constant time.

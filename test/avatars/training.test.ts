@@ -138,6 +138,14 @@ describe('provider callback: signature', () => {
     const rewritten = await callback(h, body, { header: `${v1},${t},v1=${'0'.repeat(64)}` });
     assert.equal(rewritten.status, 401);
     assert.deepEqual(rewritten.body, { detail: SIGNATURE_TEXTS.replayed });
+    // The same signed timestamp written with a leading zero is the same message.
+    const padded = await callback(h, body, { header: `t=0${t!.slice(2)},${v1}` });
+    assert.deepEqual([padded.status, padded.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
+    // A second `t` is refused: which one the MAC covers would be ambiguous.
+    for (const extra of [`t=1,${header}`, `${header},t=2`]) {
+      const twoTimes = await callback(h, body, { header: extra });
+      assert.deepEqual([twoTimes.status, twoTimes.body], [401, { detail: SIGNATURE_TEXTS.invalid }], extra);
+    }
   });
 
   it('validates the signed body (422) and answers 404 for an unknown avatar', async () => {

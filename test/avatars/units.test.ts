@@ -59,6 +59,8 @@ describe('callback signatures', () => {
     refuse(header, Buffer.from('{"a":2}'), 1000, SIGNATURE_TEXTS.invalid);
     refuse(header.slice(0, -2), body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(signCallback('other', 1000, body), body, 1000, SIGNATURE_TEXTS.invalid);
+    refuse(`t=1,${header}`, body, 1000, SIGNATURE_TEXTS.invalid);
+    refuse(`${header},t=1000`, body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(header, body, 1301, SIGNATURE_TEXTS.stale);
     refuse(header, body, 699, SIGNATURE_TEXTS.stale);
   });
