@@ -10,7 +10,9 @@ export const setLogRequestId = (id: string | undefined) => {
 
 const write = (level: 'info' | 'warn' | 'error', message: string, fields: Fields = {}) => {
   if (process.env.LOG_LEVEL === 'silent') return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), requestId, message, ...fields });
+  const core = { level, time: new Date().toISOString(), requestId, message };
+  // The line's own keys stay first and win over a caller's field of the same name.
+  const line = JSON.stringify({ ...core, ...fields, ...core });
   if (level === 'error') console.error(line);
   else console.log(line);
 };

@@ -1,9 +1,10 @@
 // Bearer-token verification with jose. Locally: HS256 with the development secret. In AWS: RS256 or
 // ES256 against the issuer's JWKS (the stack's Cognito user pool by default). Issuer and audience are
 // always checked; `alg: none`, expired and not-yet-valid tokens are refused by jwtVerify itself.
-import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { config } from '../config.ts';
-import { InvalidCredentialsError, NotAuthenticatedError } from './errors.ts';
+import { log } from '../log.ts';
+import { InvalidCredentialsError, NotAuthenticatedError, ServiceUnavailableError } from './errors.ts';
 
 export interface Caller {
   userId: string;
@@ -18,8 +19,19 @@ const verifierFor = (): Verify => {
   const options = { issuer, requiredClaims: ['sub', 'exp'] };
   if (jwksUrl) {
     const jwks = createRemoteJWKSet(new URL(jwksUrl));
+    // A key set that cannot be fetched or read is our outage (503), not the caller's bad token; only
+    // a kid the set does not hold is about the token.
+    const keyFor = async (...key: Parameters<typeof jwks>) => {
+      try {
+        return await jwks(...key);
+      } catch (error) {
+        if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+          throw error;
+        throw new KeySetUnavailable(error);
+      }
+    };
     verifier = async (token) =>
-      (await jwtVerify(token, jwks, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
+      (await jwtVerify(token, keyFor, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
   } else if (devSecret) {
     const secret = new TextEncoder().encode(devSecret);
     verifier = async (token) =>
@@ -27,6 +39,12 @@ const verifierFor = (): Verify => {
   } else throw new Error('No token verification key configured (AUTH_JWKS_URL or AUTH_DEV_SECRET)');
   return verifier;
 };
+
+class KeySetUnavailable extends Error {
+  constructor(readonly reason: unknown) {
+    super('token signing keys unavailable');
+  }
+}
 
 // Tokens already verified in this container, until they expire: a client sends the same token on
 // every request, and verifying its signature costs about 100 µs. Bounded, oldest dropped first.
@@ -49,8 +67,10 @@ export const bearerToken = (header: string | undefined): string => {
   return token;
 };
 
-// Cognito access tokens carry the app client in `client_id` rather than `aud`.
+// Cognito access tokens carry the app client in `client_id` rather than `aud`. Cognito ID tokens
+// (`token_use: id`, `aud` = the client) identify a user to the client app; they are not API credentials.
 const audienceMatches = (payload: JWTPayload, audience: string) => {
+  if (payload.token_use !== undefined && payload.token_use !== 'access') return false;
   const aud = payload.aud;
   if (Array.isArray(aud) ? aud.includes(audience) : aud === audience) return true;
   return aud === undefined && payload.client_id === audience;
@@ -65,7 +85,13 @@ export async function authenticate(authorization: string | undefined): Promise<C
   let payload: JWTPayload;
   try {
     payload = await verify(token);
-  } catch {
+  } catch (error) {
+    if (error instanceof KeySetUnavailable) {
+      log.error('token signing keys unavailable', {
+        reason: String((error.reason as Error)?.message ?? error.reason),
+      });
+      throw new ServiceUnavailableError();
+    }
     throw new InvalidCredentialsError();
   }
   if (!audienceMatches(payload, config.auth.audience) || typeof payload.sub !== 'string' || !payload.sub)

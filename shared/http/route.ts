@@ -264,13 +264,34 @@ const RETRYABLE_AWS = new Set([
   'TimeoutError',
 ]);
 
+/** Node's network failures, as the SDK's HTTP handler rethrows them once its retries are spent. */
+const NETWORK_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+
 /** The one place errors become responses. Only sub-500 texts reach clients. */
 const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
   onError: (request: Req) => {
-    let error = request.error as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+    let error = request.error as Error & {
+      $metadata?: { httpStatusCode?: number };
+      $retryable?: unknown;
+      code?: unknown;
+    };
     if (!(error instanceof HttpError)) {
       const status = error.$metadata?.httpStatusCode ?? 0;
-      if (RETRYABLE_AWS.has(error.name) || error.$retryable || status >= 500 || error.name === 'TimeoutError')
+      if (
+        RETRYABLE_AWS.has(error.name) ||
+        error.$retryable ||
+        status >= 500 ||
+        NETWORK_ERRORS.has(error.code as string)
+      )
         error = new ServiceUnavailableError();
     }
     if (error instanceof HttpError) {
@@ -278,7 +299,7 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
       request.response = json(error.status, { detail: error.detail }, error.headers);
       return;
     }
-    log.error('unhandled error', { error: error.name, message: error.message, stack: error.stack });
+    log.error('unhandled error', { error: error.name, error_message: error.message, stack: error.stack });
     request.response = json(500, { detail: 'Internal Server Error' });
   },
 });

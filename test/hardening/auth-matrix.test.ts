@@ -205,11 +205,34 @@ describe('authentication matrix, RS256/ES256 JWKS verifier (JWKS served on loopb
     ['expired', async () => `Bearer ${await rs256({ exp: secondsFromNow(-60) })}`, INVALID],
     ['not yet valid', async () => `Bearer ${await rs256({ nbf: secondsFromNow(600) })}`, INVALID],
     ['alg none', async () => `Bearer ${new UnsecuredJWT(claims()).encode()}`, INVALID],
+    // A Cognito ID token names the app client in `aud` too; it is not an API credential.
+    ['a Cognito ID token (token_use id)', async () => `Bearer ${await rs256({ token_use: 'id' })}`, INVALID],
     // The development verifier's token is refused once a JWKS is configured.
     ['a development HS256 token', async () => `Bearer ${h.owner.token}`, INVALID],
   ];
   for (const [title, header, expected] of cases)
     it(`every route: 401 for ${title}`, async () => assertEveryRouteRefuses(await header(), expected));
+
+  it('a key set that cannot be fetched is a 503 (our outage), not a 401, and the next request recovers', async () => {
+    const url = process.env.AUTH_JWKS_URL!;
+    try {
+      process.env.AUTH_JWKS_URL = url.replace('/.well-known/jwks.json', '/missing.json'); // answers 404
+      resetAuthKeys();
+      const notFound = await h.call('GET', '/api/v1/brands', { token: await rs256({ jti: 'a' }) });
+      assert.deepEqual(
+        [notFound.status, notFound.body],
+        [503, { detail: 'Service temporarily unavailable, retry later' }],
+      );
+      process.env.AUTH_JWKS_URL = 'http://127.0.0.1:9/.well-known/jwks.json'; // nothing listens there
+      resetAuthKeys();
+      const refused = await h.call('GET', '/api/v1/brands', { token: await rs256({ jti: 'b' }) });
+      assert.deepEqual([refused.status, refused.headers['retry-after']], [503, '1']);
+    } finally {
+      process.env.AUTH_JWKS_URL = url;
+      resetAuthKeys();
+    }
+    assert.equal((await h.call('GET', '/api/v1/brands', { token: await rs256({ jti: 'c' }) })).status, 200);
+  });
 
   it('no response or log line carries a token', () => {
     const hits = scan.occurrences({ owner_token: h.owner.token, signing_secret: h.secret });

@@ -23,7 +23,7 @@ import {
   WORKSPACE_SECRETS,
 } from './support.ts';
 
-type Kind = 'throttle' | 'server' | 'timeout';
+type Kind = 'throttle' | 'server' | 'timeout' | 'reset' | 'dns';
 const sdkError = (kind: Kind): Error =>
   Object.assign(
     new Error(`injected ${kind}`),
@@ -31,6 +31,9 @@ const sdkError = (kind: Kind): Error =>
       throttle: { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } },
       server: { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } },
       timeout: { name: 'TimeoutError', $metadata: {} },
+      // Node's socket and DNS failures, as the HTTP handler rethrows them.
+      reset: { code: 'ECONNRESET' },
+      dns: { code: 'ENOTFOUND' },
     }[kind],
   );
 
@@ -195,7 +198,7 @@ describe('faults in the AWS SDK clients', () => {
     results.table_routes_503_when_exhausted = answers.length;
   });
 
-  for (const kind of ['throttle', 'timeout'] as const)
+  for (const kind of ['throttle', 'timeout', 'reset'] as const)
     it(`DynamoDB ${kind} on every attempt: 503 after the SDK's 3 attempts`, async () => {
       const fault = inject('dynamo', { commands: /Get/, failing: () => true, kind });
       const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
@@ -203,6 +206,12 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(res.headers['retry-after'], '1');
       assert.equal(fault.attempts(), 3);
     });
+
+  it('DynamoDB unreachable (DNS failure): 503, not 500', async () => {
+    inject('dynamo', { commands: /Get/, failing: () => true, kind: 'dns' });
+    const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
+    assert.deepEqual([res.status, res.headers['retry-after']], [503, '1']);
+  });
 
   it('S3 unavailable on every bucket route: 503, and no record points at a missing object', async () => {
     inject('s3', { commands: /./, failing: () => true, kind: 'server' });
