@@ -6,16 +6,23 @@ import { RequestValidationError } from './errors.ts';
 
 export const SECRET_MASK = '**********';
 
+// A key that names a secret in another spelling (`Client_Secret`, `clientSecret`) is masked too: a
+// client's slip should not send its secret back.
+const isSecret = (key: string, fields: readonly string[]) => fields.includes(key) || /secret/i.test(key);
+
 const masked = (value: unknown, fields: readonly string[]): unknown => {
   if (Array.isArray(value)) return value.map((entry) => masked(entry, fields));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, entry]) => [
       key,
-      fields.includes(key) ? SECRET_MASK : masked(entry, fields),
+      isSecret(key, fields) ? SECRET_MASK : masked(entry, fields),
     ]),
   );
 };
+
+const isPlainObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
   onError: (request) => {
@@ -31,8 +38,8 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
         item.type !== 'missing'
       )
         item.input = SECRET_MASK;
-      // A body that is not JSON is echoed as its raw text: it may hold the secret anywhere.
-      else if (item.loc.length === 1 && typeof item.input === 'string') item.input = SECRET_MASK;
+      // A body that is not an object (raw text, a list, a bare string) may hold the secret anywhere.
+      else if (item.loc.length === 1 && !isPlainObject(item.input)) item.input = SECRET_MASK;
       else item.input = masked(item.input, fields);
     }
   },

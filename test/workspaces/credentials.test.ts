@@ -254,6 +254,30 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       ],
     ],
     [
+      'the secret is sent under another spelling (the echo masks it too)',
+      { client_id: CLIENT_ID, Client_Secret: SECRET },
+      [
+        {
+          type: 'missing',
+          loc: ['body', 'client_secret'],
+          msg: 'Field required',
+          input: { client_id: CLIENT_ID, Client_Secret: MASK },
+        },
+      ],
+    ],
+    [
+      'the body is a list',
+      [CLIENT_ID, SECRET],
+      [
+        {
+          type: 'model_attributes_type',
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input: MASK,
+        },
+      ],
+    ],
+    [
       'both missing',
       {},
       [
