@@ -16,9 +16,9 @@ if (!route || !eventFile) {
   process.exit(2);
 }
 process.env.LOG_LEVEL ??= 'silent';
-const { port, dataDir } = localSettings();
+const { dataDir } = localSettings();
 const { aws, secret } = await openLocalStores(dataDir);
-const seed = await ensureSeed(dataDir, `http://localhost:${port}`, secret);
+const seed = await ensureSeed(dataDir, undefined, secret);
 const values: Record<string, string> = {
   owner_token: seed.users.owner.token,
   other_token: seed.users.other.token,

@@ -1,6 +1,12 @@
 // npm start: the whole API on http://localhost:$PORT over embedded DynamoDB and S3 in $DATA_DIR.
 import { join } from 'node:path';
-import { ensureSeed, localSettings, markRunning, openLocalStores } from '../infra/local/runtime.ts';
+import {
+  ensureSeed,
+  localSettings,
+  markRunning,
+  markStopped,
+  openLocalStores,
+} from '../infra/local/runtime.ts';
 import { startServer } from '../infra/local/server.ts';
 
 const { port, dataDir } = localSettings();
@@ -11,7 +17,12 @@ if (!aws) {
   );
   process.exit(1);
 }
-const server = await startServer(port);
+const server = await startServer(port).catch(async (error: NodeJS.ErrnoException) => {
+  await aws.close();
+  if (error.code !== 'EADDRINUSE') throw error;
+  console.error(`Port ${port} is in use. Stop what listens there, or set PORT to another port.`);
+  process.exit(1);
+});
 await markRunning(dataDir, aws);
 const seed = await ensureSeed(dataDir, server.url, secret);
 
@@ -30,6 +41,7 @@ Try:
 `);
 
 const shutdown = async () => {
+  await markStopped(dataDir);
   await server.close();
   await aws.close();
   process.exit(0);

@@ -1,6 +1,7 @@
 // The local runtime's data folder: embedded stores, the dev secret, seed.json, and a note of where
 // a running instance listens (so `npm run invoke` can use the same stores while `npm start` runs).
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadOrCreateLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
@@ -41,14 +42,36 @@ const isAlive = (pid: number) => {
   }
 };
 
+/** Whether something accepts connections at a store endpoint: a pid alone may have been reused. */
+const isServing = (endpoint: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(endpoint);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.setTimeout(1000);
+    const done = (serving: boolean) => {
+      socket.destroy();
+      resolve(serving);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+
+/** The `npm start` serving this folder, if one still is (its note can outlive it). */
+export async function runningInstance(dataDir: string): Promise<RunningInstance | undefined> {
+  const running = await readJson<RunningInstance>(join(dataDir, 'running.json'));
+  if (!running || running.pid === process.pid || !isAlive(running.pid)) return undefined;
+  return (await isServing(running.dynamodbEndpoint)) ? running : undefined;
+}
+
 /** Opens the data folder's stores: its own embedded AWS, or the one a running `npm start` holds. */
 export async function openLocalStores(dataDir: string): Promise<{ aws?: EmbeddedAws; secret: string }> {
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir);
   useDevAuth(secret);
   await loadOrCreateLocalSecretsKey(dataDir); // integration secrets are sealed under it
-  const running = await readJson<RunningInstance>(join(dataDir, 'running.json'));
-  if (running && running.pid !== process.pid && isAlive(running.pid)) {
+  const running = await runningInstance(dataDir);
+  if (running) {
     const { LOCAL_TABLE, LOCAL_BUCKET } = await import('./embedded.ts');
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -73,10 +96,19 @@ export async function markRunning(dataDir: string, aws: EmbeddedAws) {
   await writeFile(join(dataDir, 'running.json'), JSON.stringify(note));
 }
 
-/** Seeds on the first start; afterwards keeps the ids and refreshes base_url and tokens. */
-export async function ensureSeed(dataDir: string, baseUrl: string, secret: string): Promise<SeedFile> {
+/** The instance stops serving the folder: the next start or invoke opens the stores itself. */
+export const markStopped = (dataDir: string) => rm(join(dataDir, 'running.json'), { force: true });
+
+/** Seeds on the first start; afterwards keeps the ids and refreshes the tokens, and `base_url` when
+ * given (`npm run invoke` serves nothing, so it keeps the one the server wrote). */
+export async function ensureSeed(
+  dataDir: string,
+  baseUrl: string | undefined,
+  secret: string,
+): Promise<SeedFile> {
   const file = join(dataDir, 'seed.json');
   const existing = await readJson<SeedFile>(file);
+  baseUrl ??= existing?.base_url ?? `http://localhost:${localSettings().port}`;
   let users: SeedUsers;
   let ids: SeedIds;
   if (existing) {

@@ -121,6 +121,12 @@ export async function startServer(port: number, host = '127.0.0.1'): Promise<Loc
   return {
     url: `http://localhost:${actual}`,
     server,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Requests in flight get a moment to finish; a client that stalls mid-body does not hold the stop.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
   };
 }

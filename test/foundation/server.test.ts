@@ -1,14 +1,14 @@
 // The local HTTP server over real sockets: routing (404/405, trailing-slash 307), CORS preflight, the
 // v2.0 body rule (bad UTF-8 included), and the seed.json contract of `npm start`.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EmbeddedAws } from '../../infra/local/embedded.ts';
 import type { SeedFile } from '../../infra/local/runtime.ts';
-import { ensureSeed, openLocalStores } from '../../infra/local/runtime.ts';
+import { ensureSeed, markStopped, openLocalStores, runningInstance } from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
 
 let dataDir: string;
@@ -52,6 +52,26 @@ describe('local server', () => {
     const again = await ensureSeed(dataDir, server.url, secret);
     assert.equal(again.project_id, seed.project_id);
     assert.equal(again.users.owner.id, seed.users.owner.id);
+  });
+
+  it('npm run invoke (no base URL) keeps the base_url the server wrote', async () => {
+    const kept = await ensureSeed(dataDir, undefined, secret);
+    assert.equal(kept.base_url, server.url);
+    assert.equal(JSON.parse(await readFile(join(dataDir, 'seed.json'), 'utf8')).base_url, server.url);
+  });
+
+  it('a running.json whose process no longer serves the stores is not taken for a running instance', async () => {
+    // A pid that is alive but is not the server (pids are reused after a restart).
+    const note = { pid: process.ppid, dynamodbEndpoint: aws.dynamodbEndpoint, s3Endpoint: aws.s3Endpoint };
+    await writeFile(join(dataDir, 'running.json'), JSON.stringify(note));
+    assert.deepEqual(await runningInstance(dataDir), note);
+    await writeFile(
+      join(dataDir, 'running.json'),
+      JSON.stringify({ ...note, dynamodbEndpoint: 'http://127.0.0.1:9' }),
+    );
+    assert.equal(await runningInstance(dataDir), undefined);
+    await markStopped(dataDir);
+    assert.equal(await runningInstance(dataDir), undefined);
   });
 
   it('answers unknown routes 404 and wrong methods 405, FastAPI style', async () => {
