@@ -252,27 +252,66 @@ export const model = <const E extends v.ObjectEntries>(entries: E) => {
   return hinted(v.pipe(v.custom<Record<string, unknown>>(isObject, notAModel), object), { $model: object });
 };
 
-export const list = <S extends v.GenericSchema>(item: S, opts: { max?: number } = {}) => {
+export const list = <S extends v.GenericSchema>(item: S, opts: { min?: number; max?: number } = {}) => {
   const notAList = fastapi('list_type', 'Input should be a valid list');
+  const min = opts.min ?? 0;
   const max = opts.max ?? Number.POSITIVE_INFINITY;
   // The length is checked on the list as sent, before its items: pydantic reports only `too_long`
   // for an overlong list, echoing the raw input (valibot then skips the item schema).
   const length = v.rawCheck<unknown[]>(({ dataset, addIssue }) => {
-    if (dataset.typed && dataset.value.length > max)
+    if (!dataset.typed) return;
+    const { length: actual } = dataset.value;
+    if (actual > max)
       addIssue({
         message: fastapi(
           'too_long',
-          `List should have at most ${plural(max, 'item')} after validation, not ${dataset.value.length}`,
-          { field_type: 'List', max_length: max, actual_length: dataset.value.length },
+          `List should have at most ${plural(max, 'item')} after validation, not ${actual}`,
+          {
+            field_type: 'List',
+            max_length: max,
+            actual_length: actual,
+          },
+        ),
+      });
+    else if (actual < min)
+      addIssue({
+        message: fastapi(
+          'too_short',
+          `List should have at least ${plural(min, 'item')} after validation, not ${actual}`,
+          {
+            field_type: 'List',
+            min_length: min,
+            actual_length: actual,
+          },
         ),
       });
   });
   return hinted(v.pipe(v.array(v.unknown(), notAList), length, v.array(item, notAList)), {
     type: 'array',
     $items: item,
-    ...bounds(['maxItems', 'maxItems'], [opts.max, undefined]),
+    ...bounds(['minItems', 'maxItems'], [opts.min, opts.max]),
   });
 };
+
+/**
+ * A rule over several fields, as pydantic's `model_validator(mode="after")`: checked only once every
+ * field is valid, and failing as one `value_error` at the model's location with the input as sent.
+ */
+export const modelRule = <S extends v.GenericSchema>(
+  schema: S,
+  rule: (value: v.InferOutput<S>) => boolean,
+  reason: string,
+) =>
+  v.pipe(
+    v.unknown(),
+    v.check((input) => {
+      const fields = v.safeParse(schema, input);
+      return !fields.success || rule(fields.output);
+    }, valueError(reason)),
+    schema,
+    // The OpenAPI document describes the model itself (see the hints above).
+    v.metadata({ jsonSchema: { $model: schema } }),
+  );
 
 /**
  * How deep a free-form object may nest (the object itself is level 1). DynamoDB refuses maps and

@@ -1,7 +1,7 @@
 // Spec §"Product search result and response" and endpoint 5, with the limits exactly as stated; the
 // session resource around it is ours (docs/shopping.md).
 import * as v from 'valibot';
-import { integer, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { integer, literal, model, modelRule, optionalNullable, string, uuid } from '../http/fields.ts';
 import { intOut } from '../http/response-fields.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
 
@@ -12,26 +12,6 @@ export const SHOPPING_LIMITS = {
   /** Searches returned by GET session, newest first. */
   recentSearches: 20,
 } as const;
-
-/**
- * A rule over several fields, as pydantic's `model_validator(mode="after")`: checked only once every
- * field is valid, and failing as one `value_error` at the model's location with the input as sent.
- */
-const modelRule = <S extends v.GenericSchema>(
-  schema: S,
-  rule: (value: v.InferOutput<S>) => boolean,
-  reason: string,
-) =>
-  v.pipe(
-    v.unknown(),
-    v.check((input) => {
-      const fields = v.safeParse(schema, input);
-      return !fields.success || rule(fields.output);
-    }, valueError(reason)),
-    schema,
-    // The OpenAPI document describes the model itself (see shared/http/fields.ts hints).
-    v.metadata({ jsonSchema: { $model: schema } }),
-  );
 
 export const ShoppingSessionPath = model({ session_id: uuid() });
 

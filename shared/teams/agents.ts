@@ -109,12 +109,19 @@ export interface TaskInput {
 
 export const TASK_DEFAULTS = { status: 'pending', priority: 'medium', max_revisions: 3 } as const;
 
-/** Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period. */
-const taskRecord = (teamId: string, task: TaskItem) => ({
-  ...teamKeys.task(teamId, task.id),
-  ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
-  ...task,
-});
+/**
+ * Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period. The index
+ * keys are derived here every time, never copied from a stored item: a rescheduled task moves, an
+ * unscheduled one leaves the (sparse) index.
+ */
+const taskRecord = (teamId: string, task: TaskItem & { gsi1pk?: string; gsi1sk?: string }) => {
+  const { gsi1pk: _pk, gsi1sk: _sk, ...fields } = task;
+  return {
+    ...fields,
+    ...teamKeys.task(teamId, task.id),
+    ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
+  };
+};
 
 const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
   const createdAt = iso(input.created_at) ?? nowIso();
@@ -194,7 +201,7 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
     ]),
   ) as TaskChanges;
   const next: TaskItem = { ...current, ...(normalised as Partial<TaskItem>) };
-  // A (re)scheduled task moves on gsi1; the whole record is rewritten so the index keys follow.
+  // The whole record is rewritten, its index keys derived afresh from `scheduled_for`.
   await put(taskRecord(teamId, next));
   const copies = loopCopyOfTask(next);
   await Promise.all(

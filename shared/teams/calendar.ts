@@ -103,11 +103,25 @@ export function planCalendar(input: {
     scheduledDays.add(`${date}\u0000${kindOf(task.platform, task.task_type)}`);
   }
 
+  // Lines of one kind number their slots on from the earlier lines' (ids stay distinct; a kind's
+  // only line keeps the numbers 0 … per_week − 1, so its stored entries keep their ids).
+  const numbered = new Map<string, number>();
+  const firstSlot = cadence.map((line) => {
+    const kind = kindOf(line.platform, line.task_type);
+    const first = numbered.get(kind) ?? 0;
+    numbered.set(kind, first + line.per_week);
+    return first;
+  });
+
   const slots: Slot[] = [];
   for (let monday = weekStart(period.from); monday < period.to; monday = addDays(monday, 7)) {
-    for (const line of cadence) {
+    for (const [i, line] of cadence.entries()) {
       const kind = kindOf(line.platform, line.task_type);
-      const needed = line.per_week - (scheduled.get(`${monday}\u0000${kind}`) ?? 0);
+      // Each scheduled task counts once: the kind's lines take them in cadence order.
+      const weekKind = `${monday}\u0000${kind}`;
+      const tasksLeft = scheduled.get(weekKind) ?? 0;
+      scheduled.set(weekKind, Math.max(0, tasksLeft - line.per_week));
+      const needed = line.per_week - tasksLeft;
       if (needed <= 0) continue;
       // Days that already carry a task of this kind come last; then the first `needed` candidates.
       const candidates = weekCandidates(line, monday)
@@ -116,16 +130,18 @@ export function planCalendar(input: {
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
         .slice(0, needed);
-      for (const candidate of candidates)
+      for (const candidate of candidates) {
+        const slot = firstSlot[i]! + candidate.index;
         slots.push({
           id: uuidv5(
-            [teamId, period.key, monday, line.platform, line.task_type, candidate.index].join('|'),
+            [teamId, period.key, monday, line.platform, line.task_type, slot].join('|'),
             CALENDAR_ID_NAMESPACE,
           ),
           cadence: line,
           date: candidate.date,
           scheduledFor: new Date(candidate.at).toISOString(),
         });
+      }
     }
   }
   slots.sort((a, b) => a.scheduledFor.localeCompare(b.scheduledFor) || a.id.localeCompare(b.id));
@@ -197,6 +213,8 @@ const MAX_STORED_ENTRIES =
 /** Time-zone offsets stay within UTC−12 … UTC+14: a margin that holds any zone's local midnight. */
 const ZONE_MARGIN_MS = 15 * 3_600_000;
 const utcMidnight = (date: string) => Date.parse(`${date}T00:00:00Z`);
+const aroundMidnight = (date: string, marginMs: number) =>
+  new Date(utcMidnight(date) + marginMs).toISOString();
 
 const readStoredEntries = (teamId: string, period: Period) =>
   queryWindow<CalendarEntryItem>(teamKeys.partition(teamId), {
@@ -205,6 +223,29 @@ const readStoredEntries = (teamId: string, period: Period) =>
     limit: MAX_STORED_ENTRIES,
   });
 
+/**
+ * The tasks scheduled in the period as any zone reads it, before the team's zone is known. Two
+ * Queries, so that the cap is spent on the team's own period and not on its neighbours: the hours
+ * around the period's first midnight newest first (the zone's period starts somewhere in them, so its
+ * tasks come before the previous period's), then the rest oldest first (before the next period's).
+ * BETWEEN is inclusive, but the sort keys are `<scheduled_for>#<id>`: the two ranges do not overlap.
+ */
+const readScheduledTasks = (teamId: string, period: Period) => {
+  const query = (between: [string, string], newestFirst: boolean) =>
+    queryWindow<TaskItem>(teamKeys.schedulePartition(teamId), {
+      index: 'gsi1',
+      between,
+      newestFirst,
+      offset: 0,
+      limit: TEAM_LIMITS.calendarTasks,
+    });
+  const split = aroundMidnight(period.from, ZONE_MARGIN_MS);
+  return Promise.all([
+    query([aroundMidnight(period.from, -ZONE_MARGIN_MS), split], true),
+    query([split, aroundMidnight(period.to, ZONE_MARGIN_MS)], false),
+  ]).then(([head, rest]) => [...head, ...rest]);
+};
+
 export async function generateCalendar(
   userId: string,
   teamId: string,
@@ -212,8 +253,8 @@ export async function generateCalendar(
 ): Promise<CalendarResult> {
   const at = now().getTime();
   // The period depends on the team's time zone, which is on the team item: to read everything in
-  // one wave, read every period the date could fall in anywhere on Earth (one or two) and the
-  // scheduled tasks over all of them, then keep the team's own in memory.
+  // one wave, read every period the date could fall in anywhere on Earth (one or two), each one's
+  // scheduled tasks and stored entries, then keep the team's own in memory.
   const earliest = request.start ?? localDate(at, 'Etc/GMT+12');
   const latest = request.start ?? localDate(at, 'Etc/GMT-14');
   const candidates = new Map<string, Period>();
@@ -222,23 +263,20 @@ export async function generateCalendar(
     candidates.set(candidate.key, candidate);
   }
   const spans = [...candidates.values()];
-  const windowFrom = new Date(utcMidnight(spans[0]!.from) - ZONE_MARGIN_MS).toISOString();
-  const windowTo = new Date(utcMidnight(spans.at(-1)!.to) + ZONE_MARGIN_MS).toISOString();
 
-  // Wave 1: the team, its members, the tasks scheduled in the window (gsi1) and what earlier runs stored.
-  const [team, members, scheduled, ...storedByPeriod] = await Promise.all([
+  // Wave 1: the team, its members, and per candidate period its scheduled tasks (gsi1) and what
+  // earlier runs stored.
+  const [team, members, byPeriod] = await Promise.all([
     readTeam(teamId),
     queryPartition<MemberItem>(teamKeys.partition(teamId), {
       prefix: TEAM_PREFIX.member,
       limit: TEAM_LIMITS.members,
     }),
-    queryWindow<TaskItem>(teamKeys.schedulePartition(teamId), {
-      index: 'gsi1',
-      between: [windowFrom, windowTo],
-      offset: 0,
-      limit: TEAM_LIMITS.calendarTasks,
-    }),
-    ...spans.map((candidate) => readStoredEntries(teamId, candidate)),
+    Promise.all(
+      spans.map((candidate) =>
+        Promise.all([readScheduledTasks(teamId, candidate), readStoredEntries(teamId, candidate)]),
+      ),
+    ),
   ]);
   const owned = ownedBy(team, userId, 'Team');
   const timeZone = teamTimeZone(owned);
@@ -247,11 +285,17 @@ export async function generateCalendar(
     number,
     number,
   ];
-  const tasks = scheduled.filter((task) => {
-    const ms = Date.parse(task.scheduled_for!);
-    return ms >= fromMs && ms < toMs;
-  });
-  const stored = storedByPeriod[spans.findIndex((candidate) => candidate.key === period.key)] ?? [];
+  const [scheduled, stored] = byPeriod[spans.findIndex((candidate) => candidate.key === period.key)] ?? [
+    [],
+    [],
+  ];
+  const tasks = scheduled
+    .filter((task) => {
+      const ms = Date.parse(task.scheduled_for!);
+      return ms >= fromMs && ms < toMs;
+    })
+    .sort((a, b) => a.scheduled_for!.localeCompare(b.scheduled_for!) || a.id.localeCompare(b.id))
+    .slice(0, TEAM_LIMITS.calendarTasks);
 
   const entries = planCalendar({
     teamId,

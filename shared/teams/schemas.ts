@@ -8,6 +8,7 @@ import {
   list,
   literal,
   model,
+  modelRule,
   optionalNullable,
   string,
   uuid,
@@ -111,14 +112,21 @@ const clockTime = v.pipe(
 );
 
 /** One line of the content cadence: how many pieces of a kind the team publishes per week. */
-export const CadenceEntryInput = model({
+const CadenceLineFields = model({
   platform: string({ min: 1, max: 64 }),
   task_type: string({ min: 1, max: 64 }),
   per_week: integer({ ge: 1, le: TEAM_LIMITS.cadencePerWeek }),
-  preferred_days: v.optional(list(literal(WEEKDAYS), { max: 7 }), [...WEEKDAYS.slice(0, 5)]),
-  preferred_times: v.optional(list(clockTime, { max: 24 }), ['09:00']),
+  preferred_days: v.optional(list(literal(WEEKDAYS), { min: 1, max: 7 }), [...WEEKDAYS.slice(0, 5)]),
+  preferred_times: v.optional(list(clockTime, { min: 1, max: 24 }), ['09:00']),
   title: optionalNullable(string({ min: 1, max: 200 })),
 });
+
+// Each slot of a line is a distinct day and time of the week: more than those would stack slots.
+export const CadenceEntryInput = modelRule(
+  CadenceLineFields,
+  (line) => line.per_week <= new Set(line.preferred_days).size * new Set(line.preferred_times).size,
+  'per_week must be at most the number of distinct preferred_days times the number of distinct preferred_times',
+);
 export type CadenceEntryInput = v.InferOutput<typeof CadenceEntryInput>;
 
 export const CreateTeamBody = model({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
 import { queryPartition } from '../../shared/db/store.ts';
-import { addMember, addTask } from '../../shared/teams/agents.ts';
+import { addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -230,6 +230,68 @@ describe('calendar generation', () => {
     );
     // Each period is stored on its own.
     assert.equal((await storedEntries(team.id)).length, entries.length + 3);
+  });
+
+  it('plans two cadence lines of the same platform and task type, with distinct ids, twice alike', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam([
+      { platform: 'instagram', task_type: 'post', per_week: 2, title: 'A' },
+      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B', preferred_times: ['15:00'] },
+    ]);
+    const first = await generate(team.id);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(
+      first.body.entries.map((e: Entry) => [e.title, e.scheduled_for]),
+      [
+        ['A', '2026-11-17T08:00:00.000Z'],
+        ['B', '2026-11-18T14:00:00.000Z'],
+        ['A', '2026-11-19T08:00:00.000Z'],
+      ],
+    );
+    assert.equal(new Set(first.body.entries.map((e: Entry) => e.id)).size, 3);
+    assert.equal((await generate(team.id)).text, first.text);
+    assert.equal((await storedEntries(team.id)).length, 3);
+    // A post already scheduled that week stands for one slot of the kind (the first line's), not one per line.
+    await addTask(team.id, {
+      task_type: 'post',
+      title: 'Monday post',
+      platform: 'instagram',
+      scheduled_for: '2026-11-16T08:00:00Z',
+    });
+    const third = await generate(team.id);
+    assert.deepEqual(
+      third.body.entries.map((e: Entry) => e.title),
+      ['Monday post', 'A', 'B'],
+    );
+    assert.equal((await storedEntries(team.id)).length, 3);
+  });
+
+  it('caps the scheduled tasks read at 500 within the team’s own period, not the neighbouring one', async () => {
+    // 23:30 UTC on 30 November is 00:30 on 1 December in Paris; elsewhere it is still November.
+    setClock(new Date('2026-11-30T23:30:00Z'));
+    const { team } = await parisTeam([]);
+    // 500 tasks on Paris's 30 November, in the hours where other zones are already in December.
+    await addTasks(
+      team.id,
+      Array.from({ length: 500 }, (_, i) => ({
+        task_type: 'social_post',
+        title: `November ${i}`,
+        platform: 'instagram',
+        scheduled_for: new Date(Date.parse('2026-11-30T10:00:00Z') + i * 60_000).toISOString(),
+      })),
+    );
+    const december = ['2026-12-01T09:00:00.000Z', '2026-12-01T15:00:00.000Z', '2026-12-15T09:00:00.000Z'];
+    for (const at of december)
+      await addTask(team.id, { task_type: 'social_post', title: `December ${at}`, scheduled_for: at });
+    const res = await generate(team.id, '?period=monthly');
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.entries.map((e: Entry) => e.scheduled_for),
+      december,
+    );
+    assert.equal((await storedEntries(team.id)).length, 3);
+    const { waves } = await dynamoRequestsOf(() => generate(team.id, '?period=monthly'));
+    assert.equal(waves, 1);
   });
 
   it('plans another period from `start`, and leaves a slot nobody can do unassigned', async () => {

@@ -156,6 +156,74 @@ describe('team creation and detail', () => {
   });
 });
 
+describe('content cadence', () => {
+  const line = { platform: 'instagram', task_type: 'social_post', per_week: 2 };
+  const create = (content_cadence: unknown[]) =>
+    h.call('POST', '/api/v1/teams', { json: { ...TEAM_BODY, content_cadence } });
+
+  it('refuses empty preferred days or times: a line that could never be planned', async () => {
+    const res = await create([{ ...line, preferred_days: [], preferred_times: [] }]);
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'too_short',
+        loc: ['body', 'content_cadence', 0, 'preferred_days'],
+        msg: 'List should have at least 1 item after validation, not 0',
+        input: [],
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      },
+      {
+        type: 'too_short',
+        loc: ['body', 'content_cadence', 0, 'preferred_times'],
+        msg: 'List should have at least 1 item after validation, not 0',
+        input: [],
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      },
+    ]);
+  });
+
+  it('refuses more per week than its distinct days × times, at the line, with the line as sent', async () => {
+    const tooMany = {
+      ...line,
+      per_week: 3,
+      preferred_days: ['monday', 'monday'],
+      preferred_times: ['09:00'],
+    };
+    const res = await create([line, tooMany]);
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'value_error',
+        loc: ['body', 'content_cadence', 1],
+        msg: 'Value error, per_week must be at most the number of distinct preferred_days times the number of distinct preferred_times',
+        input: tooMany,
+        ctx: { error: {} },
+      },
+    ]);
+    // Field errors come first, as pydantic runs a model's own rule only on valid fields.
+    const both = await create([{ ...tooMany, platform: '' }]);
+    assert.deepEqual(
+      both.body.detail.map((item: { type: string; loc: unknown[] }) => [item.type, item.loc]),
+      [['string_too_short', ['body', 'content_cadence', 0, 'platform']]],
+    );
+    // Up to the default days × times (Monday–Friday at 09:00: five) is accepted.
+    assert.equal((await create([{ ...line, per_week: 5 }])).status, 201);
+    assert.equal((await create([{ ...line, per_week: 6 }])).status, 422);
+  });
+
+  it('accepts two lines of the same platform and task type', async () => {
+    const res = await create([
+      { ...line, title: 'A' },
+      { ...line, per_week: 1, title: 'B', preferred_times: ['15:00'] },
+    ]);
+    assert.equal(res.status, 201);
+    assert.deepEqual(
+      res.body.content_cadence.map((entry: { title: string }) => entry.title),
+      ['A', 'B'],
+    );
+  });
+});
+
 describe('per-resource reads', () => {
   it('lists tasks newest first with the counter total, paged by limit and offset', async () => {
     const { team, tasks } = await createBusyTeam(h, { tasks: 12, activity: 3 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
+import type { TaskItem } from '../../shared/teams/store.ts';
 import {
   addDays,
   daysBetween,
@@ -110,5 +111,51 @@ describe('calendar slots', () => {
         tasks: [],
       });
     assert.deepEqual(run(), run());
+    // Stored entries keep their ids across versions: a kind's only line numbers its slots 0, 1, …
+    assert.deepEqual(
+      run().map((entry) => entry.id),
+      ['5a60c0f9-22e7-5a85-80fa-3df2822ca7c9', '493cab5c-de60-5ca4-a88d-cf940e735dc7'],
+    );
+  });
+
+  it('plans two lines of one kind: distinct ids, the first line’s unchanged, scheduled tasks counted once', () => {
+    const line = { platform: 'x', task_type: 'post', preferred_days: weekdays, title: null };
+    const run = (tasks: TaskItem[] = []) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'Europe/Paris',
+        period: periodOf('weekly', '2026-11-16'),
+        cadence: [
+          { ...line, per_week: 2, preferred_times: ['09:00'], title: 'A' },
+          { ...line, per_week: 1, preferred_times: ['15:00'], title: 'B' },
+        ],
+        members: [],
+        tasks,
+      }).map((entry) => [entry.id, entry.title, entry.scheduled_for.slice(0, 16)]);
+    assert.deepEqual(run(), [
+      ['5a60c0f9-22e7-5a85-80fa-3df2822ca7c9', 'A', '2026-11-17T08:00'],
+      [run()[1]![0], 'B', '2026-11-18T14:00'],
+      ['493cab5c-de60-5ca4-a88d-cf940e735dc7', 'A', '2026-11-19T08:00'],
+    ]);
+    assert.equal(new Set(run().map(([id]) => id)).size, 3);
+    // One post already scheduled that week covers one slot of the kind, not one of each line.
+    const task = {
+      id: '0193a0a0-0000-7000-8000-0000000000aa',
+      title: 'Scheduled',
+      task_type: 'post',
+      platform: 'x',
+      status: 'scheduled',
+      scheduled_for: '2026-11-16T08:00:00.000Z',
+      assigned_member_id: null,
+      published_at: null,
+    } as TaskItem;
+    assert.deepEqual(
+      run([task]).map(([, title, at]) => [title, at]),
+      [
+        ['Scheduled', '2026-11-16T08:00'],
+        ['A', '2026-11-17T08:00'],
+        ['B', '2026-11-18T14:00'],
+      ],
+    );
   });
 });
