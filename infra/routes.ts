@@ -1,6 +1,7 @@
 // The one route table. The CDK stack, the local server, the sample events and the tests that walk
-// every route all read it. `entry` names the handler module under functions/ (without .ts);
-// `table` and `bucket` are the grants the route's function gets, and nothing more.
+// every route all read it. `entry` names the handler module under functions/ (without .ts); its grant
+// declarations (`table`, `indexes`, `bucket`, `secrets`: infra/grants.ts) are all its function gets.
+import type { Grants } from './grants.ts';
 import { avatarRoutes } from './routes/avatars.ts';
 import { brandKitRoutes } from './routes/brand-kits.ts';
 import { brandRoutes } from './routes/brands.ts';
@@ -12,17 +13,13 @@ import { teamRoutes } from './routes/teams.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 
-export type Access = 'read' | 'write' | 'readWrite';
+export type { Access, BucketAccess, SecretsUse } from './grants.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface Route {
+export interface Route extends Grants {
   method: Method;
   path: string;
   entry: string;
-  table?: Access;
-  bucket?: Access;
-  /** Encrypt/decrypt with the stack's secrets key (integration credentials). */
-  secrets?: boolean;
   /** false only for routes that authenticate another way. */
   auth?: boolean;
   memoryMb?: number;

@@ -17,11 +17,11 @@ import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   BlockPublicAccess,
   Bucket,
@@ -36,14 +36,22 @@ import type { Construct } from 'constructs';
 import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
 import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { cdkBundling } from './bundling.ts';
+import { type GrantTargets, grant } from './grant-statements.ts';
+import { OBJECTS } from './grants.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
 import { CORS, functionId, type Route, routes } from './routes.ts';
 
 export interface TeamContentStackProps extends StackProps {
-  /** An external OIDC issuer instead of the stack's Cognito user pool. */
+  /** An external OIDC issuer instead of the stack's Cognito user pool (`-c issuerUrl=…`), exactly as
+   * its tokens' `iss` claim spells it; needs `audience` too (infra/app.ts reads both from context). */
   issuerUrl?: string;
   audience?: string;
+  /** The external issuer's JWKS (else the `jwksUrl` context, `-c jwksUrl=…`); default: the issuer
+   * without a trailing slash, then `/.well-known/jwks.json` (right for Cognito and Auth0; Okta, Entra
+   * ID, Keycloak and Google publish theirs elsewhere: the `jwks_uri` of the issuer's
+   * `/.well-known/openid-configuration`). */
+  jwksUrl?: string;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -155,19 +163,14 @@ export class TeamContentStack extends Stack {
       SECRETS_KEY_ID: secretsKey.keyId,
       AUTH_ISSUER: auth.issuer,
       AUTH_AUDIENCE: auth.audience,
-      AUTH_JWKS_URL: `${auth.issuer}/.well-known/jwks.json`,
+      AUTH_JWKS_URL: auth.jwksUrl,
       ...nodeOptions,
     };
 
+    const targets: GrantTargets = { tableArn: table.tableArn, bucket, secretsKey };
     for (const route of routes) {
       const fn = this.routeFunction(route, environment);
-      if (route.table === 'read') table.grantReadData(fn);
-      if (route.table === 'write') table.grantWriteData(fn);
-      if (route.table === 'readWrite') table.grantReadWriteData(fn);
-      if (route.bucket === 'read') bucket.grantRead(fn);
-      if (route.bucket === 'write') bucket.grantPut(fn);
-      if (route.bucket === 'readWrite') bucket.grantReadWrite(fn);
-      if (route.secrets) secretsKey.grantEncryptDecrypt(fn);
+      grant(fn, route, targets);
       api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -218,6 +221,7 @@ export class TeamContentStack extends Stack {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    const catalogImportLogs = this.logGroup('ShoppingImportCatalogFeedLogs');
     const catalogImport = new NodejsFunction(this, 'ShoppingImportCatalogFeed', {
       entry: join(ROOT, 'functions', 'shopping/import-catalog-feed.ts'),
       handler: 'handler',
@@ -232,19 +236,20 @@ export class TeamContentStack extends Stack {
       environment: { BUCKET_NAME: bucket.bucketName, ...nodeOptions },
       deadLetterQueue: importFailures,
       loggingFormat: LoggingFormat.JSON,
-      logGroup: this.logGroup('ShoppingImportCatalogFeedLogs'),
+      logGroup: catalogImportLogs,
+      role: this.functionRole('ShoppingImportCatalogFeed', catalogImportLogs),
     });
-    const snapshots = bucket.arnForObjects(`${CATALOG_KEYS.snapshotsPrefix}*`);
-    catalogImport.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [bucket.arnForObjects(`${CATALOG_KEYS.feedsPrefix}*`), snapshots],
-      }),
-    );
-    catalogImport.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [snapshots] }));
-    // Without ListBucket a missing key answers 403, not 404 (the first import finds no pointer yet).
-    catalogImport.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+    grant(
+      catalogImport,
+      {
+        bucket: {
+          read: [OBJECTS.catalogFeeds, OBJECTS.catalogSnapshots],
+          write: [OBJECTS.catalogSnapshots],
+          // The first import finds no pointer yet: without ListBucket that read answers 403, not 404.
+          list: [OBJECTS.catalogSnapshots],
+        },
+      },
+      targets,
     );
     new Rule(this, 'CatalogFeedCreated', {
       description: 'Imports merchant feeds put under catalog/feeds/',
@@ -263,11 +268,12 @@ export class TeamContentStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
-    acknowledgeFindings(this);
+    acknowledgeFindings(this, bucket);
   }
 
   private routeFunction(route: Route, environment: Record<string, string>) {
     const id = functionId(route);
+    const logGroup = this.logGroup(`${id}Logs`);
     const fn = new NodejsFunction(this, id, {
       entry: join(ROOT, 'functions', `${route.entry}.ts`),
       handler: 'handler',
@@ -290,10 +296,28 @@ export class TeamContentStack extends Stack {
       depsLockFilePath: join(ROOT, 'package-lock.json'),
       environment,
       loggingFormat: LoggingFormat.JSON,
-      logGroup: this.logGroup(`${id}Logs`),
+      logGroup,
+      role: this.functionRole(id, logGroup),
     });
     this.functions.set(route.entry, fn);
     return fn;
+  }
+
+  /** A function's role: it may write to its own log group, nothing else until its grants are added
+   * (no AWSLambdaBasicExecutionRole, whose log permissions cover every log group of the account). */
+  private functionRole(id: string, logGroup: ILogGroup) {
+    const role = new Role(this, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    // The group exists (the stack creates it), so no logs:CreateLogGroup; its ARN ends in `:*`,
+    // which covers its streams.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    return role;
   }
 
   private logGroup(id: string) {
@@ -305,13 +329,28 @@ export class TeamContentStack extends Stack {
   }
 
   private authorizer(props: TeamContentStackProps) {
-    if (props.issuerUrl && props.audience) {
+    const { issuerUrl, audience } = props;
+    // `-c jwksUrl=…` is read here, beside the stack's other optional context (sourceMaps, avatarProviderUrl).
+    const jwksUrl: string | undefined = props.jwksUrl || this.node.tryGetContext('jwksUrl') || undefined;
+    if (Boolean(issuerUrl) !== Boolean(audience))
+      throw new Error(
+        `An external token issuer needs both -c issuerUrl=<issuer> and -c audience=<client id>; only ${issuerUrl ? 'issuerUrl' : 'audience'} was given. Give both, or neither to use the stack's Cognito user pool.`,
+      );
+    if (jwksUrl && !issuerUrl)
+      throw new Error(
+        '-c jwksUrl applies only to an external issuer (-c issuerUrl=<issuer> -c audience=<client id>); the Cognito user pool publishes its own JWKS.',
+      );
+    if (issuerUrl && audience) {
+      const jwks = jwksUrl ?? `${issuerUrl.replace(/\/+$/, '')}/.well-known/jwks.json`;
+      if (!/^https:\/\/[^/]/.test(jwks))
+        throw new Error(
+          `The JWKS URL must be an https URL, got ${JSON.stringify(jwks)} (set -c jwksUrl=https://…).`,
+        );
       return {
-        issuer: props.issuerUrl,
-        audience: props.audience,
-        authorizer: new HttpJwtAuthorizer('JwtAuthorizer', props.issuerUrl, {
-          jwtAudience: [props.audience],
-        }),
+        issuer: issuerUrl,
+        audience,
+        jwksUrl: jwks,
+        authorizer: new HttpJwtAuthorizer('JwtAuthorizer', issuerUrl, { jwtAudience: [audience] }),
       };
     }
     const pool = new UserPool(this, 'Users', {
@@ -329,10 +368,15 @@ export class TeamContentStack extends Stack {
       mfaSecondFactor: { otp: true, sms: false },
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Tokens come from the SRP sign-in (plus refresh) against the Cognito API, as the README shows: no
+    // hosted UI, so no OAuth flows, callback URLs or OAuth scopes; and sign-in errors do not reveal
+    // whether a user exists.
     const client = new UserPoolClient(this, 'ApiClient', {
       userPool: pool,
       authFlows: { userSrp: true },
       generateSecret: false,
+      disableOAuth: true,
+      preventUserExistenceErrors: true,
     });
     const issuer = `https://cognito-idp.${this.region}.amazonaws.com/${pool.userPoolId}`;
     new CfnOutput(this, 'UserPoolId', { value: pool.userPoolId });
@@ -340,6 +384,7 @@ export class TeamContentStack extends Stack {
     return {
       issuer,
       audience: client.userPoolClientId,
+      jwksUrl: `${issuer}/.well-known/jwks.json`,
       authorizer: new HttpJwtAuthorizer('JwtAuthorizer', issuer, { jwtAudience: [client.userPoolClientId] }),
     };
   }

@@ -1,3 +1,4 @@
+import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 /** The provider callback: the stack gives its function (and only it) the signing secret. */
@@ -11,8 +12,16 @@ export const avatarRoutes: Route[] = [
     path: '/api/v1/teams/{team_id}/avatar/upload',
     entry: AVATAR_UPLOAD_ENTRY,
     table: 'readWrite',
-    // PutObject/CopyObject of the source, a ranged GET of a direct upload, DeleteObject on rollback.
-    bucket: 'readWrite',
+    bucket: {
+      // A ranged GET of a direct upload (404 `Upload not found` when missing) and CopyObject from it;
+      // the presigned GET of the source video handed to the provider.
+      read: [OBJECTS.uploads, OBJECTS.avatarSources],
+      // PutObject or CopyObject of the source video; the presigned PUT of the consent recording.
+      write: [OBJECTS.avatarSources, OBJECTS.avatarConsents],
+      // The source video again when its record cannot be written.
+      delete: [OBJECTS.avatarSources],
+      list: [OBJECTS.uploads],
+    },
     timeoutSeconds: 29,
   },
   {
@@ -20,14 +29,16 @@ export const avatarRoutes: Route[] = [
     path: '/api/v1/teams/{team_id}/avatar/status',
     entry: 'teams/avatar-status',
     table: 'read',
-    bucket: 'read',
+    // HeadObject of the consent recording: missing is `consent_received: false`.
+    bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
   },
   {
     method: 'POST',
     path: '/api/v1/avatar-provider/callback',
     entry: AVATAR_CALLBACK_ENTRY,
     table: 'readWrite',
-    bucket: 'read',
+    // HeadObject of the consent recording: no avatar is ready without it.
+    bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
     auth: false,
   },
 ];

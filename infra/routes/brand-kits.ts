@@ -1,3 +1,4 @@
+import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const brandKitRoutes: Route[] = [
@@ -5,8 +6,13 @@ export const brandKitRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/brand-kits/generate-from-upload',
     entry: 'brand-kits/generate-from-upload',
-    // Reads the caller's direct uploads, writes draft logos; no table access.
-    bucket: 'readWrite',
+    // HeadObject and GetObject of the caller's direct upload (404 when missing), PutObject of the draft
+    // logos and presigned GETs of them; no table access.
+    bucket: {
+      read: [OBJECTS.uploads, OBJECTS.drafts],
+      write: [OBJECTS.drafts],
+      list: [OBJECTS.uploads],
+    },
     // pdf.js and a decoded 50 MB document need room; extraction stops after 10 s, API Gateway at 30 s.
     memoryMb: 1536,
     timeoutSeconds: 29,
@@ -16,13 +22,22 @@ export const brandKitRoutes: Route[] = [
     path: '/api/v1/brand-kits',
     entry: 'brand-kits/create-brand-kit',
     table: 'readWrite',
-    bucket: 'readWrite',
+    bucket: {
+      // CopyObject from a draft logo, a direct upload or another kit's logo (404 `Logo not found` when
+      // missing) to the kit's own key; presigned GETs of the kit's logos; the copies deleted again when
+      // the save is refused.
+      read: [OBJECTS.drafts, OBJECTS.uploads, OBJECTS.brandKitLogos],
+      write: [OBJECTS.brandKitLogos],
+      delete: [OBJECTS.brandKitLogos],
+      list: [OBJECTS.drafts, OBJECTS.uploads, OBJECTS.brandKitLogos],
+    },
   },
   {
     method: 'GET',
     path: '/api/v1/brand-kits/{brand_kit_id}',
     entry: 'brand-kits/get-brand-kit',
     table: 'read',
-    bucket: 'read',
+    // Presigned GETs of the kit's logos (no request).
+    bucket: { read: [OBJECTS.brandKitLogos] },
   },
 ];

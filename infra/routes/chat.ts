@@ -1,3 +1,4 @@
+import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const chatRoutes: Route[] = [
@@ -13,7 +14,7 @@ export const chatRoutes: Route[] = [
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/send-message',
     table: 'readWrite',
-    // HeadObject on each attachment.
-    bucket: 'read',
+    // HeadObject of each attachment, under the caller's uploads (a missing one is a 422).
+    bucket: { read: [OBJECTS.uploads], list: [OBJECTS.uploads] },
   },
 ];

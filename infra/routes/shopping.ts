@@ -1,3 +1,4 @@
+import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const shoppingRoutes: Route[] = [
@@ -13,9 +14,10 @@ export const shoppingRoutes: Route[] = [
     path: '/api/v1/shopping/sessions/{session_id}/search',
     entry: 'shopping/search-products',
     table: 'readWrite',
-    // Reads the catalogue snapshots; the in-memory index of 40,000 products takes about 100 MB,
-    // and more memory is more CPU for the index build after each new version.
-    bucket: 'read',
+    // GetObject of the catalogue pointer (missing before the first import) and of the snapshot it
+    // names; the in-memory index of 40,000 products takes about 100 MB, and more memory is more CPU
+    // for the index build after each new version.
+    bucket: { read: [OBJECTS.catalogSnapshots], list: [OBJECTS.catalogSnapshots] },
     memoryMb: 1024,
   },
 ];

@@ -13,5 +13,12 @@ export const teamRoutes: Route[] = [
   { method: 'GET', path: `${TEAM}/strategy-briefs`, entry: 'teams/get-strategy-briefs', table: 'read' },
   { method: 'GET', path: `${TEAM}/today`, entry: 'teams/get-today', table: 'read' },
   { method: 'POST', path: `${TEAM}/unsubscribe`, entry: 'teams/unsubscribe-team', table: 'readWrite' },
-  { method: 'POST', path: `${TEAM}/calendar/generate`, entry: 'teams/generate-calendar', table: 'readWrite' },
+  // Reads the team's scheduled tasks from gsi1.
+  {
+    method: 'POST',
+    path: `${TEAM}/calendar/generate`,
+    entry: 'teams/generate-calendar',
+    table: 'readWrite',
+    indexes: ['gsi1'],
+  },
 ];

@@ -1,6 +1,12 @@
+import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const uploadRoutes: Route[] = [
-  // Signing a PUT needs no request, but the URL works only if this function may put objects.
-  { method: 'POST', path: '/api/v1/uploads', entry: 'uploads/create-upload', bucket: 'write' },
+  // Signing a PUT needs no request, but the URL works only if this function may put the object.
+  {
+    method: 'POST',
+    path: '/api/v1/uploads',
+    entry: 'uploads/create-upload',
+    bucket: { write: [OBJECTS.uploads] },
+  },
 ];

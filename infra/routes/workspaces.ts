@@ -11,9 +11,17 @@ export const workspaceRoutes: Route[] = [
     path: `${WORKSPACE}/integrations/ads-provider/credentials`,
     entry: 'workspaces/save-ads-credentials',
     table: 'readWrite',
-    secrets: true,
+    // Seals the credentials (KMS GenerateDataKey); nothing on an HTTP route opens them.
+    secrets: ['seal'],
   },
-  { method: 'GET', path: `${WORKSPACE}/tasks`, entry: 'workspaces/list-workspace-tasks', table: 'read' },
+  // The status filter reads gsi1.
+  {
+    method: 'GET',
+    path: `${WORKSPACE}/tasks`,
+    entry: 'workspaces/list-workspace-tasks',
+    table: 'read',
+    indexes: ['gsi1'],
+  },
   {
     method: 'POST',
     path: `${WORKSPACE}/tasks`,

@@ -3,6 +3,7 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { sdkLogger } from '../aws/sdk-logger.ts';
 import { config } from '../config.ts';
+import { SECRETS_ENCRYPTION_CONTEXT } from './encryption-context.ts';
 
 let client: KMSClient | undefined;
 
@@ -20,7 +21,7 @@ export const resetKms = () => {
 };
 
 /** Names the purpose in KMS (and CloudTrail); records are bound to their ciphertext by AES-GCM's AAD. */
-const ENCRYPTION_CONTEXT = { purpose: 'integration-secrets' };
+const ENCRYPTION_CONTEXT = { ...SECRETS_ENCRYPTION_CONTEXT };
 
 export interface DataKey {
   plaintext: Buffer;

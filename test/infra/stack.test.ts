@@ -7,6 +7,18 @@ import cdkNag from 'cdk-nag';
 import { functionId, routeKey, routes } from '../../infra/routes.ts';
 import { TeamContentStack } from '../../infra/stack.ts';
 import { TABLE_INDEXES } from '../../shared/db/table.ts';
+import {
+  expectedPermissions,
+  linesOf,
+  OBJECT_PATTERNS,
+  permissionsOf,
+  policiesOf,
+  roleIdOf,
+  SECRETS_CONTEXT,
+  stackIds,
+  TABLE_READ,
+  TABLE_WRITE,
+} from './permissions.ts';
 
 const { AwsSolutionsChecks, NIST80053R5Checks } = cdkNag;
 let template: Template;
@@ -24,9 +36,6 @@ before(() => {
     synthError = error;
   }
 });
-
-const logicalIdOf = (entry: string) =>
-  stack.getLogicalId(stack.functions.get(entry)!.node.defaultChild as never);
 
 describe('CDK stack', () => {
   it('synthesizes with no unacknowledged AwsSolutions or NIST 800-53 rev 5 finding', () => {
@@ -100,32 +109,11 @@ describe('CDK stack', () => {
     });
   });
 
-  it('grants each function only what its route declares', () => {
-    const policies = template.findResources('AWS::IAM::Policy');
+  it('grants each function exactly what its route declares, and its own log group', () => {
     for (const route of routes) {
-      const role = stack.getLogicalId(stack.functions.get(route.entry)!.role!.node.defaultChild as never);
-      const policy = Object.values(policies).find((p) =>
-        (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
-      );
-      const actions = JSON.stringify(policy?.Properties.PolicyDocument.Statement ?? []);
-      assert.equal(
-        actions.includes('dynamodb:PutItem'),
-        route.table === 'write' || route.table === 'readWrite',
-        route.entry,
-      );
-      assert.equal(
-        actions.includes('dynamodb:Query'),
-        route.table === 'read' || route.table === 'readWrite',
-        route.entry,
-      );
-      assert.equal(
-        actions.includes('s3:PutObject'),
-        route.bucket === 'write' || route.bucket === 'readWrite',
-        route.entry,
-      );
-      assert.equal(actions.includes('kms:Decrypt'), route.secrets === true, route.entry);
+      const granted = permissionsOf(template, stack, stack.functions.get(route.entry)!);
+      assert.deepEqual(granted.sort(), expectedPermissions(template, stack, route).sort(), route.entry);
     }
-    assert.ok(logicalIdOf(routes[0]!.entry));
   });
 
   it('imports catalogue feeds on S3 "Object Created" events under catalog/feeds/, with least privilege', () => {
@@ -200,5 +188,221 @@ describe('CDK stack', () => {
       RetentionInDays: 90,
       KmsKeyId: Match.anyValue(),
     });
+  });
+});
+
+// The audit of the synthesized template (one block per finding): each test fails on the stack as it was.
+describe('least privilege in the synthesized template', () => {
+  /** Every function of the stack (routes, `$default`, event jobs) with its permission lines. */
+  const everyFunction = () =>
+    [...stack.functions.entries(), ...stack.eventFunctions.entries()].map(([entry, fn]) => ({
+      entry,
+      lines: permissionsOf(template, stack, fn),
+    }));
+  const lineParts = (l: string) => {
+    const [action = '', resource = '', ...rest] = l.split(' ');
+    return { action, resource, condition: rest.join(' ') };
+  };
+
+  it('1. lets the credentials save only seal secrets (GenerateDataKey under its encryption context); no HTTP route decrypts', () => {
+    const { secretsKey } = stackIds(template, stack);
+    const save = permissionsOf(template, stack, stack.functions.get('workspaces/save-ads-credentials')!);
+    assert.deepEqual(
+      save.filter((l) => l.startsWith('kms:')),
+      [`kms:GenerateDataKey <${secretsKey}.Arn> if ${JSON.stringify(SECRETS_CONTEXT)}`],
+    );
+    for (const { entry, lines } of everyFunction()) {
+      const kms = lines.filter((l) => l.startsWith('kms:'));
+      for (const l of kms) {
+        const { action, condition } = lineParts(l);
+        assert.ok(['kms:GenerateDataKey', 'kms:Decrypt'].includes(action), `${entry}: ${l}`);
+        assert.equal(condition, `if ${JSON.stringify(SECRETS_CONTEXT)}`, `${entry}: ${l}`);
+      }
+      assert.ok(!kms.some((l) => l.startsWith('kms:Decrypt')), `${entry} may decrypt secrets`);
+    }
+    // The `open` kind exists for agents outside the HTTP API; no route takes it.
+    assert.deepEqual(
+      routes.filter((r) => r.secrets?.includes('open')).map((r) => r.entry),
+      [],
+    );
+  });
+
+  it('2. grants object actions one by one on declared key prefixes, never the whole bucket or a version delete', () => {
+    const { bucket } = stackIds(template, stack);
+    const objects = `<${bucket}.Arn>/`;
+    for (const { entry, lines } of everyFunction())
+      for (const l of lines.filter((x) => x.startsWith('s3:'))) {
+        const { action, resource, condition } = lineParts(l);
+        assert.ok(
+          ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'].includes(action),
+          `${entry}: ${l}`,
+        );
+        if (action === 's3:ListBucket') {
+          assert.equal(resource, `<${bucket}.Arn>`, `${entry}: ${l}`);
+          assert.equal(condition, '', `${entry}: ${l}`);
+        } else {
+          assert.ok(resource.startsWith(objects), `${entry}: ${l}`);
+          assert.ok(OBJECT_PATTERNS.includes(resource.slice(objects.length)), `${entry}: ${l}`);
+        }
+      }
+    const s3Of = (entry: string) =>
+      permissionsOf(template, stack, stack.functions.get(entry)!)
+        .filter((l) => l.startsWith('s3:'))
+        .map((l) => l.replaceAll(`<${bucket}.Arn>`, '<bucket>'))
+        .sort();
+    // The audit's examples: HeadObject of the consent recording only; the catalogue snapshots only;
+    // HeadObject of the caller's uploads only; a presigned PUT under uploads/ only.
+    const consent = 'teams/*/avatars/*/consent.*';
+    assert.deepEqual(s3Of('avatar-provider/callback'), [
+      `s3:GetObject <bucket>/${consent}`,
+      's3:ListBucket <bucket>',
+    ]);
+    assert.deepEqual(s3Of('shopping/search-products'), [
+      's3:GetObject <bucket>/catalog/snapshots/*',
+      's3:ListBucket <bucket>',
+    ]);
+    assert.deepEqual(s3Of('chat/send-message'), [
+      's3:GetObject <bucket>/uploads/*',
+      's3:ListBucket <bucket>',
+    ]);
+    assert.deepEqual(s3Of('uploads/create-upload'), ['s3:PutObject <bucket>/uploads/*']);
+    // Deletes: only objects a route itself wrote, as delete markers.
+    assert.deepEqual(
+      s3Of('teams/avatar-upload').filter((l) => l.startsWith('s3:DeleteObject')),
+      ['s3:DeleteObject <bucket>/teams/*/avatars/*/source.*'],
+    );
+    assert.deepEqual(
+      s3Of('brand-kits/create-brand-kit').filter((l) => l.startsWith('s3:DeleteObject')),
+      ['s3:DeleteObject <bucket>/brand-kits/*'],
+    );
+  });
+
+  it('3. grants the table explicit item actions (never Scan or stream reads), on the indexes a route queries', () => {
+    const { table } = stackIds(template, stack);
+    for (const { entry, lines } of everyFunction())
+      for (const l of lines.filter((x) => x.startsWith('dynamodb:'))) {
+        const { action, resource } = lineParts(l);
+        assert.ok([...TABLE_READ, ...TABLE_WRITE].includes(action), `${entry}: ${l}`);
+        assert.ok(
+          resource === `<${table}.Arn>` ||
+            Object.keys(TABLE_INDEXES).some((index) => resource === `<${table}.Arn>/index/${index}`),
+          `${entry}: ${l}`,
+        );
+        if (resource.includes('/index/')) assert.ok(TABLE_READ.includes(action), `${entry}: ${l}`);
+      }
+    const dynamoOf = (entry: string) =>
+      permissionsOf(template, stack, stack.functions.get(entry)!)
+        .filter((l) => l.startsWith('dynamodb:'))
+        .map((l) => l.replaceAll(`<${table}.Arn>`, '<table>'))
+        .sort();
+    assert.deepEqual(dynamoOf('brands/get-brand'), ['dynamodb:GetItem <table>', 'dynamodb:Query <table>']);
+    assert.deepEqual(dynamoOf('brands/list-brands'), [
+      'dynamodb:GetItem <table>',
+      'dynamodb:GetItem <table>/index/gsi1',
+      'dynamodb:Query <table>',
+      'dynamodb:Query <table>/index/gsi1',
+    ]);
+    assert.deepEqual(
+      dynamoOf('brands/create-brand'),
+      TABLE_WRITE.map((action) => `${action} <table>`).sort(),
+    );
+  });
+
+  it('4. gives no function a managed policy: each may write only to its own log group', () => {
+    // The `$default` function is in `stack.functions` too (under its entry, system/not-found).
+    const functions = [...stack.functions.entries(), ...stack.eventFunctions.entries()];
+    assert.ok(functions.some(([, fn]) => fn === stack.unmatchedFunction));
+    const ids = stackIds(template, stack);
+    const logGroups = new Set<string>();
+    for (const [entry, fn] of functions) {
+      const { statements, managed } = policiesOf(template, roleIdOf(stack, fn));
+      assert.deepEqual(managed, [], `${entry} has a managed policy`);
+      const own = `<${ids.logGroupOf(fn)}.Arn>`;
+      assert.deepEqual(
+        linesOf(statements).filter((l) => l.startsWith('logs:')),
+        [`logs:CreateLogStream ${own}`, `logs:PutLogEvents ${own}`],
+        entry,
+      );
+      logGroups.add(own);
+    }
+    assert.equal(logGroups.size, functions.length, 'one log group per function');
+  });
+
+  it('5. leaves the Cognito app client no OAuth flows and no user-existence errors, keeping SRP and refresh', () => {
+    const clients = template.findResources('AWS::Cognito::UserPoolClient');
+    assert.equal(Object.keys(clients).length, 1);
+    const client = Object.values(clients)[0]!.Properties;
+    assert.equal(client.AllowedOAuthFlowsUserPoolClient ?? false, false);
+    for (const setting of ['AllowedOAuthFlows', 'AllowedOAuthScopes', 'CallbackURLs', 'LogoutURLs'])
+      assert.equal(client[setting], undefined, setting);
+    assert.equal(client.PreventUserExistenceErrors, 'ENABLED');
+    assert.deepEqual(client.ExplicitAuthFlows, ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']);
+    assert.equal(client.GenerateSecret, false);
+  });
+});
+
+describe('an external token issuer (-c issuerUrl, -c audience, -c jwksUrl)', () => {
+  /** A stack with bundling skipped: only its settings are looked at. */
+  const synthWith = (
+    props: { issuerUrl?: string; audience?: string; jwksUrl?: string },
+    context: Record<string, string> = {},
+  ) => {
+    const app = new App({ context: { 'cli-telemetry': false, 'aws:cdk:bundling-stacks': [], ...context } });
+    const s = new TeamContentStack(app, 'IssuerStack', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+      ...props,
+    });
+    const t = Template.fromStack(s);
+    const env =
+      t.toJSON().Resources[s.getLogicalId(s.functions.get('brands/get-brand')!.node.defaultChild as never)]
+        .Properties.Environment.Variables;
+    return { t, env };
+  };
+
+  it('6. takes the JWKS from the issuer without its trailing slash by default (Auth0), or from -c jwksUrl', () => {
+    const auth0 = synthWith({ issuerUrl: 'https://tenant.eu.auth0.com/', audience: 'https://api.example' });
+    assert.equal(auth0.env.AUTH_JWKS_URL, 'https://tenant.eu.auth0.com/.well-known/jwks.json');
+    // The issuer itself is kept as its tokens spell it (Auth0's `iss` ends in a slash).
+    assert.equal(auth0.env.AUTH_ISSUER, 'https://tenant.eu.auth0.com/');
+    auth0.t.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: 'https://tenant.eu.auth0.com/', Audience: ['https://api.example'] },
+    });
+    auth0.t.resourceCountIs('AWS::Cognito::UserPool', 0);
+    // `-c jwksUrl=…`
+    const okta = synthWith(
+      { issuerUrl: 'https://example.okta.com/oauth2/default', audience: 'api://default' },
+      { jwksUrl: 'https://example.okta.com/oauth2/default/v1/keys' },
+    );
+    assert.equal(okta.env.AUTH_JWKS_URL, 'https://example.okta.com/oauth2/default/v1/keys');
+    assert.equal(okta.env.AUTH_ISSUER, 'https://example.okta.com/oauth2/default');
+    // The stack's own pool: its JWKS beside its issuer.
+    const cognito = JSON.stringify(
+      template.toJSON().Resources[
+        stack.getLogicalId(stack.functions.get('brands/get-brand')!.node.defaultChild as never)
+      ].Properties.Environment.Variables.AUTH_JWKS_URL,
+    );
+    assert.match(cognito, /cognito-idp\./);
+    assert.match(cognito, /\/\.well-known\/jwks\.json"\]\]\}$/);
+  });
+
+  it('6. refuses to synthesize with only one of issuerUrl and audience, or a jwksUrl without an issuer', () => {
+    assert.throws(
+      () => synthWith({ issuerUrl: 'https://issuer.example' }),
+      /needs both .*audience.*only issuerUrl/,
+    );
+    assert.throws(() => synthWith({ audience: 'client' }), /needs both -c issuerUrl.*only audience/);
+    assert.throws(
+      () => synthWith({ jwksUrl: 'https://issuer.example/keys' }),
+      /jwksUrl applies only to an external issuer/,
+    );
+    assert.throws(
+      () =>
+        synthWith({
+          issuerUrl: 'https://issuer.example',
+          audience: 'client',
+          jwksUrl: 'http://issuer.example/keys',
+        }),
+      /must be an https URL/,
+    );
   });
 });

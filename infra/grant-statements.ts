@@ -1,0 +1,81 @@
+// The route table's grant declarations (infra/grants.ts) as IAM statements. Every statement names
+// its actions one by one (no `*` in an action) and its resources as narrowly as the keys allow: the
+// table and the indexes the route queries, object key patterns in the bucket, the secrets key under
+// the encryption context the code uses.
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { type Grants, SECRETS_ENCRYPTION_CONTEXT, type SecretsUse } from './grants.ts';
+
+const TABLE_ACTIONS = {
+  read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+} as const;
+
+const SECRETS_ACTIONS: Record<SecretsUse, string> = {
+  seal: 'kms:GenerateDataKey',
+  open: 'kms:Decrypt',
+};
+
+export interface GrantTargets {
+  tableArn: string;
+  bucket: IBucket;
+  secretsKey: IKey;
+}
+
+/** The statements `grants` allows. */
+export function grantStatements(grants: Grants, targets: GrantTargets): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  const { table, indexes = [], bucket = {}, secrets = [] } = grants;
+  if (table === 'read' || table === 'readWrite')
+    statements.push(
+      new PolicyStatement({
+        actions: [...TABLE_ACTIONS.read],
+        resources: [targets.tableArn, ...indexes.map((index) => `${targets.tableArn}/index/${index}`)],
+      }),
+    );
+  if (table === 'write' || table === 'readWrite')
+    statements.push(
+      new PolicyStatement({ actions: [...TABLE_ACTIONS.write], resources: [targets.tableArn] }),
+    );
+  const objects = (action: string, patterns: readonly string[] = []) => {
+    if (patterns.length > 0)
+      statements.push(
+        new PolicyStatement({
+          actions: [action],
+          resources: patterns.map((pattern) => targets.bucket.arnForObjects(pattern)),
+        }),
+      );
+  };
+  objects('s3:GetObject', bucket.read);
+  objects('s3:PutObject', bucket.write);
+  objects('s3:DeleteObject', bucket.delete);
+  if (bucket.list && bucket.list.length > 0)
+    statements.push(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [targets.bucket.bucketArn],
+      }),
+    );
+  if (secrets.length > 0)
+    statements.push(
+      new PolicyStatement({
+        actions: secrets.map((use) => SECRETS_ACTIONS[use]),
+        resources: [targets.secretsKey.keyArn],
+        conditions: {
+          StringEquals: Object.fromEntries(
+            Object.entries(SECRETS_ENCRYPTION_CONTEXT).map(([key, value]) => [
+              `kms:EncryptionContext:${key}`,
+              value,
+            ]),
+          ),
+        },
+      }),
+    );
+  return statements;
+}
+
+export function grant(grantee: IGrantable, grants: Grants, targets: GrantTargets) {
+  for (const statement of grantStatements(grants, targets))
+    grantee.grantPrincipal.addToPrincipalPolicy(statement);
+}

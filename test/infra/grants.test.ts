@@ -1,0 +1,372 @@
+// The route table's grant declarations against what the handlers really send. Every route is called on
+// the embedded stores (its sample request, then the object paths: direct uploads, draft and kit logos,
+// avatar videos and consent, attachments, the catalogue, a rolled-back avatar) while each DynamoDB and
+// S3 request is recorded, presigned URLs included; each must be allowed by its route's declarations,
+// a missing object included (S3 answers 404 only to a caller that may list the key). And the key
+// grant's encryption context is the one shared/crypto/kms.ts sends.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SECRETS_ENCRYPTION_CONTEXT } from '../../infra/grants.ts';
+import type { SeedIds } from '../../infra/local/seed/index.ts';
+import { type Route, routeKey, routes } from '../../infra/routes.ts';
+import { avatarObjects } from '../../shared/avatars/keys.ts';
+import { signCallback } from '../../shared/avatars/signature.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
+import { brandKitLogoKey, draftLogoKey } from '../../shared/brand-kits/keys.ts';
+import { config } from '../../shared/config.ts';
+import { decryptDataKey, generateDataKey, kms, resetKms } from '../../shared/crypto/kms.ts';
+import { newId } from '../../shared/ids.ts';
+import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { avatarTeam, mp4, multipart, SECRET, unixNow, videoPart } from '../avatars/support.ts';
+import { guidelinePdf, logoPng } from '../brand-kits/fixtures.ts';
+import { sampleRequest, seedResourcesFor } from '../hardening/support.ts';
+import { type CallOptions, type Harness, startHarness } from '../support/harness.ts';
+
+interface Sent {
+  client: 'dynamodb' | 's3';
+  command: string;
+  input: Record<string, unknown>;
+  status?: number;
+}
+
+interface MiddlewareStack {
+  add(middleware: unknown, options: { step: string; name: string; priority?: string }): void;
+  remove(name: string): boolean;
+}
+
+let h: Harness;
+let ids: SeedIds;
+/** Requests by route (the one being called when they were sent). */
+const sent = new Map<Route, Sent[]>();
+let current: Route | undefined;
+/** Fail the next UpdateItem with a server error (a rolled-back write). */
+let failNextUpdate = false;
+
+const stacks = () => ({
+  dynamodb: dynamo().middlewareStack as unknown as MiddlewareStack,
+  s3: s3().middlewareStack as unknown as MiddlewareStack,
+});
+
+before(async () => {
+  process.env.AVATAR_PROVIDER_SECRET = SECRET;
+  h = await startHarness();
+  ids = await seedResourcesFor(h.owner.id);
+  for (const [client, stack] of Object.entries(stacks()) as ['dynamodb' | 's3', MiddlewareStack][])
+    stack.add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const request: Sent = { client, command: String(context.commandName), input: args.input ?? {} };
+        if (current) sent.get(current)?.push(request);
+        if (client === 'dynamodb' && failNextUpdate && request.command === 'UpdateItemCommand') {
+          failNextUpdate = false;
+          throw Object.assign(new Error('injected'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
+        }
+        try {
+          return await next(args);
+        } catch (error) {
+          request.status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'grants-recorder' },
+    );
+});
+after(async () => {
+  for (const stack of Object.values(stacks())) stack.remove('grants-recorder');
+  delete process.env.AVATAR_PROVIDER_SECRET;
+  await h.close();
+});
+
+const routeOf = (entry: string) => routes.find((r) => r.entry === entry)!;
+
+/** Calls `entry`'s route as the owner, recording what its handler sends. */
+async function call(entry: string, url: string, options: CallOptions = {}) {
+  const route = routeOf(entry);
+  if (!sent.has(route)) sent.set(route, []);
+  current = route;
+  try {
+    return await h.call(route.method, url, options);
+  } finally {
+    current = undefined;
+  }
+}
+
+/** Puts an object under the owner's uploads, outside any route (the browser's PUT). */
+async function upload(name: string, body: Uint8Array, type: string) {
+  const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+  await s3().send(
+    new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: type }),
+  );
+  return key;
+}
+
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+const allows = (patterns: readonly string[] | undefined, key: string) =>
+  (patterns ?? []).some((pattern) => glob(pattern).test(key));
+
+const TABLE_ACTIONS: Record<string, 'read' | 'write'> = {
+  GetItemCommand: 'read',
+  QueryCommand: 'read',
+  PutItemCommand: 'write',
+  UpdateItemCommand: 'write',
+  DeleteItemCommand: 'write',
+  BatchWriteItemCommand: 'write',
+};
+
+/** Why `request` would be refused under `route`'s declarations, or undefined when it is allowed. */
+function refusal(route: Route, request: Sent): string | undefined {
+  const { command, input } = request;
+  if (request.client === 'dynamodb') {
+    const kind = TABLE_ACTIONS[command];
+    if (!kind) return `${command} is granted to no route`;
+    if (route.table !== kind && route.table !== 'readWrite') return `${command} needs table ${kind}`;
+    const index = input.IndexName as string | undefined;
+    if (index && !(route.indexes ?? []).includes(index as never)) return `Query on ${index} is not declared`;
+    return undefined;
+  }
+  const bucket = route.bucket ?? {};
+  const key = String(input.Key ?? '');
+  const missing = request.status === 404;
+  const need = (patterns: readonly string[] | undefined, what: string, k: string) =>
+    allows(patterns, k) ? undefined : `${command} needs ${what} on ${k}`;
+  const listed = (k: string) =>
+    missing && !allows(bucket.list, k) ? `${command} of a missing ${k} needs list` : undefined;
+  switch (command) {
+    case 'GetObjectCommand':
+    case 'HeadObjectCommand':
+      return need(bucket.read, 'read', key) ?? listed(key);
+    case 'PutObjectCommand':
+      return need(bucket.write, 'write', key);
+    case 'DeleteObjectCommand':
+      return need(bucket.delete, 'delete', key);
+    case 'CopyObjectCommand': {
+      const source = decodeURIComponent(String(input.CopySource).slice(`${config.bucketName}/`.length));
+      return need(bucket.write, 'write', key) ?? need(bucket.read, 'read', source) ?? listed(source);
+    }
+    default:
+      return `${command} is granted to no route`;
+  }
+}
+
+describe('the route table grants what the handlers send', () => {
+  it('calls every route, then the paths that touch objects', async () => {
+    for (const route of routes) {
+      const spec = sampleRequest(route, ids);
+      await call(route.entry, spec.url, spec.options);
+    }
+    // A second unsubscribe reads the team it finds cancelled already.
+    const unsubscribe = sampleRequest(routeOf('teams/unsubscribe-team'), ids);
+    assert.equal((await call('teams/unsubscribe-team', unsubscribe.url, unsubscribe.options)).status, 200);
+    // Direct uploads: a presigned PUT.
+    assert.equal(
+      (
+        await call('uploads/create-upload', '/api/v1/uploads', {
+          json: {
+            filename: 'guidelines.pdf',
+            content_type: 'application/pdf',
+            size: 1000,
+          },
+        })
+      ).status,
+      200,
+    );
+
+    // A draft from a direct upload (HeadObject, GetObject; logos put and presigned), and from none.
+    const pdf = await upload('guidelines.pdf', await guidelinePdf(), 'application/pdf');
+    const draft = await call('brand-kits/generate-from-upload', '/api/v1/brand-kits/generate-from-upload', {
+      json: { upload_key: pdf },
+    });
+    assert.equal(draft.status, 200, draft.text);
+    assert.ok(draft.body.logo_key, 'the document has a logo');
+    const missingUpload = `${userUploadPrefix(h.owner.id)}${newId()}/gone.pdf`;
+    const gone = await call('brand-kits/generate-from-upload', '/api/v1/brand-kits/generate-from-upload', {
+      json: { upload_key: missingUpload },
+    });
+    assert.equal(gone.status, 404);
+
+    // Saving kits: logos copied from a draft, an upload and a kit; a missing logo; a refused brand.
+    const png = await upload('logo.png', logoPng(), 'image/png');
+    const kit = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
+      json: { name: 'Grants', brand_id: ids.brand_id, logo_key: draft.body.logo_key, logo_icon_key: png },
+    });
+    assert.equal(kit.status, 201, kit.text);
+    const again = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
+      json: { name: 'Again', logo_key: kit.body.logo_key },
+    });
+    assert.equal(again.status, 201, again.text);
+    // Each missing source is a 404 of its own prefix (the copies run side by side).
+    const noLogo = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
+      json: {
+        name: 'Missing',
+        logo_key: png,
+        logo_icon_key: `${userUploadPrefix(h.owner.id)}${newId()}/x.png`,
+        logo_dark_key: draftLogoKey(h.owner.id, newId(), 'dark'),
+        logo_square_key: brandKitLogoKey(h.owner.id, newId(), 'square', 'x.png'),
+      },
+    });
+    assert.equal(noLogo.status, 404);
+    const noBrand = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
+      json: { name: 'Stranger', brand_id: newId(), logo_key: png },
+    });
+    assert.equal(noBrand.status, 404);
+    assert.equal((await call('brand-kits/get-brand-kit', `/api/v1/brand-kits/${kit.body.id}`)).status, 200);
+
+    // Avatars: a direct upload copied (and one missing), a multipart upload rolled back, status
+    // without and with consent, the provider's callback.
+    const team = await avatarTeam(h.owner.id);
+    const video = await upload('me.mp4', mp4(), 'video/mp4');
+    const missingVideo = await call('teams/avatar-upload', `/api/v1/teams/${team}/avatar/upload`, {
+      json: { upload_key: `${userUploadPrefix(h.owner.id)}${newId()}/gone.mp4`, consent_attestation: true },
+    });
+    assert.equal(missingVideo.status, 404);
+    failNextUpdate = true;
+    const rolledBack = await call('teams/avatar-upload', `/api/v1/teams/${team}/avatar/upload`, {
+      ...multipart({ video: videoPart(), consent_attestation: 'true' }),
+    });
+    assert.equal(rolledBack.status, 503, rolledBack.text);
+    const avatar = await call('teams/avatar-upload', `/api/v1/teams/${team}/avatar/upload`, {
+      json: { upload_key: video, consent_attestation: true },
+    });
+    assert.equal(avatar.status, 202, avatar.text);
+    assert.equal((await call('teams/avatar-status', `/api/v1/teams/${team}/avatar/status`)).status, 200);
+    const consent = avatarObjects.consent(team, avatar.body.avatar_id, 'mp4');
+    await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: consent, Body: mp4() }));
+    const status = await call('teams/avatar-status', `/api/v1/teams/${team}/avatar/status`);
+    assert.equal(status.body.consent_received, true, status.text);
+    const report = (avatarId: string) => {
+      const body = JSON.stringify({ event_id: newId(), team_id: team, avatar_id: avatarId, status: 'ready' });
+      return call('avatar-provider/callback', '/api/v1/avatar-provider/callback', {
+        token: null,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'x-avatar-signature': signCallback(SECRET, unixNow(), body),
+        },
+      });
+    };
+    assert.equal((await report(avatar.body.avatar_id)).body.status, 'ready');
+    // A second avatar, reported ready before its consent arrived: it fails.
+    const second = await call('teams/avatar-upload', `/api/v1/teams/${team}/avatar/upload`, {
+      ...multipart({ video: videoPart(), consent_attestation: 'true' }),
+    });
+    assert.equal(second.status, 202, second.text);
+    assert.equal((await report(second.body.avatar_id)).body.status, 'failed');
+
+    // Chat: an attachment that exists and one that does not.
+    const session = ids.chat_session_id!;
+    const attached = await call('chat/send-message', `/api/v1/chat/sessions/${session}/messages`, {
+      json: { content: 'See attached', attachments: [{ key: png }] },
+    });
+    assert.equal(attached.status, 201, attached.text);
+    const unattached = await call('chat/send-message', `/api/v1/chat/sessions/${session}/messages`, {
+      json: { content: 'See attached', attachments: [{ key: missingUpload }] },
+    });
+    assert.equal(unattached.status, 422, unattached.text);
+
+    for (const route of routes)
+      if (route.table || route.bucket)
+        assert.ok((sent.get(route) ?? []).length > 0, `${route.entry} sent nothing`);
+  });
+
+  it('each request is allowed by its route, a missing object included', () => {
+    const refused = [...sent].flatMap(([route, requests]) =>
+      requests.flatMap((request) => {
+        const why = refusal(route, request);
+        return why ? [`${routeKey(route)}: ${why}`] : [];
+      }),
+    );
+    assert.deepEqual([...new Set(refused)], []);
+  });
+
+  it('no route declares an object grant the calls above never use', () => {
+    const used = new Set<string>();
+    for (const [route, requests] of sent)
+      for (const request of requests.filter((r) => r.client === 's3')) {
+        const bucket = route.bucket ?? {};
+        const key = String(request.input.Key ?? '');
+        const mark = (kind: keyof typeof bucket, k: string) => {
+          for (const pattern of bucket[kind] ?? [])
+            if (glob(pattern).test(k)) used.add(`${route.entry} ${kind} ${pattern}`);
+        };
+        if (request.command === 'CopyObjectCommand') {
+          const source = decodeURIComponent(
+            String(request.input.CopySource).slice(`${config.bucketName}/`.length),
+          );
+          mark('read', source);
+          if (request.status === 404) mark('list', source);
+          mark('write', key);
+        } else if (request.command === 'PutObjectCommand') mark('write', key);
+        else if (request.command === 'DeleteObjectCommand') mark('delete', key);
+        else {
+          mark('read', key);
+          if (request.status === 404) mark('list', key);
+        }
+      }
+    const declared = routes.flatMap((route) =>
+      (['read', 'write', 'delete', 'list'] as const).flatMap((kind) =>
+        (route.bucket?.[kind] ?? []).map((pattern) => `${route.entry} ${kind} ${pattern}`),
+      ),
+    );
+    assert.deepEqual(
+      declared.filter((d) => !used.has(d)),
+      [],
+    );
+  });
+
+  it('no route is granted table reads or writes it never makes', () => {
+    for (const route of routes) {
+      const kinds = new Set(
+        (sent.get(route) ?? []).flatMap((r) => (r.client === 'dynamodb' ? [TABLE_ACTIONS[r.command]] : [])),
+      );
+      const used = kinds.has('read') && kinds.has('write') ? 'readWrite' : [...kinds][0];
+      assert.equal(used, route.table, route.entry);
+    }
+  });
+
+  it('every route that queries an index declares it, and no other', () => {
+    for (const route of routes) {
+      const queried = new Set(
+        (sent.get(route) ?? []).flatMap((r) => (r.input.IndexName ? [String(r.input.IndexName)] : [])),
+      );
+      assert.deepEqual([...queried].sort(), [...(route.indexes ?? [])].sort(), route.entry);
+    }
+  });
+});
+
+describe('the secrets key grant', () => {
+  it('holds under the encryption context shared/crypto/kms.ts sends, for sealing and opening', async () => {
+    const seen: Record<string, unknown> = {};
+    const client = await kms();
+    (client.middlewareStack as unknown as MiddlewareStack).add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (_next: any, context: any) => async (args: any) => {
+        seen[String(context.commandName)] = args.input.EncryptionContext;
+        const bytes = new Uint8Array(32);
+        return { output: { Plaintext: bytes, CiphertextBlob: bytes, $metadata: {} } };
+      },
+      { step: 'initialize', name: 'kms-context' },
+    );
+    try {
+      await generateDataKey('key-id');
+      await decryptDataKey(Buffer.alloc(32), 'key-id');
+    } finally {
+      resetKms();
+    }
+    assert.deepEqual(seen, {
+      GenerateDataKeyCommand: SECRETS_ENCRYPTION_CONTEXT,
+      DecryptCommand: SECRETS_ENCRYPTION_CONTEXT,
+    });
+  });
+});
