@@ -276,30 +276,32 @@ const NETWORK_ERRORS = new Set([
   'EHOSTUNREACH',
 ]);
 
+type Failure = Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; code?: unknown };
+
+/** A dependency that stayed throttled, failing or unreachable through the SDK's retries. */
+const isUnavailable = (cause: Failure) =>
+  RETRYABLE_AWS.has(cause.name) ||
+  Boolean(cause.$retryable) ||
+  (cause.$metadata?.httpStatusCode ?? 0) >= 500 ||
+  NETWORK_ERRORS.has(cause.code as string);
+
 /** The one place errors become responses. Only sub-500 texts reach clients. */
 const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
   onError: (request: Req) => {
-    let error = request.error as Error & {
-      $metadata?: { httpStatusCode?: number };
-      $retryable?: unknown;
-      code?: unknown;
-    };
-    if (!(error instanceof HttpError)) {
-      const status = error.$metadata?.httpStatusCode ?? 0;
-      if (
-        RETRYABLE_AWS.has(error.name) ||
-        error.$retryable ||
-        status >= 500 ||
-        NETWORK_ERRORS.has(error.code as string)
-      )
-        error = new ServiceUnavailableError();
-    }
-    if (error instanceof HttpError) {
-      if (error.status >= 500) log.warn('dependency unavailable', { error: error.name });
+    const cause = request.error as Failure;
+    const error =
+      cause instanceof HttpError ? cause : isUnavailable(cause) ? new ServiceUnavailableError() : undefined;
+    if (error) {
+      // The log names what failed (ThrottlingException, ECONNRESET…), not the 503 it became.
+      if (error.status >= 500)
+        log.warn('dependency unavailable', {
+          error: cause.name,
+          code: typeof cause.code === 'string' ? cause.code : undefined,
+        });
       request.response = json(error.status, { detail: error.detail }, error.headers);
       return;
     }
-    log.error('unhandled error', { error: error.name, error_message: error.message, stack: error.stack });
+    log.error('unhandled error', { error: cause.name, error_message: cause.message, stack: cause.stack });
     request.response = json(500, { detail: 'Internal Server Error' });
   },
 });

@@ -207,10 +207,13 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(fault.attempts(), 3);
     });
 
-  it('DynamoDB unreachable (DNS failure): 503, not 500', async () => {
+  it('DynamoDB unreachable (DNS failure): 503, not 500, and the log names the cause', async () => {
     inject('dynamo', { commands: /Get/, failing: () => true, kind: 'dns' });
+    const logged = scan.texts.length;
     const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
     assert.deepEqual([res.status, res.headers['retry-after']], [503, '1']);
+    const warning = scan.texts.slice(logged).find((line) => line.includes('dependency unavailable'));
+    assert.deepEqual(JSON.parse(warning ?? '{}').code, 'ENOTFOUND');
   });
 
   it('S3 unavailable on every bucket route: 503, and no record points at a missing object', async () => {
