@@ -177,14 +177,10 @@ const parseFloatText = (input: string): number | Refusal => {
 export const number = (opts: { ge?: number; le?: number } = {}) =>
   coerced(
     (input) => {
-      const value =
-        typeof input === 'boolean'
-          ? Number(input)
-          : typeof input === 'number'
-            ? input
-            : typeof input === 'string'
-              ? parseFloatText(input)
-              : refuse('float_type', 'Input should be a valid number');
+      let value: number | Refusal;
+      if (typeof input === 'boolean' || typeof input === 'number') value = Number(input);
+      else if (typeof input === 'string') value = parseFloatText(input);
+      else return refuse('float_type', 'Input should be a valid number');
       if (value instanceof Refusal) return value;
       // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
       if (!Number.isFinite(value)) return refuse('finite_number', 'Input should be a finite number');
@@ -244,7 +240,8 @@ const notAModel = fastapi(
   'model_attributes_type',
   'Input should be a valid dictionary or object to extract fields from',
 );
-const isObject = (input: unknown) => typeof input === 'object' && input !== null && !Array.isArray(input);
+export const isObject = (input: unknown): input is Record<string, unknown> =>
+  typeof input === 'object' && input !== null && !Array.isArray(input);
 
 export const model = <const E extends v.ObjectEntries>(entries: E) => {
   const object = v.object(entries, notAModel);

@@ -215,13 +215,9 @@ const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error,
     const { form } = schemas;
     // A route taking both reads JSON as the body and anything else as the form (FastAPI's File()).
     const asForm = form !== undefined && (isMultipart(type) || !schemas.body || !isJson(type));
-    const body = asForm
-      ? isMultipart(type)
-        ? await form.parse(event)
-        : undefined
-      : schemas.body
-        ? parseJsonBody(event)
-        : undefined;
+    let body: unknown;
+    if (asForm) body = isMultipart(type) ? await form.parse(event) : undefined;
+    else if (schemas.body) body = parseJsonBody(event);
     const input = validateRequest(
       {
         path: schemas.path,

@@ -3,6 +3,7 @@
 // them in those echoes as pydantic's SecretStr prints them, before the one error mapper answers.
 import type { MiddlewareObj } from '@middy/core';
 import { RequestValidationError } from './errors.ts';
+import { isObject } from './fields.ts';
 
 export const SECRET_MASK = '**********';
 
@@ -21,9 +22,6 @@ const masked = (value: unknown, fields: readonly string[]): unknown => {
   );
 };
 
-const isPlainObject = (value: unknown) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
   onError: (request) => {
     const error = request.error;
@@ -39,7 +37,7 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
       )
         item.input = SECRET_MASK;
       // A body that is not an object (raw text, a list, a bare string) may hold the secret anywhere.
-      else if (item.loc.length === 1 && !isPlainObject(item.input)) item.input = SECRET_MASK;
+      else if (item.loc.length === 1 && !isObject(item.input)) item.input = SECRET_MASK;
       else item.input = masked(item.input, fields);
     }
   },
