@@ -8,6 +8,7 @@ const app = new App();
 new TeamContentStack(app, 'TeamContentService', {
   issuerUrl: app.node.tryGetContext('issuerUrl'),
   audience: app.node.tryGetContext('audience'),
+  jwksUrl: app.node.tryGetContext('jwksUrl'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

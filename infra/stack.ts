@@ -47,7 +47,7 @@ export interface TeamContentStackProps extends StackProps {
    * its tokens' `iss` claim spells it; needs `audience` too (infra/app.ts reads both from context). */
   issuerUrl?: string;
   audience?: string;
-  /** The external issuer's JWKS (else the `jwksUrl` context, `-c jwksUrl=…`); default: the issuer
+  /** The external issuer's JWKS (`-c jwksUrl=…`); default: the issuer
    * without a trailing slash, then `/.well-known/jwks.json` (right for Cognito and Auth0; Okta, Entra
    * ID, Keycloak and Google publish theirs elsewhere: the `jwks_uri` of the issuer's
    * `/.well-known/openid-configuration`). */
@@ -329,9 +329,7 @@ export class TeamContentStack extends Stack {
   }
 
   private authorizer(props: TeamContentStackProps) {
-    const { issuerUrl, audience } = props;
-    // `-c jwksUrl=…` is read here, beside the stack's other optional context (sourceMaps, avatarProviderUrl).
-    const jwksUrl: string | undefined = props.jwksUrl || this.node.tryGetContext('jwksUrl') || undefined;
+    const { issuerUrl, audience, jwksUrl } = props;
     if (Boolean(issuerUrl) !== Boolean(audience))
       throw new Error(
         `An external token issuer needs both -c issuerUrl=<issuer> and -c audience=<client id>; only ${issuerUrl ? 'issuerUrl' : 'audience'} was given. Give both, or neither to use the stack's Cognito user pool.`,

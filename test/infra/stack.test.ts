@@ -343,11 +343,8 @@ describe('least privilege in the synthesized template', () => {
 
 describe('an external token issuer (-c issuerUrl, -c audience, -c jwksUrl)', () => {
   /** A stack with bundling skipped: only its settings are looked at. */
-  const synthWith = (
-    props: { issuerUrl?: string; audience?: string; jwksUrl?: string },
-    context: Record<string, string> = {},
-  ) => {
-    const app = new App({ context: { 'cli-telemetry': false, 'aws:cdk:bundling-stacks': [], ...context } });
+  const synthWith = (props: { issuerUrl?: string; audience?: string; jwksUrl?: string }) => {
+    const app = new App({ context: { 'cli-telemetry': false, 'aws:cdk:bundling-stacks': [] } });
     const s = new TeamContentStack(app, 'IssuerStack', {
       env: { account: '123456789012', region: 'eu-west-1' },
       ...props,
@@ -368,11 +365,12 @@ describe('an external token issuer (-c issuerUrl, -c audience, -c jwksUrl)', () 
       JwtConfiguration: { Issuer: 'https://tenant.eu.auth0.com/', Audience: ['https://api.example'] },
     });
     auth0.t.resourceCountIs('AWS::Cognito::UserPool', 0);
-    // `-c jwksUrl=…`
-    const okta = synthWith(
-      { issuerUrl: 'https://example.okta.com/oauth2/default', audience: 'api://default' },
-      { jwksUrl: 'https://example.okta.com/oauth2/default/v1/keys' },
-    );
+    // `-c jwksUrl=…` (infra/app.ts passes it on with the issuer and audience)
+    const okta = synthWith({
+      issuerUrl: 'https://example.okta.com/oauth2/default',
+      audience: 'api://default',
+      jwksUrl: 'https://example.okta.com/oauth2/default/v1/keys',
+    });
     assert.equal(okta.env.AUTH_JWKS_URL, 'https://example.okta.com/oauth2/default/v1/keys');
     assert.equal(okta.env.AUTH_ISSUER, 'https://example.okta.com/oauth2/default');
     // The stack's own pool: its JWKS beside its issuer.
