@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
-import { ensureSeed, localSettings, openLocalStores } from '../infra/local/runtime.ts';
+import { ensureSeed, fillFromSeed, localSettings, openLocalStores } from '../infra/local/runtime.ts';
 import { functionId, routes } from '../infra/routes.ts';
 
 const [name, eventFile] = process.argv.slice(2);
@@ -19,16 +19,7 @@ process.env.LOG_LEVEL ??= 'silent';
 const { dataDir } = localSettings();
 const { aws, secret } = await openLocalStores(dataDir);
 const seed = await ensureSeed(dataDir, undefined, secret);
-const values: Record<string, string> = {
-  owner_token: seed.users.owner.token,
-  other_token: seed.users.other.token,
-  owner_id: seed.users.owner.id,
-  ...Object.fromEntries(Object.entries(seed).filter(([, v]) => typeof v === 'string')),
-};
-const text = (await readFile(join(process.cwd(), eventFile), 'utf8')).replace(
-  /\{\{(\w+)\}\}/g,
-  (whole, key: string) => values[key] ?? whole,
-);
+const text = fillFromSeed(await readFile(join(process.cwd(), eventFile), 'utf8'), seed);
 const result = await invoke(route, JSON.parse(text));
 console.log(JSON.stringify(result, null, 2));
 await aws?.close();

@@ -99,6 +99,18 @@ export async function markRunning(dataDir: string, aws: EmbeddedAws) {
 /** The instance stops serving the folder: the next start or invoke opens the stores itself. */
 export const markStopped = (dataDir: string) => rm(join(dataDir, 'running.json'), { force: true });
 
+/** A sample event's `{{name}}` placeholders filled from seed.json: `{{owner_token}}`, `{{other_token}}`,
+ * `{{owner_id}}` and every id (`{{project_id}}`, …). A name the seed lacks stays as it is. */
+export function fillFromSeed(text: string, seed: SeedFile): string {
+  const values: Record<string, string> = {
+    owner_token: seed.users.owner.token,
+    other_token: seed.users.other.token,
+    owner_id: seed.users.owner.id,
+    ...Object.fromEntries(Object.entries(seed).filter(([, value]) => typeof value === 'string')),
+  };
+  return text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
 /** Seeds on the first start; afterwards keeps the ids and refreshes the tokens, and `base_url` when
  * given (`npm run invoke` serves nothing, so it keeps the one the server wrote). */
 export async function ensureSeed(

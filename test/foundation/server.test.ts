@@ -8,8 +8,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EmbeddedAws } from '../../infra/local/embedded.ts';
 import type { SeedFile } from '../../infra/local/runtime.ts';
-import { ensureSeed, markStopped, openLocalStores, runningInstance } from '../../infra/local/runtime.ts';
+import {
+  ensureSeed,
+  fillFromSeed,
+  markStopped,
+  openLocalStores,
+  runningInstance,
+} from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
+import { eventFile, routes } from '../../infra/routes.ts';
 
 let dataDir: string;
 let aws: EmbeddedAws;
@@ -58,6 +65,13 @@ describe('local server', () => {
     const kept = await ensureSeed(dataDir, undefined, secret);
     assert.equal(kept.base_url, server.url);
     assert.equal(JSON.parse(await readFile(join(dataDir, 'seed.json'), 'utf8')).base_url, server.url);
+  });
+
+  it('fills every placeholder of every sample event from seed.json (npm run invoke)', async () => {
+    for (const route of routes) {
+      const filled = fillFromSeed(await readFile(eventFile(route), 'utf8'), seed);
+      assert.deepEqual(filled.match(/\{\{\w+\}\}/g), null, eventFile(route));
+    }
   });
 
   it('a running.json whose process no longer serves the stores is not taken for a running instance', async () => {
