@@ -4,7 +4,7 @@
 // entries and stores nothing twice. The rules are in docs/teams.md.
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
-import { deleteItem, ownedBy, putMany, queryPartition, queryWindow } from '../db/store.ts';
+import { deleteItem, ownedBy, putMany, queryPartition } from '../db/store.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   type CadenceEntry,
@@ -217,9 +217,8 @@ const aroundMidnight = (date: string, marginMs: number) =>
   new Date(utcMidnight(date) + marginMs).toISOString();
 
 const readStoredEntries = (teamId: string, period: Period) =>
-  queryWindow<CalendarEntryItem>(teamKeys.partition(teamId), {
+  queryPartition<CalendarEntryItem>(teamKeys.partition(teamId), {
     prefix: teamKeys.calendarPeriod(period.key),
-    offset: 0,
     limit: MAX_STORED_ENTRIES,
   });
 
@@ -232,11 +231,10 @@ const readStoredEntries = (teamId: string, period: Period) =>
  */
 const readScheduledTasks = (teamId: string, period: Period) => {
   const query = (between: [string, string], newestFirst: boolean) =>
-    queryWindow<TaskItem>(teamKeys.schedulePartition(teamId), {
+    queryPartition<TaskItem>(teamKeys.schedulePartition(teamId), {
       index: 'gsi1',
       between,
       newestFirst,
-      offset: 0,
       limit: TEAM_LIMITS.calendarTasks,
     });
   const split = aroundMidnight(period.from, ZONE_MARGIN_MS);
