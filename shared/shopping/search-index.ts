@@ -7,7 +7,7 @@
 // bounded min-heap for the top k.
 import type { CatalogProduct, MerchantType } from './catalog.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
-import { forEachWord, queryTerms, STOP_WORDS, stem, tokenize } from './text.ts';
+import { queryTerms, STOP_WORDS, scanWords, stem } from './text.ts';
 
 export interface FieldSpec {
   name: string;
@@ -102,30 +102,74 @@ export interface SearchIndex {
 
 const MAX_QUERY_TERMS = 32;
 
-const bigramKey = (a: string, b: string) => `${a} ${b}`; // tokens never contain a space
-
-/** Title tokens without stop-words, paired with their neighbour: "pair of shoes" → "pair shoe". */
-const bigramsOf = (tokens: readonly string[]): string[] => {
-  const content = tokens.filter((t) => !STOP_WORDS.has(t));
-  const out: string[] = [];
-  for (let i = 1; i < content.length; i++) out.push(bigramKey(content[i - 1]!, content[i]!));
-  return out;
-};
-
-/** Growable typed buffer: avoids millions of boxed JS numbers while the index is built. */
-class GrowList<T extends Int32Array | Float32Array> {
+/** Growable Int32Array: avoids millions of boxed JS numbers while the index is built. */
+class IntList {
   length = 0;
-  constructor(public data: T) {}
+  data = new Int32Array(1024);
   push(v: number) {
     if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
+      const next = new Int32Array(this.data.length * 2);
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
 }
-const intList = () => new GrowList(new Int32Array(1024));
+
+/**
+ * Word → term id, looked up by the word's characters where they lie in the text (open addressing on
+ * the hash `scanWords` computes as it reads): the build's inner loop neither slices nor hashes a new
+ * string per word, which was most of a 40,000-product build. A word is stemmed once, on first sight.
+ */
+class WordTerms {
+  private words: (string | undefined)[] = new Array(1 << 12);
+  private hashes = new Int32Array(1 << 12);
+  private ids = new Int32Array(1 << 12);
+  private count = 0;
+
+  constructor(private readonly termOfWord: (word: string) => number) {}
+
+  idOf(source: string, start: number, end: number, hash: number): number {
+    const mask = this.words.length - 1;
+    const length = end - start;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const word = this.words[slot];
+      if (word === undefined) break;
+      if (this.hashes[slot] === hash && word.length === length && sameChars(word, source, start)) {
+        return this.ids[slot]!;
+      }
+    }
+    const word = source.slice(start, end);
+    const id = this.termOfWord(word);
+    if (++this.count * 2 > this.words.length) this.grow();
+    this.insert(word, hash, id);
+    return id;
+  }
+
+  private insert(word: string, hash: number, id: number): void {
+    const mask = this.words.length - 1;
+    let slot = hash & mask;
+    while (this.words[slot] !== undefined) slot = (slot + 1) & mask;
+    this.words[slot] = word;
+    this.hashes[slot] = hash;
+    this.ids[slot] = id;
+  }
+
+  private grow(): void {
+    const { words, hashes, ids } = this;
+    this.words = new Array(words.length * 2);
+    this.hashes = new Int32Array(words.length * 2);
+    this.ids = new Int32Array(words.length * 2);
+    for (let slot = 0; slot < words.length; slot++) {
+      if (words[slot] !== undefined) this.insert(words[slot]!, hashes[slot]!, ids[slot]!);
+    }
+  }
+}
+
+const sameChars = (word: string, source: string, start: number): boolean => {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== source.charCodeAt(start + i)) return false;
+  return true;
+};
 
 /**
  * Tokenises and weights every product. Kept apart from buildIndex so its large temporaries die with
@@ -140,79 +184,116 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
   const bs = [...fields.map((f) => f.b), 0.5];
 
   // Pass 1: tokenise every field into one stream of term ids, remembering field lengths.
-  const dict = new Map<string, number>();
+  const dict = new Map<string, number>(); // stemmed token → term id
+  const isStop: boolean[] = []; // by term id
+  // Title bigrams by their two term ids (first → second → bigram term id); they share the id space.
+  const bigrams = new Map<number, Map<number, number>>();
+  let termCount = 0;
   const termOf = (token: string): number => {
     let id = dict.get(token);
     if (id === undefined) {
-      id = dict.size;
+      id = termCount++;
       dict.set(token, id);
+      isStop[id] = STOP_WORDS.has(token);
     }
     return id;
   };
-  const stream = intList(); // per doc and field: term ids; field boundaries from lengths
+  const bigramOf = (first: number, second: number): number => {
+    let next = bigrams.get(first);
+    if (next === undefined) {
+      next = new Map();
+      bigrams.set(first, next);
+    }
+    let id = next.get(second);
+    if (id === undefined) {
+      id = termCount++;
+      next.set(second, id);
+      isStop[id] = false;
+    }
+    return id;
+  };
+  const words = new WordTerms((word) => termOf(stem(word)));
+  const stream = new IntList(); // per doc and field: term ids; field boundaries from lengths
+  let target = stream;
+  const emit = (source: string, start: number, end: number, hash: number) =>
+    target.push(words.idOf(source, start, end, hash));
   const lengths = new Float32Array(n * fieldCount);
   const totalLength = new Float64Array(fieldCount);
   const filled = new Float64Array(fieldCount);
+  const endField = (d: number, f: number, start: number) => {
+    const length = stream.length - start;
+    lengths[d * fieldCount + f] = length;
+    totalLength[f]! += length;
+    if (length > 0) filled[f]! += 1;
+  };
   // Brands and categories repeat across thousands of products: tokenise each distinct text once.
   const caches = fields.map(() => new Map<string, Int32Array>());
-  // Each distinct spelling is stemmed and looked up once; later it is one map hit.
-  const wordTerm = new Map<string, number>();
-  const scratch = intList();
-  const collect = (word: string) => {
-    let id = wordTerm.get(word);
-    if (id === undefined) {
-      id = termOf(stem(word));
-      wordTerm.set(word, id);
-    }
-    scratch.push(id);
-  };
-  const termIds = (text: string): Int32Array => {
-    scratch.length = 0;
-    forEachWord(text, collect);
-    return scratch.data.slice(0, scratch.length);
-  };
-  const pushField = (d: number, f: number, ids: Int32Array) => {
-    for (let i = 0; i < ids.length; i++) stream.push(ids[i]!);
-    lengths[d * fieldCount + f] = ids.length;
-    totalLength[f]! += ids.length;
-    if (ids.length > 0) filled[f]! += 1;
-  };
+  const scratch = new IntList();
+  const docEnds = new Uint32Array(n); // where each doc's terms end in the stream
   for (let d = 0; d < n; d++) {
     const p = products[d]!;
     for (let f = 0; f < fields.length; f++) {
       const text = fields[f]!.text(p);
-      if (f === 0 && useBigrams) {
-        const tokens = tokenize(text);
-        pushField(d, f, Int32Array.from(tokens, termOf));
-        pushField(d, fields.length, Int32Array.from(bigramsOf(tokens), termOf));
-        continue;
-      }
+      const start = stream.length;
       // Short texts (brands, categories) are often shared; long ones (descriptions) rarely are.
-      if (text.length > 80) {
-        pushField(d, f, termIds(text));
-        continue;
+      if ((f === 0 && useBigrams) || text.length > 80) {
+        scanWords(text, emit);
+      } else {
+        const cache = caches[f]!;
+        let ids = cache.get(text);
+        if (ids === undefined) {
+          target = scratch;
+          scratch.length = 0;
+          scanWords(text, emit);
+          target = stream;
+          ids = scratch.data.slice(0, scratch.length);
+          cache.set(text, ids);
+        }
+        for (let i = 0; i < ids.length; i++) stream.push(ids[i]!);
       }
-      const cache = caches[f]!;
-      let ids = cache.get(text);
-      if (ids === undefined) {
-        ids = termIds(text);
-        cache.set(text, ids);
+      endField(d, f, start);
+      if (f === 0 && useBigrams) {
+        // Title words without stop-words, paired with their neighbour: "pair of shoes" → "pair shoe".
+        const bigramStart = stream.length;
+        let previous = -1;
+        for (let i = start; i < bigramStart; i++) {
+          const t = stream.data[i]!;
+          if (isStop[t]) continue;
+          if (previous >= 0) stream.push(bigramOf(previous, t));
+          previous = t;
+        }
+        endField(d, fields.length, bigramStart);
       }
-      pushField(d, f, ids);
     }
+    docEnds[d] = stream.length;
   }
-  const termCount = dict.size;
   // Averaged over products that have the field: most feeds leave brand or category empty on many
   // rows, and counting those would make every filled one look long and penalise it.
   const avgLength = Array.from(totalLength, (t, f) => (t > 0 ? t / filled[f]! : 1));
 
-  // Pass 2: per doc, per-field term frequencies → one saturated BM25F weight per (term, doc).
-  const tf = new Float32Array(termCount * fieldCount);
+  // Document frequencies first, so pass 2 can write each posting straight to its place in the
+  // term-grouped arrays (docs stay ascending within a term) instead of buffering and sorting them.
   const lastDoc = new Int32Array(termCount).fill(-1);
   const df = new Int32Array(termCount);
-  const postTerm = intList();
-  const postDoc = intList();
-  const postWeight = new GrowList(new Float32Array(1024));
+  for (let d = 0, i = 0; d < n; d++) {
+    for (const end = docEnds[d]!; i < end; i++) {
+      const t = stream.data[i]!;
+      if (lastDoc[t] !== d) {
+        lastDoc[t] = d;
+        df[t]! += 1;
+      }
+    }
+  }
+  const offsets = new Uint32Array(termCount + 1);
+  for (let t = 0; t < termCount; t++) offsets[t + 1] = offsets[t]! + df[t]!;
+  const total = offsets[termCount]!;
+  const docs = new Uint32Array(total);
+  const postingWeights = new Float32Array(total);
+  const fill = offsets.slice(0, termCount);
+
+  // Pass 2: per doc, per-field term frequencies → one saturated BM25F weight per (term, doc).
+  const tf = new Float32Array(termCount * fieldCount);
+  lastDoc.fill(-1);
   const docTerms: number[] = [];
   let cursor = 0;
   // Field order in the stream: title, (bigrams), brand, category, description.
@@ -241,30 +322,15 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
         const norm = 1 - bs[f]! + (bs[f]! * lengths[d * fieldCount + f]!) / avgLength[f]!;
         pseudo += (weights[f]! * count) / norm;
       }
-      postTerm.push(t);
-      postDoc.push(d);
-      postWeight.push(pseudo / (k1 + pseudo));
-      df[t]! += 1;
+      const at = fill[t]!++;
+      docs[at] = d;
+      postingWeights[at] = pseudo / (k1 + pseudo);
     }
-  }
-
-  // Group postings by term (counting sort; docs stay ascending within a term).
-  const offsets = new Uint32Array(termCount + 1);
-  for (let t = 0; t < termCount; t++) offsets[t + 1] = offsets[t]! + df[t]!;
-  const total = postTerm.length;
-  const docs = new Uint32Array(total);
-  const postingWeights = new Float32Array(total);
-  const fill = offsets.slice(0, termCount);
-  for (let i = 0; i < total; i++) {
-    const t = postTerm.data[i]!;
-    const at = fill[t]!++;
-    docs[at] = postDoc.data[i]!;
-    postingWeights[at] = postWeight.data[i]!;
   }
   const idf = new Float64Array(termCount);
   for (let t = 0; t < termCount; t++) idf[t] = Math.log(1 + (n - df[t]! + 0.5) / (df[t]! + 0.5));
 
-  return { dict, offsets, docs, postingWeights, idf, termCount, total };
+  return { dict, bigrams, offsets, docs, postingWeights, idf, termCount, total };
 };
 
 export const buildIndex = (
@@ -287,7 +353,10 @@ export const buildIndex = (
   );
   const n = products.length;
 
-  const { dict, offsets, docs, postingWeights, idf, termCount, total } = buildPostings(products, opts);
+  const { dict, bigrams, offsets, docs, postingWeights, idf, termCount, total } = buildPostings(
+    products,
+    opts,
+  );
   const useBigrams = opts.bigramWeight > 0;
 
   // Filter columns.
@@ -326,7 +395,10 @@ export const buildIndex = (
     }
     if (useBigrams) {
       for (let i = 1; i < terms.length; i++) {
-        const t = dict.get(bigramKey(terms[i - 1]!, terms[i]!));
+        const first = dict.get(terms[i - 1]!);
+        const second = dict.get(terms[i]!);
+        if (first === undefined || second === undefined) continue;
+        const t = bigrams.get(first)?.get(second);
         if (t === undefined) continue;
         const w = idf[t]!;
         for (let j = offsets[t]!, end = offsets[t + 1]!; j < end; j++)

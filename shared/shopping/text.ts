@@ -61,37 +61,53 @@ export const stem = (word: string): string => {
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) => stem(w)));
 
+/** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
+const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
+const HASH_SEED = 0x811c9dc5 | 0;
+
 /**
- * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed. The index
- * builder uses it with a word → term cache so each distinct spelling is stemmed once.
+ * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed, as a span of
+ * `source` (the lower-cased text, or its folded remainder) with the word's hash: the index builder
+ * looks words up by their characters in place, without slicing a string per word.
  */
-export const forEachWord = (text: string, emit: (word: string) => void): void => {
+export const scanWords = (
+  text: string,
+  emit: (source: string, start: number, end: number, hash: number) => void,
+): void => {
   if (!text) return;
   const lower = text.toLowerCase();
   // Hand-rolled scan for the common all-ASCII case: index builds spend most of their time here.
   let start = -1;
+  let hash = HASH_SEED;
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      if (start < 0) start = i;
+      if (start < 0) {
+        start = i;
+        hash = HASH_SEED;
+      }
+      hash = hashStep(hash, c);
     } else if (c >= 128) {
       // Restart on the Unicode path from the current word, so no word is emitted twice.
       for (const part of foldText(lower.slice(start < 0 ? i : start)).split(SPLIT_RE)) {
-        if (part) emit(part);
+        if (!part) continue;
+        let h = HASH_SEED;
+        for (let j = 0; j < part.length; j++) h = hashStep(h, part.charCodeAt(j));
+        emit(part, 0, part.length, h);
       }
       return;
     } else if (start >= 0) {
-      emit(lower.slice(start, i));
+      emit(lower, start, i, hash);
       start = -1;
     }
   }
-  if (start >= 0) emit(lower.slice(start));
+  if (start >= 0) emit(lower, start, lower.length, hash);
 };
 
 /** Every token of a text in order, stemmed, stop-words included (the index keeps them). */
 export const tokenize = (text: string): string[] => {
   const out: string[] = [];
-  forEachWord(text, (word) => out.push(stem(word)));
+  scanWords(text, (source, start, end) => out.push(stem(source.slice(start, end))));
   return out;
 };
 
