@@ -64,6 +64,17 @@ const BARE_QUAD = /(?:^|[:\s])(\d{1,3})[\s,./]+(\d{1,3})[\s,./]+(\d{1,3})[\s,./]
 const MISUSE = /\b(don['’]?t|do not|never|avoid|incorrect|misuse|wrong|not allowed|nicht|ne pas|no use)\b/i;
 const MODEL_HEADER = /^\s*(rgb|r ?g ?b|cmyk|c ?m ?y ?k|hex|html|web|pantone|pms|ral)\s*:?\s*$/i;
 
+/** Like text.matchAll(pattern), which copies the pattern on every call: a real cost when run on every line. */
+function allMatches(pattern: RegExp, text: string): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    found.push(m);
+    if (!m[0]) pattern.lastIndex++;
+  }
+  return found;
+}
+
 interface Mention {
   hex: string;
   kind: 'hex' | 'rgb' | 'cmyk';
@@ -87,20 +98,20 @@ export function printedColors(lines: TextLine[]): Mention[] {
     const add = (hex: string | null, kind: Mention['kind']) => {
       if (hex) found.push({ hex, kind, index, line });
     };
-    for (const m of text.matchAll(HEX_CODE)) {
+    for (const m of allMatches(HEX_CODE, text)) {
       const digits = m[1]!;
       // "#123" is more often a number than a colour.
       if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#')) continue;
       add(normalizeHex(digits), 'hex');
     }
     for (const pattern of [RGB_LABELLED, RGB_LETTERS]) {
-      for (const m of text.matchAll(pattern)) {
+      for (const m of allMatches(pattern, text)) {
         const [r, g, b] = [byte(m[1]), byte(m[2]), byte(m[3])];
         if (r !== null && g !== null && b !== null) add(rgbHex(r, g, b), 'rgb');
       }
     }
     for (const pattern of [CMYK_LETTERS, CMYK_LABELLED]) {
-      for (const m of text.matchAll(pattern)) {
+      for (const m of allMatches(pattern, text)) {
         const v = [percent(m[1]), percent(m[2]), percent(m[3]), percent(m[4])];
         if (v.every((x) => x !== null)) add(cmykHex(v[0]!, v[1]!, v[2]!, v[3]!), 'cmyk');
       }
@@ -182,12 +193,18 @@ function mentionRole(lines: TextLine[], mention: Mention): ColorRole | null {
 const COLOR_HEADING =
   /\b(colou?rs?|palettes?|farben?|farbpalette|couleurs?|colores?|cores|kleuren?|swatch(es)?)\b/i;
 
+/** The pages that present colours (under a short colour heading); every page of a document without text. */
+export function swatchPages(lines: readonly TextLine[], pageCount: number): Set<number> {
+  const pages = new Set(
+    lines.filter((l) => COLOR_HEADING.test(l.text) && l.text.split(/\s+/).length <= 6).map((l) => l.page),
+  );
+  if (lines.length === 0) for (let p = 1; p <= pageCount; p++) pages.add(p);
+  return pages;
+}
+
 /** Colours painted as uniform simple shapes on the colour pages, when the document prints no values. */
 function swatchColors(doc: DocumentModel): string[] {
-  const pages = new Set(
-    doc.lines.filter((l) => COLOR_HEADING.test(l.text) && l.text.split(/\s+/).length <= 6).map((l) => l.page),
-  );
-  if (doc.lines.length === 0) for (let p = 1; p <= doc.pages; p++) pages.add(p);
+  const pages = swatchPages(doc.lines, doc.pages);
   const onPages = doc.shapes.filter((s) => pages.has(s.page) && Math.min(s.width, s.height) >= 10);
   const chromatic = onPages.filter((s) => isChromatic(s.hex));
   const sameSize = (a: PaintedShape, b: PaintedShape) =>

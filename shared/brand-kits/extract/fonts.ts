@@ -85,14 +85,15 @@ export function findFonts(doc: DocumentModel): FontFindings {
   const embedded = new Set([...doc.fontUse.keys()].map((f) => f.toLowerCase()));
   const mentions: Mention[] = [];
   lines.forEach((line, index) => {
-    for (const match of line.text.matchAll(familyPattern)) {
-      const family = byCompactName.get(compact(match[1] ?? ''));
+    // match() reuses the pattern; matchAll copies it per call, which for this big one costs more than the search.
+    for (const found of line.text.match(familyPattern) ?? []) {
+      const family = byCompactName.get(compact(found));
       if (!family) continue;
       const key = family.toLowerCase();
       const accepted =
         !AMBIGUOUS_FAMILIES.has(key) ||
         embedded.has(key) ||
-        FONT_WORDS.test(line.text.replace(match[0], '')) ||
+        FONT_WORDS.test(line.text.replace(found, '')) ||
         (typographyPages.has(line.page) && line.text.split(/\s+/).length <= 6) ||
         neighbours(lines, line).some((n) => n.level > 0 && TYPOGRAPHY_HEADING.test(n.text));
       if (accepted) mentions.push({ family, line, index });

@@ -1,4 +1,4 @@
-import { printedColors } from './colors.ts';
+import { printedColors, swatchPages } from './colors.ts';
 import { familyFromFontName, isBoldFontName } from './fonts.ts';
 import { assignHeadingLevels } from './layout.ts';
 import {
@@ -231,13 +231,30 @@ async function readOpenPdf(
 
   // Pass 2: drawing operators (fonts, swatches, images), pages that matter first, within a time budget.
   const drawStarted = Date.now();
-  const textOnly: TextLine[] = [];
+  const pageTexts = pageItems.map((items) => items.map((i) => i.str).join(' '));
+  // Lines are joined once; their typefaces are filled in when this pass has named the fonts.
+  const lines: TextLine[] = [];
+  const lineFonts: string[] = [];
   pageItems.forEach((items, i) => {
-    appendLines(items, new Map(), i + 1, textOnly, new Map());
+    appendLines(items, i + 1, lines, lineFonts);
   });
-  const printsColours = printedColors(textOnly).length > 0;
-  for (const { pageNo, essential } of drawingPlan(pageItems, printsColours)) {
+  repairSplitWords(lines);
+  const printsColours = printedColors(lines).length > 0;
+  // Drawing a page can change the draft only through logos (the cover and logo pages), painted
+  // swatches (colour pages, while no values are printed) and the names of the fonts its text is set
+  // in; a page with none of these is not drawn, which leaves the time budget to pages that matter.
+  const logoPage = (pageNo: number) => pageNo === 1 || LOGO_PAGE_WORDS.test(pageTexts[pageNo - 1]!);
+  const colourPages = printsColours ? new Set<number>() : swatchPages(lines, pdf.numPages);
+  const pageFonts = pageItems.map(
+    (items) => new Set(items.filter((i) => typeof i.str === 'string' && i.str.trim()).map((i) => i.fontName)),
+  );
+  const canChangeDraft = (pageNo: number) =>
+    logoPage(pageNo) ||
+    colourPages.has(pageNo) ||
+    [...pageFonts[pageNo - 1]!].some((fontName) => !fontNames.has(fontName));
+  for (const { pageNo, essential } of drawingPlan(pageTexts, printsColours)) {
     checkTime();
+    if (!canChangeDraft(pageNo)) continue;
     const spent = Date.now() - drawStarted;
     if (pageNo !== 1 && spent > (essential ? ESSENTIAL_DRAWING_BUDGET_MS : DRAWING_BUDGET_MS)) continue;
     const page = await pdf.getPage(pageNo);
@@ -245,8 +262,7 @@ async function readOpenPdf(
     const pageArea = Math.max(1, Math.abs((view[2]! - view[0]!) * (view[3]! - view[1]!)));
     const ops = await page.getOperatorList();
     // Only the cover and pages about the logo can hold logos; other images are not decoded or kept.
-    const logoCandidatePage =
-      pageNo === 1 || LOGO_PAGE_WORDS.test(pageItems[pageNo - 1]!.map((i) => i.str).join(' '));
+    const logoCandidatePage = logoPage(pageNo);
 
     let ctm: Matrix = [1, 0, 0, 1, 0, 0];
     let fill: string | null = '#000000';
@@ -354,12 +370,7 @@ async function readOpenPdf(
     page.cleanup();
   }
 
-  const lines: TextLine[] = [];
-  const fontUse = new Map<string, number>();
-  pageItems.forEach((items, i) => {
-    appendLines(items, fontNames, i + 1, lines, fontUse);
-  });
-  repairSplitWords(lines);
+  const fontUse = applyTypefaces(pageItems, fontNames, lines, lineFonts);
   assignHeadingLevels(lines);
   return {
     format: 'pdf',
@@ -382,12 +393,12 @@ const SPLIT_UPPER = /(?<=^|[\s(“"‘])([B-HJ-Z]) (?=\p{Ll}{2,})/gu;
 
 /** Rejoins split words; capitals only when lower-case splits show the document has the problem. */
 function repairSplitWords(lines: TextLine[]): void {
-  let splits = 0;
-  for (const line of lines) splits += line.text.match(SPLIT_LOWER)?.length ?? 0;
-  for (const line of lines) {
-    line.text = line.text.replace(SPLIT_LOWER, '$1');
+  const lowerSplits = lines.map((line) => line.text.match(SPLIT_LOWER)?.length ?? 0);
+  const splits = lowerSplits.reduce((sum, n) => sum + n, 0);
+  lines.forEach((line, i) => {
+    if (lowerSplits[i]) line.text = line.text.replace(SPLIT_LOWER, '$1');
     if (splits >= 3) line.text = line.text.replace(SPLIT_UPPER, '$1');
-  }
+  });
 }
 
 const COLOUR_PAGE_WORDS = /colou?rs?|palette|swatch|farben?|couleurs?|colores?/i;
@@ -405,8 +416,7 @@ interface DrawingPlan {
  * pages when no values are printed (swatches), pages without text when the whole document is outlined
  * art, then type pages (embedded fonts) and the rest.
  */
-function drawingPlan(pageItems: TextItemLike[][], printsColours: boolean): DrawingPlan[] {
-  const texts = pageItems.map((items) => items.map((i) => i.str).join(' '));
+function drawingPlan(texts: string[], printsColours: boolean): DrawingPlan[] {
   const noText = texts.every((t) => !t.trim());
   return texts
     .map((text, i): DrawingPlan => {
@@ -422,21 +432,16 @@ function drawingPlan(pageItems: TextItemLike[][], printsColours: boolean): Drawi
     .sort((a, b) => a.rank - b.rank || a.pageNo - b.pageNo);
 }
 
-/** Joins pdf.js text runs into visual lines, keeping size, position and typeface. */
-function appendLines(
-  items: TextItemLike[],
-  fontNames: Map<string, string>,
-  page: number,
-  out: TextLine[],
-  fontUse: Map<string, number>,
-): void {
-  let current: (TextLine & { end: number; raw: string | null }) | null = null;
+/** Joins pdf.js text runs into visual lines, keeping size and position; `fonts` gets each line's first font id. */
+function appendLines(items: TextItemLike[], page: number, out: TextLine[], fonts: string[]): void {
+  let current: (TextLine & { end: number; fontName: string }) | null = null;
   const flush = () => {
     if (current) {
       const text = current.text.replace(/\s+/g, ' ').trim();
+      const { size, font, bold, level, x, y } = current;
       if (text) {
-        const { end: _end, raw: _raw, ...line } = current;
-        out.push({ ...line, text });
+        out.push({ text, page, size, font, bold, level, x, y });
+        fonts.push(current.fontName);
       }
     }
     current = null;
@@ -445,11 +450,8 @@ function appendLines(
     if (typeof item.str !== 'string') continue;
     const [, , c = 0, d = 0, x = 0, y = 0] = item.transform;
     const size = Math.round(Math.hypot(c, d) * 10) / 10;
-    const raw = fontNames.get(item.fontName) ?? null;
-    const family = raw ? familyFromFontName(raw) : null;
     if (item.str.trim()) {
-      if (family) fontUse.set(family, (fontUse.get(family) ?? 0) + item.str.length);
-      const line = current as (TextLine & { end: number; raw: string | null }) | null;
+      const line = current as (TextLine & { end: number }) | null;
       const sameLine =
         line !== null &&
         Math.abs(line.y - y) < Math.max(1, 0.5 * size) &&
@@ -466,17 +468,51 @@ function appendLines(
           text: item.str,
           page,
           size,
-          font: family,
-          bold: raw ? isBoldFontName(raw) : false,
+          font: null,
+          bold: false,
           level: 0,
           x,
           y,
           end: x + item.width,
-          raw,
+          fontName: item.fontName,
         };
       }
     }
     if (item.hasEOL) flush();
   }
   flush();
+}
+
+/** Gives each line the typeface of its first run and counts the characters set in each family. */
+function applyTypefaces(
+  pageItems: TextItemLike[][],
+  fontNames: Map<string, string>,
+  lines: TextLine[],
+  lineFonts: string[],
+): Map<string, number> {
+  // Resolved once per font rather than per text run.
+  const faces = new Map<string, { family: string | null; bold: boolean }>();
+  const faceOf = (fontName: string) => {
+    let face = faces.get(fontName);
+    if (!face) {
+      const raw = fontNames.get(fontName);
+      face = { family: raw ? familyFromFontName(raw) : null, bold: raw ? isBoldFontName(raw) : false };
+      faces.set(fontName, face);
+    }
+    return face;
+  };
+  const fontUse = new Map<string, number>();
+  for (const items of pageItems) {
+    for (const item of items) {
+      if (typeof item.str !== 'string' || !item.str.trim()) continue;
+      const { family } = faceOf(item.fontName);
+      if (family) fontUse.set(family, (fontUse.get(family) ?? 0) + item.str.length);
+    }
+  }
+  lines.forEach((line, i) => {
+    const { family, bold } = faceOf(lineFonts[i]!);
+    line.font = family;
+    line.bold = bold;
+  });
+  return fontUse;
 }

@@ -115,6 +115,7 @@ export interface DocumentModel {
   /** Theme major (headings) / minor (body) fonts. */
   themeFonts: { headings: string | null; body: string | null };
   images: RawImage[];
+  /** Images painted on the pages read for drawing (a PDF's pages that can change the draft; a DOCX's media). */
   imagesSeen: number;
 }
 
