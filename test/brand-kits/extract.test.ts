@@ -8,6 +8,7 @@ import {
   DocumentError,
   extractBrandKit,
 } from '../../shared/brand-kits/extract/index.ts';
+import { readPdf } from '../../shared/brand-kits/extract/pdf.ts';
 import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
 import {
   colourlessPdf,
@@ -16,6 +17,7 @@ import {
   guidelineDocx,
   guidelinePdf,
   paragraph,
+  plainPagesPdf,
   swatchOnlyPdf,
   withDeclaredSize,
 } from './fixtures.ts';
@@ -166,6 +168,17 @@ describe('PDF colours without printed values', () => {
     const { draft } = await extractBrandKit(await colourlessPdf());
     assert.equal(draft.color_palette, null);
     assert.equal(draft.primary_color, null);
+  });
+});
+
+describe('PDF pages read for drawing', () => {
+  test('skips pages that cannot change the draft, but not a page whose font is new', async () => {
+    const doc = await readPdf(await plainPagesPdf(), Date.now() + 10_000, { cancelled: false });
+    // Page 3's font is named only by drawing page 3; page 2 (the cover's font, no logo or colour
+    // talk) is not drawn, so its image is not even seen.
+    assert.equal(doc.lines.find((l) => l.page === 3)?.font, 'Courier');
+    assert.ok(doc.fontUse.has('Courier'));
+    assert.equal(doc.imagesSeen, 0);
   });
 });
 

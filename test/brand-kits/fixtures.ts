@@ -117,6 +117,35 @@ export async function swatchOnlyPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/**
+ * Three plain pages (no logo or colour talk): an image on page 2, set in the cover's font, and on
+ * page 3 a font used nowhere before. Only the cover and page 3 can change the draft.
+ */
+export async function plainPagesPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+  const courier = await doc.embedFont(StandardFonts.Courier);
+  const image = await doc.embedPng(iconPng());
+  const cover = doc.addPage([600, 400]);
+  cover.drawText('Northwind Field Notes', { x: 50, y: 300, size: 28, font: helvetica });
+  const photo = doc.addPage([600, 400]);
+  photo.drawText('A photograph from the spring trip to the coast.', {
+    x: 50,
+    y: 300,
+    size: 11,
+    font: helvetica,
+  });
+  photo.drawImage(image, { x: 50, y: 100, width: 96, height: 96 });
+  const code = doc.addPage([600, 400]);
+  code.drawText('Every sample in our manuals is set like this line.', {
+    x: 50,
+    y: 300,
+    size: 11,
+    font: courier,
+  });
+  return doc.save();
+}
+
 /** A deck whose pages are painted blue but that never talks about colour. */
 export async function colourlessPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
