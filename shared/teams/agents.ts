@@ -109,19 +109,13 @@ export interface TaskInput {
 
 export const TASK_DEFAULTS = { status: 'pending', priority: 'medium', max_revisions: 3 } as const;
 
-/**
- * Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period. The index
- * keys are derived here every time, never copied from a stored item: a rescheduled task moves, an
- * unscheduled one leaves the (sparse) index.
- */
-const taskRecord = (teamId: string, task: TaskItem & { gsi1pk?: string; gsi1sk?: string }) => {
-  const { gsi1pk: _pk, gsi1sk: _sk, ...fields } = task;
-  return {
-    ...fields,
-    ...teamKeys.task(teamId, task.id),
-    ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
-  };
-};
+/** Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period
+ * (updateTask keeps the keys in step). */
+const taskRecord = (teamId: string, task: TaskItem) => ({
+  ...task,
+  ...teamKeys.task(teamId, task.id),
+  ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
+});
 
 const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
   const createdAt = iso(input.created_at) ?? nowIso();
@@ -189,24 +183,58 @@ export type TaskChanges = Partial<
 
 const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'completed_at']);
 
-/** Changes a task and the copies of its fields on the loop instances that run it. */
+/**
+ * Changes a task and the copies of its fields on the loop instances that run it. One UpdateItem of
+ * the changed fields only, so a loop instance's key appended meanwhile, or another writer's change to
+ * other fields, survives; `version` goes up by one, so copies land newest-wins.
+ */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
-  const key = teamKeys.task(teamId, taskId);
-  const current = await getItem<TaskItem>(key);
-  if (!current) throw new Error(`No task ${taskId} in team ${teamId}`);
-  const normalised = Object.fromEntries(
+  const set: Json = Object.fromEntries(
     Object.entries(changes).map(([name, value]) => [
       name,
       TIME_FIELDS.has(name) ? iso(value as string | null) : value,
     ]),
-  ) as TaskChanges;
-  const next: TaskItem = { ...current, ...(normalised as Partial<TaskItem>) };
-  // The whole record is rewritten, its index keys derived afresh from `scheduled_for`.
-  await put(taskRecord(teamId, next));
-  const copies = loopCopyOfTask(next);
-  await Promise.all(
-    (next.loop_keys ?? []).map((sk) => updateItem({ pk: teamKeys.partition(teamId), sk }, copies)),
   );
+  // The index keys follow `scheduled_for`: a rescheduled task moves, an unscheduled one leaves the
+  // (sparse) index, and a change that leaves the schedule alone leaves the keys alone.
+  const remove: string[] = [];
+  if ('scheduled_for' in set) {
+    if (set.scheduled_for)
+      Object.assign(set, teamKeys.taskSchedule(teamId, set.scheduled_for as string, taskId));
+    else remove.push('gsi1pk', 'gsi1sk');
+  }
+  const names = [...Object.keys(set), ...remove];
+  const alias = (name: string) => `#f${names.indexOf(name)}`;
+  let next: TaskItem;
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.task(teamId, taskId),
+        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: [
+          `SET ${[...Object.keys(set).map((name) => `${alias(name)} = :${names.indexOf(name)}`), '#version = if_not_exists(#version, :zero) + :one'].join(', ')}`,
+          remove.length ? `REMOVE ${remove.map(alias).join(', ')}` : '',
+        ].join(' '),
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name) => [alias(name), name])),
+          '#version': 'version',
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(Object.keys(set).map((name) => [`:${names.indexOf(name)}`, set[name]])),
+          ':zero': 0,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    next = Attributes as TaskItem;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException')
+      throw new Error(`No task ${taskId} in team ${teamId}`);
+    throw error;
+  }
+  await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
   return toTask(next);
 }
 
@@ -352,6 +380,8 @@ export interface LoopInstanceItem {
   task_title: string | null;
   task_platform: string | null;
   task_scheduled_for: string | null;
+  /** The task's `version` these copies come from. */
+  task_version: number;
   scheduled_at: string;
   publish_at: string | null;
   started_at: string | null;
@@ -381,6 +411,38 @@ const loopCopyOfTask = (task: TaskItem | undefined) => ({
   task_scheduled_for: task?.scheduled_for ?? null,
 });
 
+/**
+ * Writes a task's fields onto loop instances, each copy marked with the task's `version`: a copy
+ * from an older version never overwrites a newer one, whatever order concurrent writers land in.
+ */
+async function copyTaskToLoops(teamId: string, task: TaskItem, loopKeys: string[]): Promise<void> {
+  const copies = loopCopyOfTask(task);
+  const names = Object.keys(copies);
+  await Promise.all(
+    loopKeys.map((sk) =>
+      dynamo()
+        .send(
+          new UpdateCommand({
+            TableName: config.tableName,
+            Key: { pk: teamKeys.partition(teamId), sk },
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(task_version) OR task_version < :version)',
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}, task_version = :version`,
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, copies[name as keyof typeof copies]])),
+              ':version': task.version ?? 0,
+            },
+          }),
+        )
+        .catch((error: Error) => {
+          // A newer copy is already there (or the instance is gone): nothing to do.
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
+        }),
+    ),
+  );
+}
+
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
   const task = input.task_id ? await getItem<TaskItem>(teamKeys.task(teamId, input.task_id)) : undefined;
   if (input.task_id && !task) throw new Error(`No task ${input.task_id} in team ${teamId}`);
@@ -394,6 +456,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
     status: input.status ?? 'scheduled',
     task_id: input.task_id ?? null,
     ...loopCopyOfTask(task),
+    task_version: task?.version ?? 0,
     scheduled_at: new Date(input.scheduled_at).toISOString(),
     publish_at: iso(input.publish_at),
     started_at: iso(input.started_at),
@@ -403,16 +466,21 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   };
   const keys = teamKeys.loop(teamId, item.scheduled_at, item.id);
   await putNew({ ...keys, ...item });
-  // The task remembers its loop instances, so a task update refreshes their copies.
-  if (task)
-    await dynamo().send(
+  // The task remembers its loop instances, so a task update refreshes their copies. An update that
+  // landed between the read above and this append did not know this instance: copy it again then.
+  if (task) {
+    const { Attributes } = await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: teamKeys.task(teamId, task.id),
         UpdateExpression: 'SET loop_keys = list_append(if_not_exists(loop_keys, :empty), :key)',
         ExpressionAttributeValues: { ':empty': [], ':key': [keys.sk] },
+        ReturnValues: 'ALL_NEW',
       }),
     );
+    const current = Attributes as TaskItem;
+    if ((current.version ?? 0) > item.task_version) await copyTaskToLoops(teamId, current, [keys.sk]);
+  }
   return item;
 }
 

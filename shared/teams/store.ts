@@ -76,6 +76,8 @@ export interface TaskItem extends TeamTask {
   team_id: string;
   /** Sort keys of the loop instances that copy this task's fields (kept in step on task updates). */
   loop_keys?: string[];
+  /** Updates so far (absent on a new task): orders the copies on loop instances. */
+  version?: number;
 }
 
 export interface ActivityItem extends ActivityEntry {

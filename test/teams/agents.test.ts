@@ -1,10 +1,11 @@
 // The agents' write API (shared/teams/agents.ts): what its writes leave in the table.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { getItem } from '../../shared/db/store.ts';
-import { addTask, updateTask } from '../../shared/teams/agents.ts';
-import { teamKeys } from '../../shared/teams/keys.ts';
+import { addLoopInstance, addTask, type LoopInstanceItem, updateTask } from '../../shared/teams/agents.ts';
+import { loopId, teamKeys } from '../../shared/teams/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -53,5 +54,100 @@ describe('updateTask', () => {
     await updateTask(team.id, task.id, { scheduled_for: '2026-11-26T09:00:00Z' });
     await updateTask(team.id, task.id, { status: 'in_review' });
     assert.equal((await stored())?.gsi1sk, `2026-11-26T09:00:00.000Z#${task.id}`);
+  });
+});
+
+describe('updateTask beside addLoopInstance', () => {
+  it('keeps every loop instance and leaves each with the final task fields, however they interleave', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 'social_post', title: 'Draft 0', platform: 'x' });
+    const instances: Promise<LoopInstanceItem>[] = [];
+    const updates: Promise<unknown>[] = [];
+    for (let i = 1; i <= 12; i++) {
+      instances.push(
+        addLoopInstance(team.id, {
+          loop_id: loopId('daily_content'),
+          cycle_instance_id: 'cycle-1',
+          occurrence_day: 1,
+          scheduled_at: `2026-11-18T${String(i).padStart(2, '0')}:00:00Z`,
+          task_id: task.id,
+        }),
+      );
+      updates.push(
+        updateTask(team.id, task.id, { title: `Draft ${i}`, status: i % 2 ? 'in_progress' : 'pending' }),
+      );
+    }
+    const added = await Promise.all(instances);
+    await Promise.all(updates);
+
+    // Every instance is on the task, and every copy shows the task as it ended up.
+    const stored = await getItem<{ loop_keys: string[]; title: string; status: string }>(
+      teamKeys.task(team.id, task.id),
+    );
+    const keysOf = (loop: LoopInstanceItem) => teamKeys.loop(team.id, loop.scheduled_at, loop.id);
+    assert.deepEqual(
+      new Set(stored?.loop_keys),
+      new Set(added.map((loop) => keysOf(loop).sk)),
+      'no key lost',
+    );
+    for (const loop of added) {
+      const copy = await getItem<LoopInstanceItem>(keysOf(loop));
+      assert.deepEqual([copy?.task_title, copy?.task_status], [stored?.title, stored?.status], loop.id);
+    }
+  });
+
+  it('never lets the copy of an older update overwrite a newer one on a loop instance', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 'social_post', title: 'Draft', platform: 'x' });
+    const loop = await addLoopInstance(team.id, {
+      loop_id: loopId('daily_content'),
+      cycle_instance_id: 'cycle-1',
+      occurrence_day: 1,
+      scheduled_at: '2026-11-18T09:00:00Z',
+      task_id: task.id,
+    });
+    // Hold the first update's copy write (task version 1) until the second update is done.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let firstCopyWaiting = () => {};
+    const firstCopyReached = new Promise<void>((resolve) => {
+      firstCopyWaiting = resolve;
+    });
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> })
+          .ExpressionAttributeValues;
+        if (values?.[':version'] === 1) {
+          firstCopyWaiting();
+          await held;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'holdFirstCopy' },
+    );
+    try {
+      const first = updateTask(team.id, task.id, { title: 'First' });
+      await firstCopyReached;
+      await updateTask(team.id, task.id, { title: 'Second' });
+      release();
+      await first;
+    } finally {
+      client.middlewareStack.remove('holdFirstCopy');
+    }
+    const copy = await getItem<LoopInstanceItem>(teamKeys.loop(team.id, loop.scheduled_at, loop.id));
+    assert.deepEqual([copy?.task_title, copy?.task_version], ['Second', 2]);
+  });
+
+  it('refuses an update of a task that does not exist, writing nothing', async () => {
+    const team = await createTeam(h);
+    await assert.rejects(
+      updateTask(team.id, '01930000-0000-7000-8000-000000000000', { title: 'x' }),
+      /No task/,
+    );
+    assert.equal(await getItem(teamKeys.task(team.id, '01930000-0000-7000-8000-000000000000')), undefined);
   });
 });
