@@ -3,13 +3,14 @@
 // so the counters on the team item and the task fields copied onto loop instances stay in step.
 // Each write is a single-item write; the item first, the team's counters after it.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { dynamo } from '../aws/dynamo.ts';
 import { now, nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { addToCounters, getItem, put, putMany, putNew } from '../db/store.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { teamKeys } from './keys.ts';
-import type { CadenceEntry, TeamMember, TeamTask } from './schemas.ts';
+import { ContentCadenceInput, type TeamMember, type TeamTask } from './schemas.ts';
 import {
   type ActivityItem,
   type BriefItem,
@@ -334,9 +335,16 @@ export async function setCanvasLayout(teamId: string, layout: Json): Promise<voi
   await put({ ...teamKeys.canvas(teamId), kind: 'canvas_layout', layout, updated_at: nowIso() });
 }
 
-export async function setContentCadence(teamId: string, cadence: CadenceEntry[]): Promise<void> {
+/** Replaces the team's content cadence; refused (nothing written) unless the create body's rules hold. */
+export async function setContentCadence(
+  teamId: string,
+  cadence: v.InferInput<typeof ContentCadenceInput>,
+): Promise<void> {
+  const checked = v.safeParse(ContentCadenceInput, cadence);
+  if (!checked.success)
+    throw new Error(`Invalid content cadence: ${checked.issues.map((issue) => issue.message).join('; ')}`);
   await updateItem(teamKeys.team(teamId), {
-    content_cadence: cadence.map(toCadenceEntry),
+    content_cadence: checked.output.map(toCadenceEntry),
     updated_at: nowIso(),
   });
 }

@@ -129,6 +129,9 @@ export const CadenceEntryInput = modelRule(
 );
 export type CadenceEntryInput = v.InferOutput<typeof CadenceEntryInput>;
 
+/** A team's whole content cadence: the create body's field, and what the agents may set later. */
+export const ContentCadenceInput = list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries });
+
 export const CreateTeamBody = model({
   team_type: string(TEAM_LIMITS.teamType),
   display_name: string(TEAM_LIMITS.displayName),
@@ -139,7 +142,7 @@ export const CreateTeamBody = model({
   content_strategy: v.optional(boundedObject(), {}),
   orchestrator_cadence: v.optional(boundedObject(), {}),
   config: v.optional(TeamConfig, {}),
-  content_cadence: v.optional(list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries }), []),
+  content_cadence: v.optional(ContentCadenceInput, []),
 });
 export type CreateTeamInput = v.InferOutput<typeof CreateTeamBody>;
 

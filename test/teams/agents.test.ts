@@ -4,7 +4,13 @@ import { after, before, describe, it } from 'node:test';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { getItem } from '../../shared/db/store.ts';
-import { addLoopInstance, addTask, type LoopInstanceItem, updateTask } from '../../shared/teams/agents.ts';
+import {
+  addLoopInstance,
+  addTask,
+  type LoopInstanceItem,
+  setContentCadence,
+  updateTask,
+} from '../../shared/teams/agents.ts';
 import { loopId, teamKeys } from '../../shared/teams/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
@@ -149,5 +155,38 @@ describe('updateTask beside addLoopInstance', () => {
       /No task/,
     );
     assert.equal(await getItem(teamKeys.task(team.id, '01930000-0000-7000-8000-000000000000')), undefined);
+  });
+});
+
+describe('setContentCadence', () => {
+  it('stores a cadence by the create body rules, and refuses one that breaks them, writing nothing', async () => {
+    const team = await createTeam(h);
+    const cadence = () =>
+      getItem<{ content_cadence: unknown[] }>(teamKeys.team(team.id)).then((item) => item?.content_cadence);
+    await setContentCadence(team.id, [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }]);
+    const stored = [
+      {
+        platform: 'instagram',
+        task_type: 'social_post',
+        per_week: 3,
+        preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+        preferred_times: ['09:00'],
+        title: null,
+      },
+    ];
+    assert.deepEqual(await cadence(), stored);
+    await assert.rejects(
+      setContentCadence(team.id, [
+        {
+          platform: 'x',
+          task_type: 'social_post',
+          per_week: 4,
+          preferred_days: ['monday'],
+          preferred_times: ['09:00'],
+        },
+      ]),
+      /per_week must be at most/,
+    );
+    assert.deepEqual(await cadence(), stored);
   });
 });
