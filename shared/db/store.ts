@@ -139,10 +139,14 @@ export interface ItemUpdate {
   setIfAbsent?: Item;
   /** Numeric attributes to add to (created at 0). */
   add?: Record<string, number>;
+  /** Attributes taken off the item. */
+  remove?: string[];
   /** Condition: these attributes exist on the current item… */
   exists?: string[];
-  /** …and these equal the given values (expected state). */
+  /** …and these equal the given values (expected state)… */
   expect?: Item;
+  /** …and these are absent or below the given numbers (a newer write is never overwritten). */
+  below?: Record<string, number>;
 }
 
 /** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
@@ -168,9 +172,14 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
     }),
   ];
   const adds = Object.entries(update.add ?? {}).map(([a, v]) => `${name(a)} ${value(v)}`);
+  const removes = (update.remove ?? []).map(name);
   const conditions = [
     ...(update.exists ?? []).map((a) => `attribute_exists(${name(a)})`),
     ...Object.entries(update.expect ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`),
+    ...Object.entries(update.below ?? {}).map(([a, v]) => {
+      const alias = name(a);
+      return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
+    }),
   ];
   try {
     const { Attributes } = await dynamo().send(
@@ -180,6 +189,7 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
         UpdateExpression: [
           sets.length ? `SET ${sets.join(', ')}` : '',
           adds.length ? `ADD ${adds.join(', ')}` : '',
+          removes.length ? `REMOVE ${removes.join(', ')}` : '',
         ]
           .filter(Boolean)
           .join(' '),

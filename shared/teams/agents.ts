@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { dynamo } from '../aws/dynamo.ts';
 import { now, nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { addToCounters, getItem, put, putMany, putNew } from '../db/store.ts';
+import { addToCounters, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { teamKeys } from './keys.ts';
 import { ContentCadenceInput, type TeamMember, type TeamTask } from './schemas.ts';
@@ -39,20 +39,10 @@ async function requireTeam(teamId: string): Promise<TeamItem> {
   return team;
 }
 
-async function updateItem(keys: { pk: string; sk: string }, fields: Json): Promise<Json> {
-  const names = Object.keys(fields);
-  const { Attributes } = await dynamo().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys,
-      ConditionExpression: 'attribute_exists(pk)',
-      UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])),
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return Attributes as Json;
+/** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
+async function setFields(keys: { pk: string; sk: string }, fields: Json): Promise<void> {
+  if (!(await updateItem(keys, { set: fields, exists: ['pk'] })))
+    throw new Error(`No item ${keys.pk} ${keys.sk}`);
 }
 
 // ---- members ------------------------------------------------------------------------------
@@ -204,37 +194,13 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
       Object.assign(set, teamKeys.taskSchedule(teamId, set.scheduled_for as string, taskId));
     else remove.push('gsi1pk', 'gsi1sk');
   }
-  const names = [...Object.keys(set), ...remove];
-  const alias = (name: string) => `#f${names.indexOf(name)}`;
-  let next: TaskItem;
-  try {
-    const { Attributes } = await dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: teamKeys.task(teamId, taskId),
-        ConditionExpression: 'attribute_exists(pk)',
-        UpdateExpression: [
-          `SET ${[...Object.keys(set).map((name) => `${alias(name)} = :${names.indexOf(name)}`), '#version = if_not_exists(#version, :zero) + :one'].join(', ')}`,
-          remove.length ? `REMOVE ${remove.map(alias).join(', ')}` : '',
-        ].join(' '),
-        ExpressionAttributeNames: {
-          ...Object.fromEntries(names.map((name) => [alias(name), name])),
-          '#version': 'version',
-        },
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(Object.keys(set).map((name) => [`:${names.indexOf(name)}`, set[name]])),
-          ':zero': 0,
-          ':one': 1,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    next = Attributes as TaskItem;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException')
-      throw new Error(`No task ${taskId} in team ${teamId}`);
-    throw error;
-  }
+  const next = await updateItem<TaskItem>(teamKeys.task(teamId, taskId), {
+    set,
+    remove,
+    add: { version: 1 },
+    exists: ['pk'],
+  });
+  if (!next) throw new Error(`No task ${taskId} in team ${teamId}`);
   await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
   return toTask(next);
 }
@@ -310,7 +276,7 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
 }
 
 export async function updateCycleStatus(teamId: string, instanceNumber: number, status: string) {
-  await updateItem(teamKeys.cycle(teamId, instanceNumber), { strategy_status: status });
+  await setFields(teamKeys.cycle(teamId, instanceNumber), { strategy_status: status });
 }
 
 export async function addBrief(
@@ -343,7 +309,7 @@ export async function setContentCadence(
   const checked = v.safeParse(ContentCadenceInput, cadence);
   if (!checked.success)
     throw new Error(`Invalid content cadence: ${checked.issues.map((issue) => issue.message).join('; ')}`);
-  await updateItem(teamKeys.team(teamId), {
+  await setFields(teamKeys.team(teamId), {
     content_cadence: checked.output.map(toCadenceEntry),
     updated_at: nowIso(),
   });
@@ -370,7 +336,7 @@ export async function updateTeam(teamId: string, changes: TeamChanges): Promise<
   const normalised = { ...changes } as Json;
   for (const name of ['hired_at', 'paused_at'] as const)
     if (name in changes) normalised[name] = iso(changes[name]);
-  await updateItem(teamKeys.team(teamId), { ...normalised, updated_at: nowIso() });
+  await setFields(teamKeys.team(teamId), { ...normalised, updated_at: nowIso() });
 }
 
 // ---- loop instances -----------------------------------------------------------------------
@@ -424,29 +390,18 @@ const loopCopyOfTask = (task: TaskItem | undefined) => ({
  * from an older version never overwrites a newer one, whatever order concurrent writers land in.
  */
 async function copyTaskToLoops(teamId: string, task: TaskItem, loopKeys: string[]): Promise<void> {
-  const copies = loopCopyOfTask(task);
-  const names = Object.keys(copies);
+  const version = task.version ?? 0;
+  // A refused write (a newer copy is there, or the instance is gone) needs nothing more.
   await Promise.all(
     loopKeys.map((sk) =>
-      dynamo()
-        .send(
-          new UpdateCommand({
-            TableName: config.tableName,
-            Key: { pk: teamKeys.partition(teamId), sk },
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(task_version) OR task_version < :version)',
-            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}, task_version = :version`,
-            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, copies[name as keyof typeof copies]])),
-              ':version': task.version ?? 0,
-            },
-          }),
-        )
-        .catch((error: Error) => {
-          // A newer copy is already there (or the instance is gone): nothing to do.
-          if (error.name !== 'ConditionalCheckFailedException') throw error;
-        }),
+      updateItem(
+        { pk: teamKeys.partition(teamId), sk },
+        {
+          set: { ...loopCopyOfTask(task), task_version: version },
+          exists: ['pk'],
+          below: { task_version: version },
+        },
+      ),
     ),
   );
 }
@@ -504,5 +459,5 @@ export async function updateLoopInstance(
   const normalised = { ...changes } as Json;
   for (const name of ['started_at', 'completed_at'] as const)
     if (name in changes) normalised[name] = iso(changes[name]);
-  await updateItem(teamKeys.loop(teamId, loop.scheduled_at, loop.id), normalised);
+  await setFields(teamKeys.loop(teamId, loop.scheduled_at, loop.id), normalised);
 }

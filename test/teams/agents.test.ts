@@ -125,9 +125,14 @@ describe('updateTask beside addLoopInstance', () => {
     const client = dynamo();
     client.middlewareStack.add(
       (next) => async (args) => {
-        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> })
-          .ExpressionAttributeValues;
-        if (values?.[':version'] === 1) {
+        const input = args.input as {
+          ExpressionAttributeNames?: Record<string, string>;
+          ExpressionAttributeValues?: Record<string, unknown>;
+        };
+        const copiesVersion1 =
+          Object.values(input.ExpressionAttributeNames ?? {}).includes('task_version') &&
+          Object.values(input.ExpressionAttributeValues ?? {}).includes(1);
+        if (copiesVersion1) {
           firstCopyWaiting();
           await held;
         }
