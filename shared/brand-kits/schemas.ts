@@ -28,8 +28,6 @@ export const BRAND_KIT_LIMITS = {
   listItems: 50,
   listItem: 200,
   palette: 50,
-  /** `social_links` / `social_profiles` as JSON: a few networks' URLs and handles. */
-  socialBytes: 16 * 1024,
 } as const;
 
 export const LOGO_ROLES = ['logo', 'icon', 'dark', 'square'] as const;
@@ -100,8 +98,8 @@ export const CreateBrandKitBody = model({
   seo_keywords: words(),
   content_pillars: words(),
   color_palette: optionalNullable(list(hexColor(), { max: L.palette })),
-  social_links: optionalNullable(dict({ maxBytes: L.socialBytes })),
-  social_profiles: optionalNullable(dict({ maxBytes: L.socialBytes })),
+  social_links: optionalNullable(dict()),
+  social_profiles: optionalNullable(dict()),
 });
 export type CreateBrandKitInput = v.InferOutput<typeof CreateBrandKitBody>;
 

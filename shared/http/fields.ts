@@ -317,6 +317,9 @@ export const modelRule = <S extends v.GenericSchema>(
  */
 export const DICT_MAX_DEPTH = 16;
 
+/** How large a free-form object may be as JSON: the same for every such field (docs/decisions.md). */
+export const DICT_MAX_BYTES = 16 * 1024;
+
 const nestsDeeperThan = (value: unknown, levels: number): boolean => {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
@@ -325,11 +328,11 @@ const nestsDeeperThan = (value: unknown, levels: number): boolean => {
 };
 
 /**
- * A free-form JSON object (pydantic `dict[str, Any]`): at most `maxBytes` as JSON (DynamoDB stores
+ * A free-form JSON object (pydantic `dict[str, Any]`): at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
  * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep. `name` words the size error.
  */
-export const dict = (opts: { maxBytes: number; name?: string }) =>
+export const dict = (opts: { name?: string } = {}) =>
   hinted(
     v.pipe(
       v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary')),
@@ -338,8 +341,8 @@ export const dict = (opts: { maxBytes: number; name?: string }) =>
         valueError(`object nests deeper than ${DICT_MAX_DEPTH} levels`),
       ),
       v.check(
-        (value) => Buffer.byteLength(JSON.stringify(value)) <= opts.maxBytes,
-        valueError(`${opts.name ?? 'object'} must be at most ${opts.maxBytes} bytes as JSON`),
+        (value) => Buffer.byteLength(JSON.stringify(value)) <= DICT_MAX_BYTES,
+        valueError(`${opts.name ?? 'object'} must be at most ${DICT_MAX_BYTES} bytes as JSON`),
       ),
     ),
     {

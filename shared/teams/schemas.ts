@@ -46,8 +46,6 @@ export const TEAM_LIMITS = {
   displayName: { min: 1, max: 200 },
   tier: { min: 1, max: 64 },
   operationMode: { min: 1, max: 64 },
-  /** JSON size of each free-form object on the team item (the item's limit is 400 KB). */
-  objectBytes: 16 * 1024,
   cadenceEntries: 20,
   cadencePerWeek: 21,
   /** Members read with the team: a team is a handful of agents, this is a safety bound. */
@@ -95,11 +93,8 @@ const ianaTimeZone = (name: unknown) => {
   }
 };
 
-/** A free-form object small enough to live on the team item. */
-const boundedObject = () => dict({ maxBytes: TEAM_LIMITS.objectBytes });
-
 const TeamConfig = v.pipe(
-  boundedObject(),
+  dict(),
   v.check(
     (config) => config.timezone === undefined || ianaTimeZone(config.timezone),
     valueError('timezone must be an IANA time zone name such as Europe/Paris'),
@@ -139,8 +134,8 @@ export const CreateTeamBody = model({
   operation_mode: string(TEAM_LIMITS.operationMode),
   brand_id: optionalNullable(uuid()),
   brand_kit_id: optionalNullable(uuid()),
-  content_strategy: v.optional(boundedObject(), {}),
-  orchestrator_cadence: v.optional(boundedObject(), {}),
+  content_strategy: v.optional(dict(), {}),
+  orchestrator_cadence: v.optional(dict(), {}),
   config: v.optional(TeamConfig, {}),
   content_cadence: v.optional(ContentCadenceInput, []),
 });

@@ -96,8 +96,6 @@ export const WORKSPACE_TASK_LIMITS = {
   skillSlug: { min: 1, max: 100 },
   title: { min: 1, max: 200 },
   description: { max: 5000 },
-  /** The trigger object, as JSON. */
-  triggerBytes: 16 * 1024,
   limit: { default: 50, min: 1, max: 100 },
   /** Offset paging reads offset + limit items: the cap bounds that read. */
   offset: { default: 0, max: 10_000 },
@@ -111,7 +109,7 @@ export const CreateWorkspaceTaskBody = model({
   schedule_type: v.optional(literal(SCHEDULE_TYPES), 'once'),
   priority: v.optional(literal(TASK_PRIORITIES), 'normal'),
   approval_level: v.optional(literal(APPROVAL_LEVELS), 'review'),
-  trigger: v.optional(dict({ maxBytes: WORKSPACE_TASK_LIMITS.triggerBytes, name: 'trigger' }), () => ({})),
+  trigger: v.optional(dict({ name: 'trigger' }), () => ({})),
   hired_agent_id: uuid(),
 });
 export type CreateWorkspaceTaskInput = v.InferOutput<typeof CreateWorkspaceTaskBody>;
