@@ -181,10 +181,9 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
   const set: Json = Object.fromEntries(
-    Object.entries(changes).map(([name, value]) => [
-      name,
-      TIME_FIELDS.has(name) ? iso(value as string | null) : value,
-    ]),
+    Object.entries(changes)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, TIME_FIELDS.has(name) ? iso(value as string | null) : value]),
   );
   // The index keys follow `scheduled_for`: a rescheduled task moves, an unscheduled one leaves the
   // (sparse) index, and a change that leaves the schedule alone leaves the keys alone.
@@ -201,7 +200,8 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
     exists: ['pk'],
   });
   if (!next) throw new Error(`No task ${taskId} in team ${teamId}`);
-  await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
+  // Only a change to a copied field is worth a write per loop instance.
+  if (COPIED_FIELDS.some((name) => name in set)) await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
   return toTask(next);
 }
 
@@ -377,7 +377,8 @@ export interface LoopInstanceInput {
   signals_emitted?: string[];
 }
 
-/** The task fields a loop instance carries, copied at write time so "today" is one read. */
+/** The task fields a loop instance carries (as task_<name>), copied at write time so "today" is one read. */
+const COPIED_FIELDS = ['status', 'title', 'platform', 'scheduled_for'] as const;
 const loopCopyOfTask = (task: TaskItem | undefined) => ({
   task_status: task?.status ?? null,
   task_title: task?.title ?? null,

@@ -12,6 +12,7 @@ import {
   updateTask,
 } from '../../shared/teams/agents.ts';
 import { loopId, teamKeys } from '../../shared/teams/keys.ts';
+import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -151,6 +152,28 @@ describe('updateTask beside addLoopInstance', () => {
     }
     const copy = await getItem<LoopInstanceItem>(teamKeys.loop(team.id, loop.scheduled_at, loop.id));
     assert.deepEqual([copy?.task_title, copy?.task_version], ['Second', 2]);
+  });
+
+  it('writes the loop copies only when a copied field changes, and ignores undefined changes', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 'social_post', title: 'Draft', platform: 'x' });
+    await addLoopInstance(team.id, {
+      loop_id: loopId('daily_content'),
+      cycle_instance_id: 'cycle-1',
+      occurrence_day: 1,
+      scheduled_at: '2026-11-18T09:00:00Z',
+      task_id: task.id,
+    });
+    const score = await dynamoRequestsOf(() => updateTask(team.id, task.id, { quality_score: 0.9 }));
+    assert.deepEqual(score.commands, ['UpdateItemCommand']);
+    const title = await dynamoRequestsOf(() =>
+      updateTask(team.id, task.id, { title: 'Final', status: undefined }),
+    );
+    assert.deepEqual(title.commands, ['UpdateItemCommand', 'UpdateItemCommand']);
+    assert.deepEqual(
+      [title.result.title, title.result.status, title.result.quality_score],
+      ['Final', 'pending', 0.9],
+    );
   });
 
   it('refuses an update of a task that does not exist, writing nothing', async () => {
