@@ -87,22 +87,21 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
 };
 
 /** One single-partition Query: up to `limit` items, page after page, since DynamoDB ends a page at
- * 1 MB (big items would otherwise cut a list short). Callers bound their reads with `limit`. */
+ * 1 MB (big items would otherwise cut a list short). `limit` is required: it bounds the read. */
 export async function queryPartition<T extends object>(
   partition: string,
-  options: QueryOptions = {},
+  options: QueryOptions & { limit: number },
 ): Promise<T[]> {
   const items: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const left = options.limit === undefined ? undefined : options.limit - items.length;
-    const input = queryInput(partition, { ...options, limit: left });
+    const input = queryInput(partition, { ...options, limit: options.limit - items.length });
     const page = await dynamo().send(
       new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
     );
     items.push(...((page.Items ?? []) as T[]));
     startKey = page.LastEvaluatedKey;
-  } while (startKey && (options.limit === undefined || items.length < options.limit));
+  } while (startKey && items.length < options.limit);
   return items;
 }
 

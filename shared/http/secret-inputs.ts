@@ -32,7 +32,7 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
       if (
         item.loc.length === 2 &&
         typeof field === 'string' &&
-        fields.includes(field) &&
+        isSecret(field, fields) &&
         item.type !== 'missing'
       )
         item.input = SECRET_MASK;

@@ -111,7 +111,8 @@ export async function createProject(userId: string, input: CreateProjectInput): 
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }
 
-/** One Query of a fixed size: the project item, then the first `tasksShown` tasks (a preview). */
+/** One Query of a fixed size (a further page only past 1 MB): the project item, then the first
+ * `tasksShown` tasks (a preview). */
 export async function getProject(userId: string, projectId: string): Promise<Project> {
   const [first, ...tasks] = await queryPartition<ProjectItem | ProjectTaskItem>(
     projectKeys.partition(projectId),

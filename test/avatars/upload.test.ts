@@ -40,7 +40,7 @@ afterEach(() => {
   delete process.env.AVATAR_PROVIDER_URL;
 });
 
-const avatarRecords = (teamId: string) => queryPartition(`TEAM#${teamId}`, { prefix: 'AVATAR#' });
+const avatarRecords = (teamId: string) => queryPartition(`TEAM#${teamId}`, { prefix: 'AVATAR#', limit: 100 });
 const teamObjects = async (teamId: string) => {
   const listed = await s3().send(
     new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `teams/${teamId}/` }),
