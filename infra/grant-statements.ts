@@ -5,7 +5,8 @@
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { type Grants, SECRETS_ENCRYPTION_CONTEXT, type SecretsUse } from './grants.ts';
+import { SECRETS_ENCRYPTION_CONTEXT } from '../shared/crypto/encryption-context.ts';
+import type { Grants, SecretsUse } from './grants.ts';
 
 const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
@@ -24,7 +25,7 @@ export interface GrantTargets {
 }
 
 /** The statements `grants` allows. */
-export function grantStatements(grants: Grants, targets: GrantTargets): PolicyStatement[] {
+function grantStatements(grants: Grants, targets: GrantTargets): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
   const { table, indexes = [], bucket = {}, secrets = [] } = grants;
   if (table === 'read' || table === 'readWrite')

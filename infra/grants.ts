@@ -59,5 +59,3 @@ export const OBJECTS = {
   /** Merchant feeds dropped by operators. */
   catalogFeeds: `${CATALOG_KEYS.feedsPrefix}*`,
 } as const;
-
-export { SECRETS_ENCRYPTION_CONTEXT } from '../shared/crypto/encryption-context.ts';

@@ -13,7 +13,6 @@ import { teamRoutes } from './routes/teams.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 
-export type { Access, BucketAccess, SecretsUse } from './grants.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Route extends Grants {

@@ -60,7 +60,7 @@ export class TeamContentStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** Functions invoked by events rather than HTTP routes, by handler entry. */
   readonly eventFunctions = new Map<string, NodejsFunction>();
-  /** The `$default` route's function: FastAPI-style 404/405 for paths the route table lacks. */
+  /** The `$default` route's function: FastAPI-style 404/405 (and 307 to the path without a trailing slash) for paths the route table lacks. */
   readonly unmatchedFunction: NodejsFunction;
   private logsKey!: Key;
 
@@ -180,7 +180,8 @@ export class TeamContentStack extends Stack {
     }
 
     // Requests no route matches: API Gateway would answer its own {"message":"Not Found"}; clients of
-    // the FastAPI original expect {"detail":"Not Found"} (404) or {"detail":"Method Not Allowed"} (405).
+    // the FastAPI original expect {"detail":"Not Found"} (404) or {"detail":"Method Not Allowed"} (405), and a 307 to a
+    // known route's path when only a trailing slash differs.
     this.unmatchedFunction = this.routeFunction(
       { method: 'GET', path: '$default', entry: 'system/not-found', auth: false },
       environment,

@@ -20,9 +20,6 @@ export const resetKms = () => {
   client = undefined;
 };
 
-/** Names the purpose in KMS (and CloudTrail); records are bound to their ciphertext by AES-GCM's AAD. */
-const ENCRYPTION_CONTEXT = { ...SECRETS_ENCRYPTION_CONTEXT };
-
 export interface DataKey {
   plaintext: Buffer;
   /** The same key encrypted under the KMS key, stored beside the ciphertext. */
@@ -32,7 +29,11 @@ export interface DataKey {
 export async function generateDataKey(keyId: string): Promise<DataKey> {
   const { GenerateDataKeyCommand } = await import('@aws-sdk/client-kms');
   const out = await (await kms()).send(
-    new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: ENCRYPTION_CONTEXT }),
+    new GenerateDataKeyCommand({
+      KeyId: keyId,
+      KeySpec: 'AES_256',
+      EncryptionContext: SECRETS_ENCRYPTION_CONTEXT,
+    }),
   );
   if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS returned no data key');
   return { plaintext: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob) };
@@ -43,7 +44,7 @@ export async function decryptDataKey(wrapped: Buffer, keyId: string | undefined)
   const out = await (await kms()).send(
     new DecryptCommand({
       CiphertextBlob: wrapped,
-      EncryptionContext: ENCRYPTION_CONTEXT,
+      EncryptionContext: SECRETS_ENCRYPTION_CONTEXT,
       ...(keyId ? { KeyId: keyId } : {}),
     }),
   );

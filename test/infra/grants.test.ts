@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { SECRETS_ENCRYPTION_CONTEXT } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import { type Route, routeKey, routes } from '../../infra/routes.ts';
 import { avatarObjects } from '../../shared/avatars/keys.ts';
@@ -16,6 +15,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { brandKitLogoKey, draftLogoKey } from '../../shared/brand-kits/keys.ts';
 import { config } from '../../shared/config.ts';
+import { SECRETS_ENCRYPTION_CONTEXT } from '../../shared/crypto/encryption-context.ts';
 import { decryptDataKey, generateDataKey, kms, resetKms } from '../../shared/crypto/kms.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
