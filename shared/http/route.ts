@@ -285,15 +285,18 @@ const isUnavailable = (cause: Failure) =>
 const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
   onError: (request: Req) => {
     const cause = request.error as Failure;
-    const error =
-      cause instanceof HttpError ? cause : isUnavailable(cause) ? new ServiceUnavailableError() : undefined;
-    if (error) {
+    let error: HttpError | undefined;
+    if (cause instanceof HttpError)
+      error = cause; // logged, where needed, where it was thrown
+    else if (isUnavailable(cause)) {
       // The log names what failed (ThrottlingException, ECONNRESET…), not the 503 it became.
-      if (error.status >= 500)
-        log.warn('dependency unavailable', {
-          error: cause.name,
-          code: typeof cause.code === 'string' ? cause.code : undefined,
-        });
+      log.warn('dependency unavailable', {
+        error: cause.name,
+        code: typeof cause.code === 'string' ? cause.code : undefined,
+      });
+      error = new ServiceUnavailableError();
+    }
+    if (error) {
       request.response = json(error.status, { detail: error.detail }, error.headers);
       return;
     }

@@ -225,8 +225,13 @@ describe('authentication matrix, RS256/ES256 JWKS verifier (JWKS served on loopb
       );
       process.env.AUTH_JWKS_URL = 'http://127.0.0.1:9/.well-known/jwks.json'; // nothing listens there
       resetAuthKeys();
+      const logged = scan.texts.length;
       const refused = await h.call('GET', '/api/v1/brands', { token: await rs256({ jti: 'b' }) });
       assert.deepEqual([refused.status, refused.headers['retry-after']], [503, '1']);
+      // One log line for the outage, saying what failed (not a second one for the 503 it became).
+      const outage = scan.texts.slice(logged).filter((line) => /"level".*unavailable/.test(line));
+      assert.equal(outage.length, 1, outage.join('\n'));
+      assert.match(outage[0]!, /token signing keys unavailable/);
     } finally {
       process.env.AUTH_JWKS_URL = url;
       resetAuthKeys();
