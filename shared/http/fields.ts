@@ -299,15 +299,17 @@ export const modelRule = <S extends v.GenericSchema>(
   rule: (value: v.InferOutput<S>) => boolean,
   reason: string,
 ) =>
-  v.pipe(
-    v.unknown(),
-    v.check((input) => {
-      const fields = v.safeParse(schema, input);
-      return !fields.success || rule(fields.output);
-    }, valueError(reason)),
-    schema,
-    // The OpenAPI document describes the model itself (see the hints above).
-    v.metadata({ jsonSchema: { $model: schema } }),
+  // The OpenAPI document describes the model itself (see the hints above).
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.check((input) => {
+        const fields = v.safeParse(schema, input);
+        return !fields.success || rule(fields.output);
+      }, valueError(reason)),
+      schema,
+    ),
+    { $model: schema },
   );
 
 /**

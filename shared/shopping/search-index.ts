@@ -214,9 +214,9 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
   };
   const words = new WordTerms((word) => termOf(stem(word)));
   const stream = new IntList(); // per doc and field: term ids; field boundaries from lengths
-  let target = stream;
-  const emit = (source: string, start: number, end: number, hash: number) =>
-    target.push(words.idOf(source, start, end, hash));
+  const emitInto = (list: IntList) => (source: string, start: number, end: number, hash: number) =>
+    list.push(words.idOf(source, start, end, hash));
+  const toStream = emitInto(stream);
   const lengths = new Float32Array(n * fieldCount);
   const totalLength = new Float64Array(fieldCount);
   const filled = new Float64Array(fieldCount);
@@ -229,6 +229,7 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
   // Brands and categories repeat across thousands of products: tokenise each distinct text once.
   const caches = fields.map(() => new Map<string, Int32Array>());
   const scratch = new IntList();
+  const toScratch = emitInto(scratch);
   const docEnds = new Uint32Array(n); // where each doc's terms end in the stream
   for (let d = 0; d < n; d++) {
     const p = products[d]!;
@@ -237,15 +238,13 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
       const start = stream.length;
       // Short texts (brands, categories) are often shared; long ones (descriptions) rarely are.
       if ((f === 0 && useBigrams) || text.length > 80) {
-        scanWords(text, emit);
+        scanWords(text, toStream);
       } else {
         const cache = caches[f]!;
         let ids = cache.get(text);
         if (ids === undefined) {
-          target = scratch;
           scratch.length = 0;
-          scanWords(text, emit);
-          target = stream;
+          scanWords(text, toScratch);
           ids = scratch.data.slice(0, scratch.length);
           cache.set(text, ids);
         }
@@ -377,14 +376,12 @@ export const buildIndex = (
   const run = (q: SearchQuery, visit: (doc: number, score: number) => void): void => {
     // Capped: longer queries add latency, not precision.
     const terms = queryTerms(q.query).slice(0, MAX_QUERY_TERMS);
-    const ids: number[] = [];
-    for (const term of terms) {
-      const id = dict.get(term);
-      if (id !== undefined) ids.push(id);
-    }
-    if (ids.length === 0) return;
+    // By position, unknown terms undefined: the bigram pass below pairs neighbours.
+    const ids = terms.map((term) => dict.get(term));
+    if (ids.every((id) => id === undefined)) return;
     let touchedCount = 0;
     for (const t of ids) {
+      if (t === undefined) continue;
       const w = idf[t]!;
       for (let i = offsets[t]!, end = offsets[t + 1]!; i < end; i++) {
         const d = docs[i]!;
@@ -395,8 +392,8 @@ export const buildIndex = (
     }
     if (useBigrams) {
       for (let i = 1; i < terms.length; i++) {
-        const first = dict.get(terms[i - 1]!);
-        const second = dict.get(terms[i]!);
+        const first = ids[i - 1];
+        const second = ids[i];
         if (first === undefined || second === undefined) continue;
         const t = bigrams.get(first)?.get(second);
         if (t === undefined) continue;
