@@ -43,7 +43,20 @@ export const routes: readonly Route[] = [
   ...chatRoutes,
 ];
 
-export const routeKey = (route: Route) => `${route.method} ${route.path}`;
+/**
+ * API Gateway's `$default` route: the function that answers every request no route of the table
+ * matches (FastAPI's 404/405 and Starlette's trailing-slash 307). The local server and the test
+ * harness send unmatched requests to it too, so there is one place that builds those answers.
+ */
+export const unmatchedRoute: Route = {
+  method: 'GET',
+  path: '$default',
+  entry: 'system/not-found',
+  auth: false,
+};
+
+export const routeKey = (route: Route) =>
+  route === unmatchedRoute ? '$default' : `${route.method} ${route.path}`;
 
 /** brands/create-brand → BrandsCreateBrand: the construct id and the sample event's name. */
 export const functionId = (route: Route) =>
@@ -65,7 +78,7 @@ export const CORS = {
 } as const;
 
 // ---- matching, with API Gateway's preference for the most specific path -------------------------
-// (the local server and the AWS `$default` route's function both answer 404/405/307 from it)
+// (the `$default` route's function answers 404/405/307 from it)
 
 interface Matcher {
   route: Route;
@@ -101,6 +114,15 @@ export function matchRoute(method: string, path: string): RouteMatch {
   const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
   const other = matchPath(method, toggled);
   return !other.found && other.status === 404 ? match : { found: false, status: 307, path: toggled };
+}
+
+/** Where API Gateway sends a request: its route with the path's parameters, else `$default`. */
+export function routeRequest(
+  method: string,
+  path: string,
+): { route: Route; pathParameters: Record<string, string> } {
+  const match = matchPath(method, path);
+  return match.found ? match : { route: unmatchedRoute, pathParameters: {} };
 }
 
 function matchPath(method: string, path: string): RouteMatch {

@@ -40,7 +40,7 @@ import { type GrantTargets, grant } from './grant-statements.ts';
 import { OBJECTS } from './grants.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
-import { CORS, functionId, type Route, routes } from './routes.ts';
+import { CORS, functionId, type Route, routes, unmatchedRoute } from './routes.ts';
 
 export interface TeamContentStackProps extends StackProps {
   /** An external OIDC issuer instead of the stack's Cognito user pool (`-c issuerUrl=…`), exactly as
@@ -182,10 +182,7 @@ export class TeamContentStack extends Stack {
     // Requests no route matches: API Gateway would answer its own {"message":"Not Found"}; clients of
     // the FastAPI original expect {"detail":"Not Found"} (404) or {"detail":"Method Not Allowed"} (405), and a 307 to a
     // known route's path when only a trailing slash differs.
-    this.unmatchedFunction = this.routeFunction(
-      { method: 'GET', path: '$default', entry: 'system/not-found', auth: false },
-      environment,
-    );
+    this.unmatchedFunction = this.routeFunction(unmatchedRoute, environment);
     new HttpRoute(this, 'UnmatchedRoute', {
       httpApi: api,
       routeKey: HttpRouteKey.DEFAULT,

@@ -1,6 +1,7 @@
-// API Gateway's `$default` route: any request no route of the table matches. Answers as FastAPI
-// (and the local server) do: 405 with `Allow` when the path exists under another method, 307 to the
-// other form when the path differs from a route's only by a trailing slash, else 404.
+// API Gateway's `$default` route (and the local server's, which sends unmatched requests here too):
+// any request no route of the table matches. Answers as FastAPI does: 405 with `Allow` when the path
+// exists under another method, 307 to the other form when the path differs from a route's only by a
+// trailing slash, else 404.
 import { httpRoute, Reply } from '#shared/http/route';
 import { matchRoute, slashRedirectLocation } from '../../infra/routes.ts';
 
@@ -9,9 +10,10 @@ export const handler = httpRoute({ auth: false, summary: 'Unmatched requests' },
   if (!match.found && match.status === 405)
     return new Reply(405, { detail: 'Method Not Allowed' }, { allow: match.allow!.join(', ') });
   if (!match.found && match.status === 307) {
-    // HTTP APIs serve HTTPS only; `Host` is the name the client used (custom domain or execute-api).
+    // `Host` is the name the client used (custom domain or execute-api); API Gateway sets the scheme
+    // in `x-forwarded-proto` (always https there; http from the local server).
     const location = slashRedirectLocation({
-      scheme: 'https',
+      scheme: event.headers?.['x-forwarded-proto'] ?? 'https',
       host: event.headers?.host ?? event.requestContext.domainName,
       path: match.path,
       rawQueryString: event.rawQueryString,

@@ -11,6 +11,10 @@ export interface IncomingRequest {
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer;
   sourceIp?: string;
+  /** What the client spoke: API Gateway passes it on in `x-forwarded-proto` (https there). */
+  scheme?: 'http' | 'https';
+  /** The port the client reached (`x-forwarded-port`); the scheme's default when not given. */
+  port?: number;
 }
 
 // HTTP APIs pass these as text and base64-encode every other body (multipart included). A text
@@ -29,6 +33,14 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
     if (key === 'cookie') cookies = joined.split(/;\s*/).filter(Boolean);
     else headers[key] = joined;
   }
+  // As API Gateway does: these are set (the client's own `x-forwarded-for` is kept, then the peer).
+  const sourceIp = request.sourceIp ?? '127.0.0.1';
+  const scheme = request.scheme ?? 'http';
+  headers['x-forwarded-for'] = headers['x-forwarded-for']
+    ? `${headers['x-forwarded-for']}, ${sourceIp}`
+    : sourceIp;
+  headers['x-forwarded-port'] = String(request.port ?? (scheme === 'https' ? 443 : 80));
+  headers['x-forwarded-proto'] = scheme;
   const query = new URLSearchParams(rawQueryString);
   const queryStringParameters: Record<string, string> = {};
   for (const key of new Set(query.keys())) queryStringParameters[key] = query.getAll(key).join(',');
@@ -54,7 +66,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
         method: request.method,
         path: decodeSegment(rawPath),
         protocol: 'HTTP/1.1',
-        sourceIp: request.sourceIp ?? '127.0.0.1',
+        sourceIp,
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),

@@ -1,9 +1,9 @@
 // The local HTTP server: each request becomes the v2.0 event API Gateway would send, handed to the
-// same handler module Lambda runs. Unknown routes, wrong methods, trailing-slash redirects and CORS
-// preflights are answered here, as the HTTP API (and its `$default` route's function) answers them.
+// same handler module Lambda runs; requests no route matches go to the `$default` route's function,
+// as on AWS. CORS preflights and the payload limit are answered here, as the HTTP API answers them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CORS, matchRoute, slashRedirectLocation } from '../routes.ts';
+import { CORS, routeRequest } from '../routes.ts';
 import { buildEvent } from './events.ts';
 import { invoke } from './handlers.ts';
 
@@ -54,29 +54,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     res.end();
     return;
   }
-  const match = matchRoute(method, path);
-  if (!match.found) {
-    if (match.status === 307) {
-      // Starlette's redirect_slashes: empty body, absolute `location` from this request's Host.
-      const location = slashRedirectLocation({
-        scheme: 'http',
-        host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
-        path: match.path,
-        rawQueryString: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
-      });
-      res.writeHead(307, { location, 'content-length': 0, ...corsHeaders(req) });
-      res.end();
-      return;
-    }
-    if (match.status === 405)
-      return send(
-        res,
-        405,
-        { detail: 'Method Not Allowed' },
-        { allow: match.allow!.join(', '), ...corsHeaders(req) },
-      );
-    return send(res, 404, { detail: 'Not Found' }, corsHeaders(req));
-  }
+  const { route, pathParameters } = routeRequest(method, path);
   const body = await readBody(req);
   if (body === 'too-large') {
     // Answer at once and drop the connection rather than read the rest of an oversized upload.
@@ -84,14 +62,15 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     res.on('finish', () => req.destroy());
     return;
   }
-  const event = buildEvent(match.route, match.pathParameters, {
+  const event = buildEvent(route, pathParameters, {
     method,
     url,
     headers: req.headers,
     body,
     sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, ''),
+    port: req.socket.localPort,
   });
-  const result = await invoke(match.route, event);
+  const result = await invoke(route, event);
   const headers: Record<string, string | string[]> = { ...corsHeaders(req) };
   for (const [name, value] of Object.entries(result.headers ?? {}))
     headers[name.toLowerCase()] = String(value);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { handler as unmatched } from '../../functions/system/not-found.ts';
 import { buildEvent } from '../../infra/local/events.ts';
 import { lambdaContext } from '../../infra/local/handlers.ts';
-import { eventFile, pathParameterNames, type Route, routeKey, routes } from '../../infra/routes.ts';
+import { eventFile, pathParameterNames, routeKey, routes, unmatchedRoute } from '../../infra/routes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -54,10 +54,9 @@ describe('route table', () => {
   });
 
   it("answers API Gateway's $default route (no route matched) with FastAPI's 404 and 405", async () => {
-    const defaultRoute: Route = { method: 'GET', path: '$default', entry: 'system/not-found', auth: false };
     const call = async (method: string, url: string) => {
-      const event = buildEvent(defaultRoute, {}, { method, url, headers: {} });
-      return unmatched(event, lambdaContext(defaultRoute));
+      const event = buildEvent(unmatchedRoute, {}, { method, url, headers: {}, scheme: 'https' });
+      return unmatched(event, lambdaContext(unmatchedRoute));
     };
     const missing = await call('GET', '/api/v1/nowhere');
     assert.equal(missing.statusCode, 404);
@@ -70,10 +69,13 @@ describe('route table', () => {
   });
 
   it("answers API Gateway's $default route for a trailing-slash path with Starlette's 307", async () => {
-    const defaultRoute: Route = { method: 'GET', path: '$default', entry: 'system/not-found', auth: false };
     const call = async (method: string, url: string) => {
-      const event = buildEvent(defaultRoute, {}, { method, url, headers: { host: 'api.example.com' } });
-      return unmatched(event, lambdaContext(defaultRoute));
+      const event = buildEvent(
+        unmatchedRoute,
+        {},
+        { method, url, headers: { host: 'api.example.com' }, scheme: 'https' },
+      );
+      return unmatched(event, lambdaContext(unmatchedRoute));
     };
     const id = '01a1fc6e-0000-7000-8000-000000000000';
     const get = await call('GET', `/api/v1/projects/${id}/?view=full&q=a%20b`);

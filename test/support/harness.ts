@@ -5,7 +5,7 @@ import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.t
 import { buildEvent } from '../../infra/local/events.ts';
 import { invoke } from '../../infra/local/handlers.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
-import { matchRoute, slashRedirectLocation } from '../../infra/routes.ts';
+import { routeRequest, unmatchedRoute } from '../../infra/routes.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { newId } from '../../shared/ids.ts';
 import { assertMatchesContract } from './contract.ts';
@@ -68,35 +68,20 @@ export async function startHarness(): Promise<Harness> {
   const secrets = new Set([owner.token, other.token, secret]);
 
   async function call(method: string, url: string, options: CallOptions = {}): Promise<CallResult> {
-    const path = url.split('?')[0] ?? '/';
-    const match = matchRoute(method, path);
-    if (!match.found && match.status === 307) {
-      const [, query = ''] = url.split(/\?(.*)/s);
-      const host = options.headers?.host ?? 'localhost';
-      const location = slashRedirectLocation({
-        scheme: 'http',
-        host,
-        path: match.path,
-        rawQueryString: query,
-      });
-      return { status: 307, headers: { location }, text: '', body: '' };
-    }
-    if (!match.found) {
-      const detail = match.status === 405 ? 'Method Not Allowed' : 'Not Found';
-      return { status: match.status, headers: {}, text: JSON.stringify({ detail }), body: { detail } };
-    }
+    // Unmatched requests go to the `$default` route's function, as on AWS and in the local server.
+    const { route, pathParameters } = routeRequest(method, url.split('?')[0] ?? '/');
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? owner.token : options.token;
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     else if (token) headers.authorization = `Bearer ${token}`;
     let body: Buffer | undefined;
     if (options.json !== undefined) {
-      if (match.route.secrets) collectSecrets(options.json, secrets);
+      if (route.secrets) collectSecrets(options.json, secrets);
       body = Buffer.from(JSON.stringify(options.json));
       headers['content-type'] ??= 'application/json';
     } else if (options.body !== undefined) body = Buffer.from(options.body);
-    const event = buildEvent(match.route, match.pathParameters, { method, url, headers, body });
-    const result = await invoke(match.route, event);
+    const event = buildEvent(route, pathParameters, { method, url, headers, body });
+    const result = await invoke(route, event);
     const text = result.body ?? '';
     let parsed: unknown = text;
     try {
@@ -114,7 +99,9 @@ export async function startHarness(): Promise<Harness> {
     for (const value of secrets)
       if (text.includes(value))
         throw new Error(`${method} ${url} answered with a secret the tests sent or hold`);
-    await assertMatchesContract(match.route, response.status, response.headers['content-type'] ?? '', parsed);
+    // The `$default` function is no operation of the API's OpenAPI document.
+    if (route !== unmatchedRoute)
+      await assertMatchesContract(route, response.status, response.headers['content-type'] ?? '', parsed);
     return response;
   }
 
