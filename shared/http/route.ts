@@ -2,6 +2,7 @@
 // bearer check (401) → body size (413) → body parsing (JSON or multipart, base64-aware) →
 // validation of path, query and body (422) → handler → one error mapper.
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { log, setLogRequestId } from '../log.ts';
@@ -250,36 +251,19 @@ const queryParameters = (event: Event): Record<string, string> => {
   return query;
 };
 
-const RETRYABLE_AWS = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'SlowDown',
-  'TimeoutError',
-]);
+type Failure = Parameters<typeof isTransientError>[0] & { code?: unknown };
 
-/** Node's network failures, as the SDK's HTTP handler rethrows them once its retries are spent. */
-const NETWORK_ERRORS = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-]);
-
-type Failure = Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; code?: unknown };
-
-/** A dependency that stayed throttled, failing or unreachable through the SDK's retries. */
+/**
+ * A dependency that stayed throttled, failing or unreachable through the SDK's retries: what the
+ * SDK's own retry strategy counts as throttling (429 too), transient (5xx, timeouts, Node's socket and
+ * DNS failures, also as a wrapped `cause`) or a server error. One classification, the SDK's.
+ */
 const isUnavailable = (cause: Failure) =>
-  RETRYABLE_AWS.has(cause.name) ||
-  Boolean(cause.$retryable) ||
-  (cause.$metadata?.httpStatusCode ?? 0) >= 500 ||
-  NETWORK_ERRORS.has(cause.code as string);
+  isThrottlingError(cause) || isTransientError(cause) || isServerError(cause);
+
+/** Node's code for a socket or DNS failure (ECONNRESET, ENOTFOUND…), on the error or what it wraps. */
+const networkCode = (error: Failure): string | undefined =>
+  typeof error.code === 'string' ? error.code : error.cause ? networkCode(error.cause as Failure) : undefined;
 
 /** The one place errors become responses. Only sub-500 texts reach clients. */
 const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
@@ -292,7 +276,7 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
       // The log names what failed (ThrottlingException, ECONNRESET…), not the 503 it became.
       log.warn('dependency unavailable', {
         error: cause.name,
-        code: typeof cause.code === 'string' ? cause.code : undefined,
+        code: networkCode(cause),
       });
       error = new ServiceUnavailableError();
     }

@@ -23,16 +23,23 @@ import {
   WORKSPACE_SECRETS,
 } from './support.ts';
 
-type Kind = 'throttle' | 'server' | 'timeout' | 'reset' | 'dns';
+type Kind = 'throttle' | 'rate' | 'server' | 'timeout' | 'reset' | 'wrapped' | 'dns';
 const sdkError = (kind: Kind): Error =>
   Object.assign(
     new Error(`injected ${kind}`),
     {
       throttle: { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } },
+      // Any service's HTTP 429, whatever the error's name.
+      rate: { name: 'SomeServiceRateExceeded', $fault: 'client', $metadata: { httpStatusCode: 429 } },
       server: { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } },
       timeout: { name: 'TimeoutError', $metadata: {} },
       // Node's socket and DNS failures, as the HTTP handler rethrows them.
       reset: { code: 'ECONNRESET' },
+      // A socket failure wrapped by a layer between (an agent, a proxy library).
+      wrapped: {
+        name: 'RequestError',
+        cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+      },
       dns: { code: 'ENOTFOUND' },
     }[kind],
   );
@@ -198,13 +205,18 @@ describe('faults in the AWS SDK clients', () => {
     results.table_routes_503_when_exhausted = answers.length;
   });
 
-  for (const kind of ['throttle', 'timeout', 'reset'] as const)
+  for (const kind of ['throttle', 'rate', 'timeout', 'reset', 'wrapped'] as const)
     it(`DynamoDB ${kind} on every attempt: 503 after the SDK's 3 attempts`, async () => {
       const fault = inject('dynamo', { commands: /Get/, failing: () => true, kind });
+      const logged = scan.texts.length;
       const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
       assert.equal(res.status, 503);
       assert.equal(res.headers['retry-after'], '1');
       assert.equal(fault.attempts(), 3);
+      // The warning names the socket failure, also when another error wraps it.
+      const warning = scan.texts.slice(logged).find((line) => line.includes('dependency unavailable'));
+      const socket = kind === 'reset' || kind === 'wrapped' ? 'ECONNRESET' : undefined;
+      assert.equal(JSON.parse(warning ?? '{}').code, socket);
     });
 
   it('DynamoDB unreachable (DNS failure): 503, not 500, and the log names the cause', async () => {
