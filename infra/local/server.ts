@@ -86,7 +86,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 
 export async function startServer(port: number, host = '127.0.0.1'): Promise<LocalServer> {
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: Error) => {
+    handle(req, res).catch((error: Error & { code?: string }) => {
+      // A client that went away mid-request (or was dropped by a stop) is not a server failure.
+      if (error.code === 'ECONNRESET' && req.destroyed) return void res.destroy();
       console.error(JSON.stringify({ level: 'error', message: 'local server failure', error: error.name }));
       if (!res.headersSent) send(res, 500, { detail: 'Internal Server Error' });
       else res.destroy();

@@ -1,11 +1,15 @@
 // The local HTTP server over real sockets: routing (404/405, trailing-slash 307), CORS preflight, the
-// v2.0 body rule (bad UTF-8 included), and the seed.json contract of `npm start`.
+// v2.0 body rule (bad UTF-8 included), the seed.json contract of `npm start`, how the server stops,
+// and what `npm start` says when its port is taken.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { EmbeddedAws } from '../../infra/local/embedded.ts';
 import type { SeedFile } from '../../infra/local/runtime.ts';
 import {
@@ -207,5 +211,133 @@ describe('local server', () => {
       req.end(Buffer.alloc(11 * 1024 * 1024, 120));
     });
     assert.equal(status, 413);
+  });
+});
+
+/** Rejects instead of waiting forever, so a stop that hangs fails its test rather than the whole run. */
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+};
+
+/** A raw client socket, and when (performance.now()) it saw 'close'. */
+const rawClient = async (url: string) => {
+  const { port } = new URL(url);
+  const socket = connect({ host: '127.0.0.1', port: Number(port) });
+  socket.on('error', () => {}); // a reset from the server is expected when it stops
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  return { socket, closed };
+};
+
+const received = (socket: Socket, marker: string) =>
+  new Promise<void>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes(marker)) resolve();
+    });
+  });
+
+describe('stopping the local server', () => {
+  it('close() drops idle keep-alive connections at once and a client stalled mid-body after the grace', async () => {
+    // A server of its own: the shared one serves the other tests until after().
+    const local = await startServer(0);
+    const idle = await rawClient(local.url);
+    const stalled = await rawClient(local.url);
+    try {
+      // A completed request on a keep-alive connection (HTTP/1.1's default): the connection stays open, idle.
+      idle.socket.write(
+        'OPTIONS /api/v1/brands HTTP/1.1\r\nhost: localhost\r\norigin: https://app.example\r\n' +
+          'access-control-request-method: POST\r\n\r\n',
+      );
+      await within(received(idle.socket, '\r\n\r\n'), 5000, 'the preflight answer');
+      // Headers promise 100 bytes, 9 arrive, then nothing: the handler waits on the body. Wait until the
+      // server has the request, or it would count as an idle connection and be dropped at once.
+      const requested = new Promise<void>((resolve) => local.server.once('request', () => resolve()));
+      stalled.socket.write(
+        'POST /api/v1/brands HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
+          'content-length: 100\r\n\r\n{"name":',
+      );
+      await within(requested, 5000, 'the stalled request reaching the server');
+
+      const errors: unknown[] = [];
+      const consoleError = console.error;
+      console.error = (...line: unknown[]) => errors.push(line);
+      const stopping = performance.now();
+      let idleAfter: number;
+      let stalledAfter: number;
+      try {
+        await within(local.close(), 5000, 'close()');
+        idleAfter = (await within(idle.closed, 1000, 'the idle socket closing')) - stopping;
+        stalledAfter = (await within(stalled.closed, 1000, 'the stalled socket closing')) - stopping;
+        // The handler learns of the dropped body a few ticks after the socket goes.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      } finally {
+        console.error = consoleError;
+      }
+      // The client dropped by the stop is no server failure: nothing is logged as an error.
+      assert.deepEqual(errors, []);
+      // Idle: dropped at once. Stalled: given the grace (2 s) to finish, then dropped.
+      assert.ok(idleAfter < 1000, `idle connection closed ${Math.round(idleAfter)} ms after close()`);
+      assert.ok(
+        stalledAfter >= 1000,
+        `stalled connection closed ${Math.round(stalledAfter)} ms after close()`,
+      );
+    } finally {
+      // Were close() to hang, these would still let the server stop, so nothing outlives the test.
+      idle.socket.destroy();
+      stalled.socket.destroy();
+      await within(local.close(), 5000, 'close() after the clients left').catch(() => {});
+    }
+  });
+});
+
+describe('npm start', () => {
+  it('on a port already in use, exits 1 with one line naming the port and no stack trace', async () => {
+    // Something else holds the port on the address the server binds (127.0.0.1).
+    const blocker = createTcpServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    // DATA_DIR as README's local runtime documents it: a fresh folder, removed afterwards.
+    const data = await mkdtemp(join(tmpdir(), 'tcs-start-'));
+    const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: data,
+        // The SDK's Node.js 20 notice is not ours; without it stderr holds only what start.ts prints.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    try {
+      const code = await within(exited, 30_000, 'npm start exiting');
+      assert.equal(
+        stderr,
+        `Port ${port} is in use. Stop what listens there, or set PORT to another port.\n`,
+        'stderr',
+      );
+      assert.equal(code, 1);
+      assert.equal(stdout, '', 'nothing printed as if it were serving');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await rm(data, { recursive: true, force: true });
+    }
   });
 });
