@@ -3,6 +3,14 @@ import type { Route } from '../routes.ts';
 
 export const chatRoutes: Route[] = [
   { method: 'POST', path: '/api/v1/chat/sessions', entry: 'chat/create-session', table: 'readWrite' },
+  // The caller's sessions, newest first, from gsi1.
+  {
+    method: 'GET',
+    path: '/api/v1/chat/sessions',
+    entry: 'chat/list-sessions',
+    table: 'read',
+    indexes: ['gsi1'],
+  },
   {
     method: 'GET',
     path: '/api/v1/chat/sessions/{session_id}/messages',

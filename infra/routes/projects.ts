@@ -2,6 +2,14 @@ import type { Route } from '../routes.ts';
 
 export const projectRoutes: Route[] = [
   { method: 'POST', path: '/api/v1/projects', entry: 'projects/create-project', table: 'write' },
+  // The caller's projects, newest first, from gsi1.
+  {
+    method: 'GET',
+    path: '/api/v1/projects',
+    entry: 'projects/list-projects',
+    table: 'read',
+    indexes: ['gsi1'],
+  },
   { method: 'GET', path: '/api/v1/projects/{project_id}', entry: 'projects/get-project', table: 'read' },
   {
     method: 'GET',

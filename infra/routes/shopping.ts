@@ -3,6 +3,14 @@ import type { Route } from '../routes.ts';
 
 export const shoppingRoutes: Route[] = [
   { method: 'POST', path: '/api/v1/shopping/sessions', entry: 'shopping/create-session', table: 'write' },
+  // The caller's sessions, newest first, from gsi1.
+  {
+    method: 'GET',
+    path: '/api/v1/shopping/sessions',
+    entry: 'shopping/list-sessions',
+    table: 'read',
+    indexes: ['gsi1'],
+  },
   {
     method: 'GET',
     path: '/api/v1/shopping/sessions/{session_id}',

@@ -5,6 +5,8 @@ const TEAM = '/api/v1/teams/{team_id}';
 export const teamRoutes: Route[] = [
   // Reads the caller's brand (brand_name) before writing the team.
   { method: 'POST', path: '/api/v1/teams', entry: 'teams/create-team', table: 'readWrite' },
+  // The caller's teams, newest first, from gsi1.
+  { method: 'GET', path: '/api/v1/teams', entry: 'teams/list-teams', table: 'read', indexes: ['gsi1'] },
   { method: 'GET', path: TEAM, entry: 'teams/get-team', table: 'read' },
   { method: 'GET', path: `${TEAM}/dashboard`, entry: 'teams/get-dashboard', table: 'read' },
   { method: 'GET', path: `${TEAM}/tasks`, entry: 'teams/list-tasks', table: 'read' },

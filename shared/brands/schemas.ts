@@ -1,6 +1,6 @@
 // Spec §"Brand" and endpoint 7, with the limits exactly as the spec states them.
 import * as v from 'valibot';
-import { integer, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import { model, optionalNullable, string, uuid } from '../http/fields.ts';
 import { dateTimeOut, intOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
 
 export const BRAND_LIMITS = { name: { min: 1, max: 200 }, url: 500, industry: 100 } as const;
@@ -15,19 +15,6 @@ export const CreateBrandBody = model({
 export type CreateBrandInput = v.InferOutput<typeof CreateBrandBody>;
 
 export const BrandPath = model({ brand_id: uuid() });
-
-export const LIST_LIMITS = {
-  limit: { default: 50, min: 1, max: 100 },
-  offset: { default: 0, max: 10_000 },
-} as const;
-
-export const ListBrandsQuery = model({
-  limit: v.optional(
-    integer({ ge: LIST_LIMITS.limit.min, le: LIST_LIMITS.limit.max }),
-    LIST_LIMITS.limit.default,
-  ),
-  offset: v.optional(integer({ ge: 0, le: LIST_LIMITS.offset.max }), LIST_LIMITS.offset.default),
-});
 
 export const Brand = v.object({
   id: uuidOut,

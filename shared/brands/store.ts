@@ -1,6 +1,7 @@
 // Brands: one item per brand, listed per owner through gsi1.
 import { nowIso } from '../clock.ts';
-import { addToCounters, getItem, ownedBy, putNew, queryWindow, takeBackCounters } from '../db/store.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
+import { addToCounters, getItem, ownedBy, putNew, takeBackCounters } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
@@ -51,14 +52,8 @@ export async function getBrand(userId: string, brandId: string): Promise<Brand> 
   return toBrand(ownedBy(await getItem<BrandItem>(brandKeys.brand(brandId)), userId, 'Brand'));
 }
 
-export async function listBrands(userId: string, page: { limit: number; offset: number }): Promise<Brand[]> {
-  const items = await queryWindow<BrandItem>(brandKeys.ownerPartition(userId), {
-    index: 'gsi1',
-    newestFirst: true,
-    ...page,
-  });
-  return items.map(toBrand);
-}
+export const listBrands = async (userId: string, page: OwnerPage): Promise<Brand[]> =>
+  (await listOwned<BrandItem>(brandKeys.ownerPartition(userId), page)).map(toBrand);
 
 const KIT_COUNT = { brand_kit_count: 1 };
 const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });

@@ -4,7 +4,11 @@ const partition = (sessionId: string) => `CHAT#${sessionId}`;
 
 export const MESSAGE_PREFIX = 'MSG#';
 
+/** gsi1 partition of a user's chat sessions. */
+const ownerPartition = (userId: string) => `USER#${userId}#CHAT`;
+
 export const chatKeys = {
+  ownerPartition,
   partition,
   session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
   message: (sessionId: string, messageId: string) => ({
@@ -19,7 +23,7 @@ export const chatKeys = {
   }),
   /** gsi1: a user's chat sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({
-    gsi1pk: `USER#${userId}#CHAT`,
+    gsi1pk: ownerPartition(userId),
     gsi1sk: `CHAT#${sessionId}`,
   }),
 };

@@ -86,3 +86,4 @@ export const ChatSession = v.object({
   created_at: v.string(),
 });
 export type ChatSession = v.InferOutput<typeof ChatSession>;
+export const ChatSessionList = v.array(ChatSession);

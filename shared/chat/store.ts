@@ -2,6 +2,7 @@
 // concurrent sends never contend on a shared counter, and the ids keep them in order. The answering
 // agent lives outside this service and reads new messages from the table's stream.
 import { nowIso } from '../clock.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { deleteItem, getItem, ownedBy, putNew, queryAfter } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
@@ -77,6 +78,10 @@ export async function createChatSession(userId: string, input: CreateChatSession
   await putNew({ ...chatKeys.session(id), ...chatKeys.byOwner(userId, id), ...item });
   return toSession(item);
 }
+
+/** The caller's chat sessions, newest first. */
+export const listChatSessions = async (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
+  (await listOwned<ChatSessionItem>(chatKeys.ownerPartition(userId), page)).map(toSession);
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 

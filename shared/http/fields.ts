@@ -243,6 +243,19 @@ const notAModel = fastapi(
 export const isObject = (input: unknown): input is Record<string, unknown> =>
   typeof input === 'object' && input !== null && !Array.isArray(input);
 
+/** The bounds of an offset-paged list: `limit` per page and how far `offset` may go. */
+export interface OffsetPageLimits {
+  limit: { default: number; min: number; max: number };
+  /** Offset paging reads offset + limit items: the cap bounds that read. */
+  offset: { default: number; max: number };
+}
+
+/** `limit` and `offset` query fields, as every offset-paged list declares them. */
+export const offsetPage = (limits: OffsetPageLimits) => ({
+  limit: v.optional(integer({ ge: limits.limit.min, le: limits.limit.max }), limits.limit.default),
+  offset: v.optional(integer({ ge: 0, le: limits.offset.max }), limits.offset.default),
+});
+
 export const model = <const E extends v.ObjectEntries>(entries: E) => {
   const object = v.object(entries, notAModel);
   // valibot's object() takes arrays for objects; pydantic does not.

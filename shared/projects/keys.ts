@@ -5,12 +5,16 @@ const partition = (projectId: string) => `PROJECT#${projectId}`;
 
 export const TASK_PREFIX = 'PTASK#';
 
+/** gsi1 partition of a user's projects. */
+const ownerPartition = (userId: string) => `USER#${userId}#PROJECTS`;
+
 export const projectKeys = {
+  ownerPartition,
   project: (projectId: string) => ({ pk: partition(projectId), sk: 'PROJECT' }),
   task: (projectId: string, taskId: string) => ({ pk: partition(projectId), sk: `${TASK_PREFIX}${taskId}` }),
   partition,
   byOwner: (userId: string, projectId: string) => ({
-    gsi1pk: `USER#${userId}#PROJECTS`,
+    gsi1pk: ownerPartition(userId),
     gsi1sk: `PROJECT#${projectId}`,
   }),
 };

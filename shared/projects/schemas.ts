@@ -97,3 +97,8 @@ export const Project = v.object({
   total_budget_usd: withDefault(v.number(), 0),
 });
 export type Project = v.InferOutput<typeof Project>;
+
+/** A project in the caller's list: without the task preview (its counts and budget are there). */
+export const ProjectSummary = v.omit(Project, ['project_tasks']);
+export type ProjectSummary = v.InferOutput<typeof ProjectSummary>;
+export const ProjectList = v.array(ProjectSummary);

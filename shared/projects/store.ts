@@ -2,6 +2,7 @@
 // bounded Query whatever the project's size: the project item plus a preview of its first tasks.
 // The whole task list is paged by id (UUIDv7: creation order) through listProjectTasks.
 import { nowIso } from '../clock.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { addToCounters, getItem, ownedBy, putMany, putNew, queryAfter, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys, TASK_PREFIX } from './keys.ts';
@@ -10,6 +11,7 @@ import {
   type ListProjectTasksInput,
   PROJECT_LIMITS,
   type Project,
+  type ProjectSummary,
   type ProjectTask,
   type ProjectTaskInput,
   type ProjectTaskPage,
@@ -52,7 +54,7 @@ const toProjectTask = (item: ProjectTaskItem): ProjectTask => ({
   updated_at: item.updated_at,
 });
 
-const toProject = (item: ProjectItem, tasks: ProjectTaskItem[]): Project => ({
+const toProjectSummary = (item: ProjectItem): ProjectSummary => ({
   id: item.id,
   user_id: item.owner,
   title: item.title,
@@ -63,10 +65,14 @@ const toProject = (item: ProjectItem, tasks: ProjectTaskItem[]): Project => ({
   description: item.description,
   composer_prompt: item.composer_prompt,
   bundle_template: item.bundle_template,
-  project_tasks: tasks.map(toProjectTask),
   task_count: item.task_count,
   completed_count: item.completed_count,
   total_budget_usd: item.total_budget_cents / 100,
+});
+
+const toProject = (item: ProjectItem, tasks: ProjectTaskItem[]): Project => ({
+  ...toProjectSummary(item),
+  project_tasks: tasks.map(toProjectTask),
 });
 
 const taskItem = (projectId: string, input: ProjectTaskInput, at: string) => {
@@ -110,6 +116,10 @@ export async function createProject(userId: string, input: CreateProjectInput): 
   await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }
+
+/** The caller's projects, newest first, without their task previews. */
+export const listProjects = async (userId: string, page: OwnerPage): Promise<ProjectSummary[]> =>
+  (await listOwned<ProjectItem>(projectKeys.ownerPartition(userId), page)).map(toProjectSummary);
 
 /** One Query of a fixed size (a further page only past 1 MB): the project item, then the first
  * `tasksShown` tasks (a preview). */

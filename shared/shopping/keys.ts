@@ -2,13 +2,17 @@
 // newest-first Query returns the session item and then its latest searches.
 const partition = (sessionId: string) => `SHOP#${sessionId}`;
 
+/** gsi1 partition of a user's shopping sessions. */
+const ownerPartition = (userId: string) => `USER#${userId}#SHOP`;
+
 export const shoppingKeys = {
+  ownerPartition,
   partition,
   session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
   search: (sessionId: string, searchId: string) => ({ pk: partition(sessionId), sk: `SEARCH#${searchId}` }),
   /** gsi1: a user's shopping sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({
-    gsi1pk: `USER#${userId}#SHOP`,
+    gsi1pk: ownerPartition(userId),
     gsi1sk: `SHOP#${sessionId}`,
   }),
 };

@@ -90,3 +90,8 @@ export const ShoppingSession = v.object({
   recent_searches: v.array(ShoppingSearchRecord),
 });
 export type ShoppingSession = v.InferOutput<typeof ShoppingSession>;
+
+/** A session in the caller's list: without its recent searches (`GET …/sessions/{id}` has them). */
+export const ShoppingSessionSummary = v.omit(ShoppingSession, ['recent_searches']);
+export type ShoppingSessionSummary = v.InferOutput<typeof ShoppingSessionSummary>;
+export const ShoppingSessionList = v.array(ShoppingSessionSummary);

@@ -1,6 +1,7 @@
 // Shopping sessions: the session item and its searches share one partition, so GET session is one
 // newest-first Query (the session item sorts after every `SEARCH#`).
 import { nowIso } from '../clock.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { ownedBy, putNew, queryPartition } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import type { MerchantType } from './catalog.ts';
@@ -10,6 +11,7 @@ import {
   SHOPPING_LIMITS,
   type ShoppingSearchRecord,
   type ShoppingSession,
+  type ShoppingSessionSummary,
 } from './schemas.ts';
 
 export interface ShoppingSessionItem {
@@ -43,12 +45,23 @@ const toSearchRecord = (item: ShoppingSearchItem): ShoppingSearchRecord => ({
   created_at: item.created_at,
 });
 
-const toSession = (item: ShoppingSessionItem, searches: ShoppingSearchItem[]): ShoppingSession => ({
+const toSessionSummary = (item: ShoppingSessionItem): ShoppingSessionSummary => ({
   id: item.id,
   title: item.title,
   created_at: item.created_at,
+});
+
+const toSession = (item: ShoppingSessionItem, searches: ShoppingSearchItem[]): ShoppingSession => ({
+  ...toSessionSummary(item),
   recent_searches: searches.map(toSearchRecord),
 });
+
+/** The caller's shopping sessions, newest first, without their searches. */
+export const listShoppingSessions = async (
+  userId: string,
+  page: OwnerPage,
+): Promise<ShoppingSessionSummary[]> =>
+  (await listOwned<ShoppingSessionItem>(shoppingKeys.ownerPartition(userId), page)).map(toSessionSummary);
 
 export async function createShoppingSession(
   userId: string,

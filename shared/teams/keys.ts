@@ -17,12 +17,16 @@ export const TEAM_PREFIX = {
   calendar: 'CAL#',
 } as const;
 
+/** gsi1 partition of a user's teams. */
+const ownerPartition = (userId: string) => `USER#${userId}#TEAMS`;
+
 export const teamKeys = {
+  ownerPartition,
   partition,
   team: (teamId: string) => ({ pk: partition(teamId), sk: 'TEAM' }),
   /** gsi1: a user's teams, newest first. */
   byOwner: (userId: string, teamId: string) => ({
-    gsi1pk: `USER#${userId}#TEAMS`,
+    gsi1pk: ownerPartition(userId),
     gsi1sk: `TEAM#${teamId}`,
   }),
   member: (teamId: string, memberId: string) => ({ pk: partition(teamId), sk: `MEMBER#${memberId}` }),

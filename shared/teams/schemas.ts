@@ -9,6 +9,7 @@ import {
   literal,
   model,
   modelRule,
+  offsetPage,
   optionalNullable,
   string,
   uuid,
@@ -143,13 +144,7 @@ export type CreateTeamInput = v.InferOutput<typeof CreateTeamBody>;
 
 export const TeamPath = model({ team_id: uuid() });
 
-export const PageQuery = model({
-  limit: v.optional(
-    integer({ ge: PAGE_LIMITS.limit.min, le: PAGE_LIMITS.limit.max }),
-    PAGE_LIMITS.limit.default,
-  ),
-  offset: v.optional(integer({ ge: 0, le: PAGE_LIMITS.offset.max }), PAGE_LIMITS.offset.default),
-});
+export const PageQuery = model(offsetPage(PAGE_LIMITS));
 export type Page = v.InferOutput<typeof PageQuery>;
 /** The dashboard's lists: the default page of each list read. */
 export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: PAGE_LIMITS.offset.default };
@@ -258,6 +253,8 @@ export const TeamDetail = v.object({
   subscription_ends_at: nullableDateTime,
 });
 export type TeamDetail = v.InferOutput<typeof TeamDetail>;
+
+export const TeamList = v.array(TeamDetail);
 
 export const TeamMember = v.object({
   id: uuidOut,

@@ -3,6 +3,7 @@
 // answer byte-for-byte alike. Totals are counters on the team item; every read is bounded by a Limit.
 import { getBrand } from '../brands/store.ts';
 import { nowIso } from '../clock.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { getItem, ownedBy, putNew, queryPartition, queryWindow } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
@@ -313,6 +314,10 @@ export async function getOwnedTeam(userId: string, teamId: string): Promise<Team
 // ---- endpoints ----------------------------------------------------------------------------
 
 /** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
+/** The caller's teams, newest first: each as unsubscribe answers it (no members or activity). */
+export const listTeams = async (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
+  (await listOwned<TeamItem>(teamKeys.ownerPartition(userId), page)).map(toTeamDetail);
+
 export async function getTeam(userId: string, teamId: string): Promise<TeamWithMembers> {
   const [team, members, activity] = await Promise.all([
     readTeam(teamId),

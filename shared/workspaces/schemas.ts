@@ -1,7 +1,7 @@
 // Spec §"Integration status", §"Workspace task", endpoints 2 and 6, and the workspace routes around
 // them. Values and limits the spec leaves open are decided here (docs/workspaces.md says why).
 import * as v from 'valibot';
-import { dict, integer, literal, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import { dict, literal, model, offsetPage, optionalNullable, string, uuid } from '../http/fields.ts';
 import {
   dateTimeOut,
   nullableDateTime,
@@ -97,7 +97,6 @@ export const WORKSPACE_TASK_LIMITS = {
   title: { min: 1, max: 200 },
   description: { max: 5000 },
   limit: { default: 50, min: 1, max: 100 },
-  /** Offset paging reads offset + limit items: the cap bounds that read. */
   offset: { default: 0, max: 10_000 },
   status: { max: 64 },
 } as const;
@@ -116,14 +115,7 @@ export type CreateWorkspaceTaskInput = v.InferOutput<typeof CreateWorkspaceTaskB
 
 export const ListWorkspaceTasksQuery = model({
   status: optionalNullable(string(WORKSPACE_TASK_LIMITS.status)),
-  limit: v.optional(
-    integer({ ge: WORKSPACE_TASK_LIMITS.limit.min, le: WORKSPACE_TASK_LIMITS.limit.max }),
-    WORKSPACE_TASK_LIMITS.limit.default,
-  ),
-  offset: v.optional(
-    integer({ ge: 0, le: WORKSPACE_TASK_LIMITS.offset.max }),
-    WORKSPACE_TASK_LIMITS.offset.default,
-  ),
+  ...offsetPage(WORKSPACE_TASK_LIMITS),
 });
 export type ListWorkspaceTasksInput = v.InferOutput<typeof ListWorkspaceTasksQuery>;
 

@@ -1,0 +1,19 @@
+// A user's own resources of one kind (brands, teams, projects, chat and shopping sessions), listed
+// newest first from gsi1, where each item carries `USER#<id>#<KIND>` beside its own keys. One Query.
+import { model, type OffsetPageLimits, offsetPage } from '../http/fields.ts';
+import { queryWindow } from './store.ts';
+
+export const OWNER_LIST_LIMITS: OffsetPageLimits = {
+  limit: { default: 50, min: 1, max: 100 },
+  offset: { default: 0, max: 10_000 },
+};
+
+export const OwnerListQuery = model(offsetPage(OWNER_LIST_LIMITS));
+export interface OwnerPage {
+  limit: number;
+  offset: number;
+}
+
+/** One page of the items in a user's owner partition of gsi1, newest first (UUIDv7 sort keys). */
+export const listOwned = <T extends object>(ownerPartition: string, page: OwnerPage) =>
+  queryWindow<T>(ownerPartition, { index: 'gsi1', newestFirst: true, ...page });
