@@ -17,7 +17,10 @@ export const dynamo = (): DynamoDBDocumentClient => {
       logger: sdkLogger,
     });
     documentClient = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
+      // The marshaller tells a plain object by `constructor.name === 'Object'`, so a client's free-form
+      // object with its own `constructor` key (`{"constructor": "x"}`) would be refused (a 500); this
+      // marshals every object by its own enumerable keys. We store no class instances.
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
     });
   }
   return documentClient;

@@ -335,6 +335,17 @@ export const DICT_MAX_DEPTH = 16;
 /** How large a free-form object may be as JSON: the same for every such field (docs/decisions.md). */
 export const DICT_MAX_BYTES = 16 * 1024;
 
+/** The one key no stored object may have: the SDK's marshaller assigns keys one by one, and
+ * `map['__proto__'] = …` sets a prototype instead of a key, so the value would be lost. */
+export const UNSTORABLE_KEY = '__proto__';
+
+/** Looked for as deep as objects may nest (deeper ones are refused by the depth rule anyway). */
+const hasUnstorableKey = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {
+  if (typeof value !== 'object' || value === null || levels < 0) return false;
+  if (!Array.isArray(value) && Object.hasOwn(value, UNSTORABLE_KEY)) return true;
+  return Object.values(value).some((child) => hasUnstorableKey(child, levels - 1));
+};
+
 const nestsDeeperThan = (value: unknown, levels: number): boolean => {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
@@ -345,7 +356,8 @@ const nestsDeeperThan = (value: unknown, levels: number): boolean => {
 /**
  * A free-form JSON object (pydantic `dict[str, Any]`): at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
- * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep. `name` words the size error.
+ * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep, with no `__proto__` key at any
+ * level (it could not be stored). `name` words the size error.
  */
 export const dict = (opts: { name?: string } = {}) =>
   hinted(
@@ -354,6 +366,10 @@ export const dict = (opts: { name?: string } = {}) =>
       v.check(
         (value) => !nestsDeeperThan(value, DICT_MAX_DEPTH),
         valueError(`object nests deeper than ${DICT_MAX_DEPTH} levels`),
+      ),
+      v.check(
+        (value) => !hasUnstorableKey(value),
+        valueError(`"${UNSTORABLE_KEY}" is not accepted as a key`),
       ),
       v.check(
         (value) => Buffer.byteLength(JSON.stringify(value)) <= DICT_MAX_BYTES,
