@@ -52,8 +52,8 @@ export async function getBrand(userId: string, brandId: string): Promise<Brand> 
   return toBrand(ownedBy(await getItem<BrandItem>(brandKeys.brand(brandId)), userId, 'Brand'));
 }
 
-export const listBrands = async (userId: string, page: OwnerPage): Promise<Brand[]> =>
-  (await listOwned<BrandItem>(brandKeys.ownerPartition(userId), page)).map(toBrand);
+export const listBrands = (userId: string, page: OwnerPage): Promise<Brand[]> =>
+  listOwned(brandKeys.ownerPartition(userId), page, toBrand);
 
 const KIT_COUNT = { brand_kit_count: 1 };
 const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });

@@ -80,8 +80,8 @@ export async function createChatSession(userId: string, input: CreateChatSession
 }
 
 /** The caller's chat sessions, newest first. */
-export const listChatSessions = async (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
-  (await listOwned<ChatSessionItem>(chatKeys.ownerPartition(userId), page)).map(toSession);
+export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
+  listOwned(chatKeys.ownerPartition(userId), page, toSession);
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 

@@ -118,8 +118,8 @@ export async function createProject(userId: string, input: CreateProjectInput): 
 }
 
 /** The caller's projects, newest first, without their task previews. */
-export const listProjects = async (userId: string, page: OwnerPage): Promise<ProjectSummary[]> =>
-  (await listOwned<ProjectItem>(projectKeys.ownerPartition(userId), page)).map(toProjectSummary);
+export const listProjects = (userId: string, page: OwnerPage): Promise<ProjectSummary[]> =>
+  listOwned(projectKeys.ownerPartition(userId), page, toProjectSummary);
 
 /** One Query of a fixed size (a further page only past 1 MB): the project item, then the first
  * `tasksShown` tasks (a preview). */

@@ -57,11 +57,8 @@ const toSession = (item: ShoppingSessionItem, searches: ShoppingSearchItem[]): S
 });
 
 /** The caller's shopping sessions, newest first, without their searches. */
-export const listShoppingSessions = async (
-  userId: string,
-  page: OwnerPage,
-): Promise<ShoppingSessionSummary[]> =>
-  (await listOwned<ShoppingSessionItem>(shoppingKeys.ownerPartition(userId), page)).map(toSessionSummary);
+export const listShoppingSessions = (userId: string, page: OwnerPage): Promise<ShoppingSessionSummary[]> =>
+  listOwned(shoppingKeys.ownerPartition(userId), page, toSessionSummary);
 
 export async function createShoppingSession(
   userId: string,

@@ -315,8 +315,8 @@ export async function getOwnedTeam(userId: string, teamId: string): Promise<Team
 
 /** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
 /** The caller's teams, newest first: each as unsubscribe answers it (no members or activity). */
-export const listTeams = async (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
-  (await listOwned<TeamItem>(teamKeys.ownerPartition(userId), page)).map(toTeamDetail);
+export const listTeams = (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
+  listOwned(teamKeys.ownerPartition(userId), page, toTeamDetail);
 
 export async function getTeam(userId: string, teamId: string): Promise<TeamWithMembers> {
   const [team, members, activity] = await Promise.all([

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PAGE_MAX_BYTES } from '../../shared/db/owner-lists.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -287,6 +288,23 @@ describe('GET /api/v1/brands and /brands/{brand_id}', () => {
     assert.deepEqual(
       rest.body.map((b: { name: string }) => b.name),
       ['big 0'],
+    );
+  });
+
+  it('stops a page before Lambda’s 6 MB response limit; the next page starts where it stopped', async () => {
+    // 22 brands of 250 KB: a full page of 50 would be a 5.5 MB body, more once Lambda escapes it.
+    const token = await h.tokenFor('01a1fc6e-0000-7000-8000-000000000004');
+    const description = 'd'.repeat(250_000);
+    for (let i = 0; i < 22; i++)
+      assert.equal((await create({ name: `heavy ${i}`, description }, token)).status, 201);
+    const first = await h.call('GET', '/api/v1/brands', { token });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.length, 20);
+    assert.ok(first.text.length <= PAGE_MAX_BYTES, `${first.text.length} bytes`);
+    const rest = await h.call('GET', `/api/v1/brands?offset=${first.body.length}`, { token });
+    assert.deepEqual(
+      [...first.body, ...rest.body].map((b: { name: string }) => b.name),
+      Array.from({ length: 22 }, (_, i) => `heavy ${21 - i}`),
     );
   });
 
