@@ -36,8 +36,10 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
         item.type !== 'missing'
       )
         item.input = SECRET_MASK;
-      // A body that is not an object (raw text, a list, a bare string) may hold the secret anywhere.
-      else if (item.loc.length === 1 && !isObject(item.input)) item.input = SECRET_MASK;
+      // A body that is not an object (raw text, a list, a bare string) may hold the secret anywhere;
+      // a missing one (`input: null`) holds nothing.
+      else if (item.loc.length === 1 && !isObject(item.input) && item.input !== null)
+        item.input = SECRET_MASK;
       else item.input = masked(item.input, fields);
     }
   },

@@ -360,6 +360,15 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
     });
   }
 
+  it('a missing body answers input null, as on every route (there is nothing to hide)', async () => {
+    const id = await newWorkspace();
+    const res = await h.call('PUT', credentialsUrl(id));
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      { type: 'missing', loc: ['body'], msg: 'Field required', input: null },
+    ]);
+  });
+
   it('a body sent as text is refused without echoing it', async () => {
     const id = await newWorkspace();
     const res = await h.call('PUT', credentialsUrl(id), {
