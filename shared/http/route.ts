@@ -55,7 +55,7 @@ export interface RouteOptions<
   summary?: string;
   /** Statuses beyond those the pipeline implies (401, 404 for path ids, 413, 415, 422, 503). */
   errors?: number[];
-  /** Largest accepted body, after base64 decoding. */
+  /** Largest accepted body, after base64 decoding (a JSON body stays at DEFAULT_BODY_LIMIT_BYTES). */
   maxBodyBytes?: number;
   /** Body fields holding secrets: never echoed back in a 422 (masked as `**********`). */
   secretFields?: string[];
@@ -164,7 +164,9 @@ const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Co
     if (!body) return;
     // Decoded size without decoding: base64 carries 3 bytes in every 4 characters.
     const size = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
-    if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
+    // A route's larger limit is for its multipart form; a JSON body has the JSON limit on every route.
+    const limit = isJson(mediaType(request.event)) ? Math.min(maxBytes, DEFAULT_BODY_LIMIT_BYTES) : maxBytes;
+    if (size > limit) throw new PayloadTooLargeError(limit);
   },
 });
 

@@ -12,6 +12,7 @@ import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { queryPartition } from '../../shared/db/store.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { CONTENT_TEAM_TYPE } from '../../shared/teams/schemas.ts';
 import { createTeam, readTeam } from '../../shared/teams/store.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
@@ -347,6 +348,12 @@ describe('avatar upload by upload_key', () => {
     team = await avatarTeam(h.owner.id);
   });
   const send = (json: unknown) => h.call('POST', uploadUrl(team), { json });
+
+  it('holds a JSON body to the JSON limit, not the multipart form’s', async () => {
+    const res = await send({ upload_key: 'k', consent_attestation: true, pad: 'p'.repeat(300_000) });
+    assert.equal(res.status, 413);
+    assert.match(res.body.detail, new RegExp(`the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes$`));
+  });
 
   it('404 for another user’s key and for a missing object', async () => {
     const others = `${userUploadPrefix(h.other.id)}x/me.mp4`;

@@ -306,6 +306,13 @@ describe('generate-from-upload with a direct upload (upload_key)', () => {
     const wrongType = await fromUpload(42);
     assert.deepEqual(wrongType.body.detail[0].type, 'string_type');
   });
+  it('holds a JSON body to the JSON limit, not the multipart form’s 4 MiB', async () => {
+    const res = await h.call('POST', GENERATE, { json: { upload_key: 'k', pad: 'p'.repeat(300_000) } });
+    assert.equal(res.status, 413);
+    assert.deepEqual(res.body, {
+      detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes`,
+    });
+  });
 });
 
 describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
