@@ -105,9 +105,32 @@ export async function queryPartition<T extends object>(
   return items;
 }
 
+/**
+ * What one page of a list may weigh as Lambda returns it: the body is JSON, sent as a string inside
+ * Lambda's own JSON response, whose synchronous limit is 6 MB. 100 brands with 256 KiB descriptions
+ * (or tasks with large output) would pass it, an error for every read of that page.
+ */
+export const PAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+/** The bytes a value adds to a Lambda response: its JSON, escaped again as part of the body string. */
+const sentBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 1;
+
+/** The longest head of `items` within PAGE_MAX_BYTES, never empty when items remain. Measured on the
+ * stored items, which carry more than the entries made from them. Escaping at most doubles a JSON
+ * text, so a page of half the budget is kept without measuring its items one by one. */
+function withinPageBudget<T>(items: T[]): T[] {
+  if (Buffer.byteLength(JSON.stringify(items)) * 2 <= PAGE_MAX_BYTES) return items;
+  let bytes = 0;
+  for (const [i, item] of items.entries()) {
+    bytes += sentBytes(item);
+    if (bytes > PAGE_MAX_BYTES && i > 0) return items.slice(0, i);
+  }
+  return items;
+}
+
 /** One page of a partition after a cursor (the sort key of the previous page's last item), oldest
- * first: `limit` items, read as limit + 1 to know whether another page follows, and the id the next
- * page starts after (null on the last page). */
+ * first: `limit` items (fewer where they would pass PAGE_MAX_BYTES), read as limit + 1 to know
+ * whether another page follows, and the id the next page starts after (null on the last page). */
 export async function queryAfter<T extends { id: string }>(
   partition: string,
   options: { prefix: string; limit: number; after?: string },
@@ -117,18 +140,19 @@ export async function queryAfter<T extends { id: string }>(
     limit: options.limit + 1,
     startAfter: options.after,
   });
-  const page = items.slice(0, options.limit);
-  return { items: page, nextAfter: items.length > options.limit ? (page.at(-1)?.id ?? null) : null };
+  const page = withinPageBudget(items.slice(0, options.limit));
+  return { items: page, nextAfter: items.length > page.length ? (page.at(-1)?.id ?? null) : null };
 }
 
 /** An offset/limit window of one partition. DynamoDB has no offset: it reads offset + limit items,
- * so a deep offset costs more pages and callers cap the offset. */
+ * so a deep offset costs more pages and callers cap the offset. The window ends early where it would
+ * pass PAGE_MAX_BYTES: the next one starts at `offset` + the items it holds. */
 export async function queryWindow<T extends object>(
   partition: string,
   options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number },
 ): Promise<T[]> {
   const items = await queryPartition<T>(partition, { ...options, limit: options.offset + options.limit });
-  return items.slice(options.offset);
+  return withinPageBudget(items.slice(options.offset));
 }
 
 export interface ItemUpdate {

@@ -337,7 +337,7 @@ export const DICT_MAX_BYTES = 16 * 1024;
 
 /** The one key no stored object may have: the SDK's marshaller assigns keys one by one, and
  * `map['__proto__'] = …` sets a prototype instead of a key, so the value would be lost. */
-export const UNSTORABLE_KEY = '__proto__';
+const UNSTORABLE_KEY = '__proto__';
 
 /** Looked for as deep as objects may nest (deeper ones are refused by the depth rule anyway). */
 const hasUnstorableKey = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {

@@ -318,6 +318,27 @@ describe('GET /chat/sessions/{id}/messages', () => {
     assert.equal(first.body.next_after, first.body.messages[58].id, 'a next page follows');
   });
 
+  it('ends a page of heavy messages before Lambda’s response limit, with next_after to go on', async () => {
+    // Control characters grow sevenfold as Lambda sends them (`\u0001` escaped again): 5 replies of
+    // 300,000 are about 2.1 MB each on the wire, so a page holds 2.
+    const id = await newSession();
+    const replies = [];
+    for (let i = 0; i < 5; i++) replies.push(await addAssistantMessage(id, '\u0001'.repeat(300_000)));
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const page = await h.call('GET', `${messagesUrl(id)}?limit=50${after ? `&after=${after}` : ''}`);
+      assert.equal(page.status, 200);
+      assert.ok(page.body.messages.length <= 2, `${page.body.messages.length} messages on one page`);
+      seen.push(...page.body.messages.map((m: { id: string }) => m.id));
+      after = page.body.next_after;
+    } while (after);
+    assert.deepEqual(
+      seen,
+      replies.map((r) => r.id),
+    );
+  });
+
   it('validates limit and after', async () => {
     const id = await newSession();
     const res = await h.call('GET', `${messagesUrl(id)}?limit=101&after=abc`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PAGE_MAX_BYTES } from '../../shared/db/owner-lists.ts';
+import { PAGE_MAX_BYTES } from '../../shared/db/store.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 

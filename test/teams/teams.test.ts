@@ -274,6 +274,22 @@ describe('per-resource reads', () => {
     );
   });
 
+  it('ends a page of big tasks before Lambda’s response limit; the next starts where it ended', async () => {
+    // Tasks written by the agents may carry large outputs: 22 of 250 KB would be a 5.5 MB page of 50.
+    const team = await createTeam(h);
+    const output_data = { text: 'o'.repeat(250_000) };
+    for (let i = 0; i < 22; i++)
+      await addTask(team.id, { task_type: 'social_post', title: `big ${i}`, output_data });
+    const first = await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=50`);
+    assert.equal(first.status, 200);
+    assert.deepEqual([first.body.tasks.length, first.body.total], [20, 22]);
+    const rest = await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=50&offset=20`);
+    assert.deepEqual(
+      [...first.body.tasks, ...rest.body.tasks].map((t: { title: string }) => t.title),
+      Array.from({ length: 22 }, (_, i) => `big ${21 - i}`),
+    );
+  });
+
   it('lists activity, strategy history and briefs newest first', async () => {
     const { team } = await createBusyTeam(h, { tasks: 1, activity: 14 });
     const activity = await h.call('GET', teamPath(team.id, '/activity?limit=3'));
