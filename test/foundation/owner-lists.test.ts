@@ -1,6 +1,6 @@
-// The lists of what a caller owns (teams, projects, chat and shopping sessions; brands have their own
-// tests): only the caller's, newest first, paged by limit/offset, each entry what the resource's own
-// read answers minus the parts a list leaves out.
+// The lists of what a caller owns (brands, teams, projects, chat and shopping sessions): only the
+// caller's, newest first, paged by limit/offset, each entry what the resource's own read answers minus
+// the parts a list leaves out.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../shared/ids.ts';
@@ -23,6 +23,13 @@ interface OwnerList {
 }
 
 const lists: OwnerList[] = [
+  {
+    path: '/api/v1/brands',
+    body: (name) => ({ name }),
+    name: (entry) => entry.name,
+    read: (id) => `/api/v1/brands/${id}`,
+    omitted: [],
+  },
   {
     path: '/api/v1/teams',
     body: (name) => ({ team_type: 'content', display_name: name, tier: 'starter', operation_mode: 'auto' }),
