@@ -1,6 +1,7 @@
 // The one route table. The CDK stack, the local server, the sample events and the tests that walk
 // every route all read it. `entry` names the handler module under functions/ (without .ts); its grant
-// declarations (`table`, `indexes`, `bucket`, `secrets`: infra/grants.ts) are all its function gets.
+// declarations (`table`, `indexes`, `bucket`, `secrets`: infra/grants.ts) are all its function gets,
+// save one: the avatar callback also reads the provider's shared secret (granted in infra/stack.ts).
 import type { Grants } from './grants.ts';
 import { avatarRoutes } from './routes/avatars.ts';
 import { brandKitRoutes } from './routes/brand-kits.ts';

@@ -35,6 +35,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
 import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
+import { DRAFTS_PREFIX } from '../shared/uploads/keys.ts';
 import { cdkBundling } from './bundling.ts';
 import { type GrantTargets, grant } from './grant-statements.ts';
 import { OBJECTS } from './grants.ts';
@@ -105,7 +106,7 @@ export class TeamContentStack extends Stack {
       ],
       lifecycleRules: [
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { prefix: 'drafts/', expiration: Duration.days(1) },
+        { prefix: DRAFTS_PREFIX, expiration: Duration.days(1) },
         { noncurrentVersionExpiration: Duration.days(30) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,

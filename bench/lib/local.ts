@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { startEmbeddedAws } from '../../infra/local/embedded.ts';
+import { fillPlaceholders } from '../../infra/local/runtime.ts';
 import { type SeedIds, type SeedUsers, seedDemoData } from '../../infra/local/seed/index.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
 import { eventFile, type Route } from '../../infra/routes.ts';
@@ -34,7 +35,6 @@ export async function startLocal(options: { seed?: boolean } = {}): Promise<Loca
     owner_token: await tokenFor(users.owner),
     other_token: await tokenFor(users.other),
     owner_id: users.owner,
-    asset: 'swagger-ui.css',
     ...ids,
   };
   return {
@@ -48,13 +48,8 @@ export async function startLocal(options: { seed?: boolean } = {}): Promise<Loca
       } catch {
         return { missing: [eventFile(route)] };
       }
-      const missing = new Set<string>();
-      const filled = text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
-        if (values[key] !== undefined) return values[key];
-        missing.add(key);
-        return whole;
-      });
-      return { event: JSON.parse(filled) as APIGatewayProxyEventV2, missing: [...missing] };
+      const filled = fillPlaceholders(text, values);
+      return { event: JSON.parse(filled.text) as APIGatewayProxyEventV2, missing: filled.missing };
     },
     close: () => aws.close(),
   };

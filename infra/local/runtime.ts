@@ -99,17 +99,27 @@ export async function markRunning(dataDir: string, aws: EmbeddedAws) {
 /** The instance stops serving the folder: the next start or invoke opens the stores itself. */
 export const markStopped = (dataDir: string) => rm(join(dataDir, 'running.json'), { force: true });
 
-/** A sample event's `{{name}}` placeholders filled from seed.json: `{{owner_token}}`, `{{other_token}}`,
- * `{{owner_id}}` and every id (`{{project_id}}`, …). A name the seed lacks stays as it is. */
-export function fillFromSeed(text: string, seed: SeedFile): string {
-  const values: Record<string, string> = {
+/** A sample event's `{{name}}` placeholders filled from `values`; a name it lacks stays as it is and
+ * is listed in `missing`. */
+export function fillPlaceholders(text: string, values: Record<string, string>) {
+  const missing = new Set<string>();
+  const filled = text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
+    if (values[key] !== undefined) return values[key];
+    missing.add(key);
+    return whole;
+  });
+  return { text: filled, missing: [...missing] };
+}
+
+/** A sample event filled from seed.json: `{{owner_token}}`, `{{other_token}}`, `{{owner_id}}` and every
+ * id (`{{project_id}}`, …). */
+export const fillFromSeed = (text: string, seed: SeedFile): string =>
+  fillPlaceholders(text, {
     owner_token: seed.users.owner.token,
     other_token: seed.users.other.token,
     owner_id: seed.users.owner.id,
     ...Object.fromEntries(Object.entries(seed).filter(([, value]) => typeof value === 'string')),
-  };
-  return text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
-}
+  }).text;
 
 /** Seeds on the first start; afterwards keeps the ids and refreshes the tokens, and `base_url` when
  * given (`npm run invoke` serves nothing, so it keeps the one the server wrote). */

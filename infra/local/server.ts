@@ -104,8 +104,8 @@ export async function startServer(port: number, host = '127.0.0.1'): Promise<Loc
     server,
     close: () =>
       new Promise((resolve) => {
+        // close() drops idle keep-alive connections itself (Node.js 19+).
         server.close(() => resolve());
-        server.closeIdleConnections();
         // Requests in flight get a moment to finish; a client that stalls mid-body does not hold the stop.
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       }),
