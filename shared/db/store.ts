@@ -156,10 +156,12 @@ export async function queryWindow<T extends object>(
 }
 
 export interface ItemUpdate {
-  /** Attributes written by every call. */
+  /** Attributes written by every call (an `undefined` value changes nothing). */
   set?: Item;
   /** Attributes written only where the item lacks them: an upsert's creation values. */
   setIfAbsent?: Item;
+  /** Lists to append these values to (created empty). */
+  append?: Record<string, unknown[]>;
   /** Numeric attributes to add to (created at 0). */
   add?: Record<string, number>;
   /** Attributes taken off the item. */
@@ -187,11 +189,18 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
     values[alias] = v;
     return alias;
   };
+  // The document client drops undefined values (removeUndefinedValues), which would leave their
+  // aliases named in the expression: a DynamoDB error. Undefined means "no change", as in a Partial.
+  const defined = (item: Item = {}) => Object.entries(item).filter(([, v]) => v !== undefined);
   const sets = [
-    ...Object.entries(update.set ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`),
-    ...Object.entries(update.setIfAbsent ?? {}).map(([a, v]) => {
+    ...defined(update.set).map(([a, v]) => `${name(a)} = ${value(v)}`),
+    ...defined(update.setIfAbsent).map(([a, v]) => {
       const alias = name(a);
       return `${alias} = if_not_exists(${alias}, ${value(v)})`;
+    }),
+    ...Object.entries(update.append ?? {}).map(([a, v]) => {
+      const alias = name(a);
+      return `${alias} = list_append(if_not_exists(${alias}, ${value([])}), ${value(v)})`;
     }),
   ];
   const adds = Object.entries(update.add ?? {}).map(([a, v]) => `${name(a)} ${value(v)}`);

@@ -2,11 +2,8 @@
 // activity, strategy cycles and briefs, loop instances and the canvas through these functions only,
 // so the counters on the team item and the task fields copied onto loop instances stay in step.
 // Each write is a single-item write; the item first, the team's counters after it.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { dynamo } from '../aws/dynamo.ts';
 import { now, nowIso } from '../clock.ts';
-import { config } from '../config.ts';
 import { addToCounters, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { teamKeys } from './keys.ts';
@@ -335,7 +332,7 @@ export type TeamChanges = Partial<
 export async function updateTeam(teamId: string, changes: TeamChanges): Promise<void> {
   const normalised = { ...changes } as Json;
   for (const name of ['hired_at', 'paused_at'] as const)
-    if (name in changes) normalised[name] = iso(changes[name]);
+    if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
   await setFields(teamKeys.team(teamId), { ...normalised, updated_at: nowIso() });
 }
 
@@ -433,17 +430,12 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   // The task remembers its loop instances, so a task update refreshes their copies. An update that
   // landed between the read above and this append did not know this instance: copy it again then.
   if (task) {
-    const { Attributes } = await dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: teamKeys.task(teamId, task.id),
-        UpdateExpression: 'SET loop_keys = list_append(if_not_exists(loop_keys, :empty), :key)',
-        ExpressionAttributeValues: { ':empty': [], ':key': [keys.sk] },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const current = Attributes as TaskItem;
-    if ((current.version ?? 0) > item.task_version) await copyTaskToLoops(teamId, current, [keys.sk]);
+    const current = await updateItem<TaskItem>(teamKeys.task(teamId, task.id), {
+      append: { loop_keys: [keys.sk] },
+      exists: ['pk'], // a task removed meanwhile is not written back as a stub
+    });
+    if (current && (current.version ?? 0) > item.task_version)
+      await copyTaskToLoops(teamId, current, [keys.sk]);
   }
   return item;
 }
@@ -459,6 +451,6 @@ export async function updateLoopInstance(
 ): Promise<void> {
   const normalised = { ...changes } as Json;
   for (const name of ['started_at', 'completed_at'] as const)
-    if (name in changes) normalised[name] = iso(changes[name]);
+    if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
   await setFields(teamKeys.loop(teamId, loop.scheduled_at, loop.id), normalised);
 }

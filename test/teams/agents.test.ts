@@ -10,6 +10,7 @@ import {
   type LoopInstanceItem,
   setContentCadence,
   updateTask,
+  updateTeam,
 } from '../../shared/teams/agents.ts';
 import { loopId, teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
@@ -183,6 +184,21 @@ describe('updateTask beside addLoopInstance', () => {
       /No task/,
     );
     assert.equal(await getItem(teamKeys.task(team.id, '01930000-0000-7000-8000-000000000000')), undefined);
+  });
+});
+
+describe('undefined changes', () => {
+  it('change nothing, as in a Partial: the other fields are written and these keep their value', async () => {
+    const team = await createTeam(h);
+    const hiredAt = '2026-01-05T09:00:00.000Z';
+    await updateTeam(team.id, { hired_at: hiredAt });
+    // `{status: undefined}` type-checks; the document client drops the value but used to leave its
+    // alias in the UpdateExpression (a DynamoDB error), and an undefined time became null.
+    await updateTeam(team.id, { workflow_phase: 'producing', status: undefined, hired_at: undefined });
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.equal(read.body.workflow_phase, 'producing');
+    assert.equal(read.body.status, team.status);
+    assert.equal(read.body.hired_at, hiredAt);
   });
 });
 
