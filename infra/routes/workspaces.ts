@@ -4,6 +4,14 @@ const WORKSPACE = '/api/v1/workspaces/{workspace_id}';
 
 export const workspaceRoutes: Route[] = [
   { method: 'POST', path: '/api/v1/workspaces', entry: 'workspaces/create-workspace', table: 'write' },
+  // The caller's workspaces, newest first, from gsi1 (the member items).
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces',
+    entry: 'workspaces/list-workspaces',
+    table: 'read',
+    indexes: ['gsi1'],
+  },
   { method: 'GET', path: WORKSPACE, entry: 'workspaces/get-workspace', table: 'read' },
   { method: 'GET', path: `${WORKSPACE}/integrations`, entry: 'workspaces/list-integrations', table: 'read' },
   {

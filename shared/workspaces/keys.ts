@@ -1,14 +1,18 @@
 // A workspace, its members, integrations and tasks share one partition. Sort keys:
 // 'INTEGRATION#…' < 'MEMBER#…' < 'WS' < 'WTASK#…', each kind read by its own prefix or GetItem.
+const memberPartition = (userId: string) => `USER#${userId}#WORKSPACES`;
+
 export const workspaceKeys = {
   partition: (workspaceId: string) => `WS#${workspaceId}`,
   workspace: (workspaceId: string) => ({ pk: `WS#${workspaceId}`, sk: 'WS' }),
   member: (workspaceId: string, userId: string) => ({ pk: `WS#${workspaceId}`, sk: `MEMBER#${userId}` }),
-  /** gsi1 on member items: a user's workspaces. */
+  /** gsi1 on member items: a user's workspaces, newest workspace first (UUIDv7 ids). Each member
+   * item carries the workspace's summary, so the list is one Query. */
   byMember: (userId: string, workspaceId: string) => ({
-    gsi1pk: `USER#${userId}#WORKSPACES`,
+    gsi1pk: memberPartition(userId),
     gsi1sk: `WS#${workspaceId}`,
   }),
+  memberPartition,
   integration: (workspaceId: string, provider: string) => ({
     pk: `WS#${workspaceId}`,
     sk: `INTEGRATION#${provider}`,

@@ -7,12 +7,23 @@ import { workspaceKeys } from './keys.ts';
 
 export type MemberRole = 'owner' | 'member';
 
+/** What a workspace list shows of a workspace. The workspace item holds it, and each member item a
+ * copy, so the member's list is one Query (a write that changes these fields updates the copies). */
+export interface WorkspaceSummary {
+  name: string;
+  /** The creator, also its owner member. */
+  owner: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MemberItem {
   kind: 'workspace_member';
   workspace_id: string;
   user_id: string;
   role: MemberRole;
   created_at: string;
+  workspace: WorkspaceSummary;
 }
 
 export const workspaceNotFound = () => new NotFoundError('Workspace');
@@ -28,13 +39,20 @@ export async function requireMember(userId: string, workspaceId: string): Promis
 }
 
 /** Adds a member once (the creator as owner; the sharing flow's write path). */
-export async function addMember(workspaceId: string, userId: string, role: MemberRole, at = nowIso()) {
+export async function addMember(
+  workspaceId: string,
+  workspace: WorkspaceSummary,
+  userId: string,
+  role: MemberRole,
+  at = nowIso(),
+) {
   const item: MemberItem = {
     kind: 'workspace_member',
     workspace_id: workspaceId,
     user_id: userId,
     role,
     created_at: at,
+    workspace,
   };
   await putNew({
     ...workspaceKeys.member(workspaceId, userId),

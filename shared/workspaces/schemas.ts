@@ -75,6 +75,11 @@ export const Workspace = v.object({
 });
 export type Workspace = v.InferOutput<typeof Workspace>;
 
+/** A workspace as its member's list shows it: the read without its integrations. */
+export const WorkspaceListEntry = v.omit(Workspace, ['integrations']);
+export type WorkspaceListEntry = v.InferOutput<typeof WorkspaceListEntry>;
+export const WorkspaceList = v.array(WorkspaceListEntry);
+
 // ---- workspace tasks ----------------------------------------------------------------------------
 
 export const WORKSPACE_TASK_STATUSES = [

@@ -1,47 +1,57 @@
 // Workspaces: the workspace item, with its integrations nested in its details.
 import { nowIso } from '../clock.ts';
+import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { getItem, putNew } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { type IntegrationItem, queryIntegrations, toIntegrationStatus } from './integrations.ts';
 import { workspaceKeys } from './keys.ts';
-import { addMember, getMember, workspaceNotFound } from './members.ts';
-import type { CreateWorkspaceInput, Workspace } from './schemas.ts';
+import {
+  addMember,
+  getMember,
+  type MemberItem,
+  type WorkspaceSummary,
+  workspaceNotFound,
+} from './members.ts';
+import type { CreateWorkspaceInput, Workspace, WorkspaceListEntry } from './schemas.ts';
 
-interface WorkspaceItem {
+interface WorkspaceItem extends WorkspaceSummary {
   kind: 'workspace';
   id: string;
-  name: string;
-  /** The creator, also its owner member. */
-  owner: string;
-  created_at: string;
-  updated_at: string;
 }
 
+const toSummary = (id: string, workspace: WorkspaceSummary): WorkspaceListEntry => ({
+  id,
+  name: workspace.name,
+  owner_id: workspace.owner,
+  created_at: workspace.created_at,
+  updated_at: workspace.updated_at,
+});
+
 const toWorkspace = (item: WorkspaceItem, integrations: IntegrationItem[]): Workspace => ({
-  id: item.id,
-  name: item.name,
-  owner_id: item.owner,
-  created_at: item.created_at,
-  updated_at: item.updated_at,
+  ...toSummary(item.id, item),
   integrations: integrations.map(toIntegrationStatus),
 });
 
-/** The member item first, the workspace item last: until it exists the workspace is not there. */
+/**
+ * The workspace item first, the creator's member item last: every route (and the list) needs the
+ * member item, so until it exists the workspace is nowhere, and a failed second write leaves only
+ * an item no one reaches.
+ */
 export async function createWorkspace(userId: string, input: CreateWorkspaceInput): Promise<Workspace> {
   const id = newId();
   const at = nowIso();
-  await addMember(id, userId, 'owner', at);
-  const item: WorkspaceItem = {
-    kind: 'workspace',
-    id,
-    name: input.name,
-    owner: userId,
-    created_at: at,
-    updated_at: at,
-  };
+  const summary: WorkspaceSummary = { name: input.name, owner: userId, created_at: at, updated_at: at };
+  const item: WorkspaceItem = { kind: 'workspace', id, ...summary };
   await putNew({ ...workspaceKeys.workspace(id), ...item });
+  await addMember(id, summary, userId, 'owner', at);
   return toWorkspace(item, []);
 }
+
+/** The workspaces the caller is a member of, newest first, from the summaries on its member items. */
+export const listWorkspaces = (userId: string, page: OwnerPage): Promise<WorkspaceListEntry[]> =>
+  listOwned(workspaceKeys.memberPartition(userId), page, (member: MemberItem) =>
+    toSummary(member.workspace_id, member.workspace),
+  );
 
 /** One wave: the caller's member item, the workspace item and its integrations. */
 export async function getWorkspace(userId: string, workspaceId: string): Promise<Workspace> {

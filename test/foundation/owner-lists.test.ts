@@ -1,4 +1,4 @@
-// The lists of what a caller owns (brands, teams, projects, chat and shopping sessions): only the
+// The lists of what a caller owns (brands, teams, projects, workspaces, chat and shopping sessions): only the
 // caller's, newest first, paged by limit/offset, each entry what the resource's own read answers minus
 // the parts a list leaves out.
 import assert from 'node:assert/strict';
@@ -49,6 +49,13 @@ const lists: OwnerList[] = [
     body: (name) => ({ title: name }),
     name: (entry) => entry.title,
     omitted: [],
+  },
+  {
+    path: '/api/v1/workspaces',
+    body: (name) => ({ name }),
+    name: (entry) => entry.name,
+    read: (id) => `/api/v1/workspaces/${id}`,
+    omitted: ['integrations'],
   },
   {
     path: '/api/v1/shopping/sessions',

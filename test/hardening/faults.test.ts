@@ -311,6 +311,25 @@ describe('faults in the AWS SDK clients', () => {
     results.projects_checked_for_half_writes = projects.length;
   });
 
+  it('a workspace whose second write fails is nowhere: not listed, no member item without it', async () => {
+    // The workspace item is written, then the creator's member item fails throughout: 503.
+    inject('dynamo', { commands: /Put/, failing: (a) => a >= 2, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/workspaces', { json: { name: 'Half made' } });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    const listed = (await h.call('GET', '/api/v1/workspaces?limit=100')).body;
+    assert.deepEqual(
+      listed.filter((w: { name: string }) => w.name === 'Half made'),
+      [],
+    );
+    // Every member item (what routes and lists go by) has its workspace item.
+    const items = await allItems();
+    const workspaces = new Set(items.filter((i) => i.kind === 'workspace').map((i) => i.id));
+    const members = items.filter((i) => i.kind === 'workspace_member');
+    assert.ok(members.length > 0);
+    for (const member of members) assert.ok(workspaces.has(member.workspace_id), String(member.workspace_id));
+  });
+
   it('chat: a POST retried with its Idempotency-Key after a 503 stores one message', async () => {
     const url = `/api/v1/chat/sessions/${ids.chat_session_id}/messages`;
     const before = (await h.call('GET', `${url}?limit=100`)).body;

@@ -114,13 +114,18 @@ describe('membership', () => {
     assert.deepEqual(tasks.body, []);
   });
 
-  it('lets an added member in, and still nobody else', async () => {
+  it('lets an added member in, lists the workspace for it, and still nobody else', async () => {
     const { body: ws } = await create({ name: 'Shared' });
     const member = '01a1fc6e-0000-7000-8000-0000000000aa';
-    await addMember(ws.id, member, 'member');
+    const { integrations: _, owner_id, ...summary } = ws;
+    await addMember(ws.id, { ...summary, owner: owner_id }, member, 'member');
     const token = await h.tokenFor(member);
     assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}`, { token })).status, 200);
     assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}/tasks`, { token })).status, 200);
     assert.equal((await h.call('GET', `/api/v1/workspaces/${ws.id}`, { token: h.other.token })).status, 404);
+    // A member's list holds the workspace it was added to, owned by its creator.
+    const listed = await h.call('GET', '/api/v1/workspaces', { token });
+    assert.deepEqual(listed.body, [{ ...summary, owner_id }]);
+    assert.equal(listed.body[0].owner_id, h.owner.id);
   });
 });
