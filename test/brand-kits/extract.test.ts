@@ -13,6 +13,7 @@ import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
 import {
   colourlessPdf,
   docxParts,
+  dutchSwatchPdf,
   encryptedPdf,
   guidelineDocx,
   guidelinePdf,
@@ -43,6 +44,17 @@ const line = (text: string, index: number): TextLine => ({
   x: 0,
   y: -index * 14,
 });
+
+/** pdf.js's page prototype: drawing a page is reading its operator list. */
+async function pdfPagePrototype(): Promise<{ getOperatorList: (...args: unknown[]) => Promise<unknown> }> {
+  const { getDocumentProxy } = await import('unpdf');
+  const pdf = await getDocumentProxy(await plainPagesPdf());
+  try {
+    return Object.getPrototypeOf(await pdf.getPage(1));
+  } finally {
+    await pdf.destroy();
+  }
+}
 
 describe('colour notation', () => {
   test('reads hex with and without #, 3 and 6 digits, rgb() and RGB r g b, as upper-case #RRGGBB', () => {
@@ -179,6 +191,24 @@ describe('PDF pages read for drawing', () => {
     assert.equal(doc.lines.find((l) => l.page === 3)?.font, 'Courier');
     assert.ok(doc.fontUse.has('Courier'));
     assert.equal(doc.imagesSeen, 0);
+  });
+
+  test('draws a colour page within the colour-page budget whatever language titles it', async (t) => {
+    // On this clock drawing a page takes 200 ms: past the budget for optional pages, within the one for
+    // colour pages, so the Dutch "Kleuren" page after the cover is drawn only if it counts as a colour page.
+    const pagePrototype = await pdfPagePrototype();
+    const getOperatorList = pagePrototype.getOperatorList;
+    const now = Date.now;
+    let drawn = 0;
+    t.mock.method(Date, 'now', () => now() + drawn * 200);
+    t.mock.method(pagePrototype, 'getOperatorList', function (this: unknown, ...args: unknown[]) {
+      drawn++;
+      return getOperatorList.apply(this, args);
+    });
+    const { draft, stats } = await extractBrandKit(await dutchSwatchPdf());
+    assert.equal(drawn, 2);
+    assert.deepEqual(draft.color_palette, ['#E64D1A', '#1A80B3', '#4D8033']);
+    assert.equal(stats.palette_source, 'swatches');
   });
 });
 

@@ -96,6 +96,13 @@ export async function guidelinePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** Three swatches of one size: #E64D1A, #1A80B3, #4D8033. */
+function paintSwatches(page: ReturnType<PDFDocument['addPage']>) {
+  page.drawRectangle({ x: 50, y: 150, width: 80, height: 80, color: rgb(230 / 255, 77 / 255, 26 / 255) });
+  page.drawRectangle({ x: 150, y: 150, width: 80, height: 80, color: rgb(26 / 255, 128 / 255, 179 / 255) });
+  page.drawRectangle({ x: 250, y: 150, width: 80, height: 80, color: rgb(77 / 255, 128 / 255, 51 / 255) });
+}
+
 /** Guideline that paints swatches but prints no values; page text is black. */
 export async function swatchOnlyPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -108,12 +115,23 @@ export async function swatchOnlyPdf(): Promise<Uint8Array> {
     size: 11,
     font,
   });
-  page.drawRectangle({ x: 50, y: 150, width: 80, height: 80, color: rgb(230 / 255, 77 / 255, 26 / 255) });
-  page.drawRectangle({ x: 150, y: 150, width: 80, height: 80, color: rgb(26 / 255, 128 / 255, 179 / 255) });
-  page.drawRectangle({ x: 250, y: 150, width: 80, height: 80, color: rgb(77 / 255, 128 / 255, 51 / 255) });
+  paintSwatches(page);
   // A lone large decoration is not a swatch.
   page.drawRectangle({ x: 400, y: 20, width: 150, height: 40, color: rgb(0.6, 0, 0.6) });
   doc.setTitle('Initrode Brand Guidelines 2024');
+  return doc.save();
+}
+
+/** A cover, then a Dutch colour page ("Kleuren") that paints swatches and prints no values. */
+export async function dutchSwatchPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const cover = doc.addPage([600, 400]);
+  cover.drawText('Initrode Merkrichtlijnen', { x: 50, y: 300, size: 28, font });
+  const page = doc.addPage([600, 400]);
+  page.drawText('Kleuren', { x: 50, y: 350, size: 28, font });
+  page.drawText('Ember, Lagoon en Moss dragen het merk op elk oppervlak.', { x: 50, y: 320, size: 11, font });
+  paintSwatches(page);
   return doc.save();
 }
 

@@ -75,15 +75,16 @@ function allMatches(pattern: RegExp, text: string): RegExpExecArray[] {
   return found;
 }
 
-interface Mention {
+/** A colour value the text prints, with the line it is on (`index` into the document's lines). */
+export interface ColorMention {
   hex: string;
   kind: 'hex' | 'rgb' | 'cmyk';
   index: number;
   line: TextLine;
 }
 
-export function printedColors(lines: TextLine[]): Mention[] {
-  const found: Mention[] = [];
+export function printedColors(lines: TextLine[]): ColorMention[] {
+  const found: ColorMention[] = [];
   let model: string | null = null;
   let modelPage = -1;
   lines.forEach((line, index) => {
@@ -95,7 +96,7 @@ export function printedColors(lines: TextLine[]): Mention[] {
       return;
     }
     if (line.page !== modelPage) model = null;
-    const add = (hex: string | null, kind: Mention['kind']) => {
+    const add = (hex: string | null, kind: ColorMention['kind']) => {
       if (hex) found.push({ hex, kind, index, line });
     };
     for (const m of allMatches(HEX_CODE, text)) {
@@ -132,7 +133,7 @@ export function printedColors(lines: TextLine[]): Mention[] {
   });
 
   // Colours shown as misuse ("don't recolour the logo #FF0000") are not part of the palette.
-  const misuse = (m: Mention) =>
+  const misuse = (m: ColorMention) =>
     [lines[m.index - 1], m.line].some((l) => l && l.page === m.line.page && MISUSE.test(l.text));
   const allowed = found.filter((m) => !misuse(m));
   found.length = 0;
@@ -170,7 +171,7 @@ function roleOf(text: string): ColorRole | null {
 }
 
 /** The nearest short label line that names a role, preferring labels read before the value. */
-function mentionRole(lines: TextLine[], mention: Mention): ColorRole | null {
+function mentionRole(lines: TextLine[], mention: ColorMention): ColorRole | null {
   const own = roleOf(mention.line.text.replace(HEX_CODE, ''));
   if (own && own !== 'neutral') return own;
   const labels = lines
@@ -193,7 +194,11 @@ function mentionRole(lines: TextLine[], mention: Mention): ColorRole | null {
 const COLOR_HEADING =
   /\b(colou?rs?|palettes?|farben?|farbpalette|couleurs?|colores?|cores|kleuren?|swatch(es)?)\b/i;
 
-/** The pages that present colours (under a short colour heading); every page of a document without text. */
+/**
+ * The colour pages: those that present colours (under a short colour heading), and every page of a
+ * document without text. The one definition: swatches are read on these pages, and the PDF reader
+ * draws them early and, while no values are printed, within the larger budget.
+ */
 export function swatchPages(lines: readonly TextLine[], pageCount: number): Set<number> {
   const pages = new Set(
     lines.filter((l) => COLOR_HEADING.test(l.text) && l.text.split(/\s+/).length <= 6).map((l) => l.page),
@@ -204,7 +209,7 @@ export function swatchPages(lines: readonly TextLine[], pageCount: number): Set<
 
 /** Colours painted as uniform simple shapes on the colour pages, when the document prints no values. */
 function swatchColors(doc: DocumentModel): string[] {
-  const pages = swatchPages(doc.lines, doc.pages);
+  const pages = doc.swatchPages;
   const onPages = doc.shapes.filter((s) => pages.has(s.page) && Math.min(s.width, s.height) >= 10);
   const chromatic = onPages.filter((s) => isChromatic(s.hex));
   const sameSize = (a: PaintedShape, b: PaintedShape) =>
@@ -238,7 +243,7 @@ const ROLE_RANK: Record<ColorRole | 'none', number> = {
 };
 
 export function findPalette(doc: DocumentModel): PaletteFindings {
-  const mentions = printedColors(doc.lines);
+  const mentions = doc.printedColors;
   if (mentions.length > 0) {
     const entries = new Map<string, { role: ColorRole | 'none'; count: number; first: number }>();
     for (const mention of mentions) {

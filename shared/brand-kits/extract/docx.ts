@@ -1,7 +1,7 @@
 import { decode as decodePng } from 'fast-png';
 import { XMLParser } from 'fast-xml-parser';
 import { strFromU8, unzipSync } from 'fflate';
-import { normalizeHex } from './colors.ts';
+import { normalizeHex, printedColors, swatchPages } from './colors.ts';
 import { familyFromFontName } from './fonts.ts';
 import { assignHeadingLevels } from './layout.ts';
 import {
@@ -369,6 +369,8 @@ export function readDocx(bytes: Uint8Array): DocumentModel {
     links,
     fontUse,
     shapes,
+    printedColors: printedColors(lines),
+    swatchPages: swatchPages(lines, 1),
     themeColors: theme.colors,
     themeFonts: {
       headings: theme.headings ? familyFromFontName(theme.headings) : null,

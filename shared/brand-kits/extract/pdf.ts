@@ -239,20 +239,22 @@ async function readOpenPdf(
     appendLines(items, i + 1, lines, lineFonts);
   });
   repairSplitWords(lines);
-  const printsColours = printedColors(lines).length > 0;
+  const printed = printedColors(lines);
+  const colourPages = swatchPages(lines, pdf.numPages);
+  // Painted swatches make the palette only when the document prints no colour values.
+  const readsSwatches = printed.length === 0;
   // Drawing a page can change the draft only through logos (the cover and logo pages), painted
   // swatches (colour pages, while no values are printed) and the names of the fonts its text is set
   // in; a page with none of these is not drawn, which leaves the time budget to pages that matter.
   const logoPage = (pageNo: number) => pageNo === 1 || LOGO_PAGE_WORDS.test(pageTexts[pageNo - 1]!);
-  const colourPages = printsColours ? new Set<number>() : swatchPages(lines, pdf.numPages);
   const pageFonts = pageItems.map(
     (items) => new Set(items.filter((i) => typeof i.str === 'string' && i.str.trim()).map((i) => i.fontName)),
   );
   const canChangeDraft = (pageNo: number) =>
     logoPage(pageNo) ||
-    colourPages.has(pageNo) ||
+    (readsSwatches && colourPages.has(pageNo)) ||
     [...pageFonts[pageNo - 1]!].some((fontName) => !fontNames.has(fontName));
-  for (const { pageNo, essential } of drawingPlan(pageTexts, printsColours)) {
+  for (const { pageNo, essential } of drawingPlan(pageTexts, colourPages, readsSwatches)) {
     checkTime();
     if (!canChangeDraft(pageNo)) continue;
     const spent = Date.now() - drawStarted;
@@ -380,6 +382,8 @@ async function readOpenPdf(
     links,
     fontUse,
     shapes,
+    printedColors: printed,
+    swatchPages: colourPages,
     themeColors: [],
     themeFonts: { headings: null, body: null },
     images,
@@ -401,7 +405,6 @@ function repairSplitWords(lines: TextLine[]): void {
   });
 }
 
-const COLOUR_PAGE_WORDS = /colou?rs?|palette|swatch|farben?|couleurs?|colores?/i;
 const TYPE_PAGE_WORDS = /typo|typeface|fonts?\b|schrift/i;
 
 interface DrawingPlan {
@@ -413,19 +416,18 @@ interface DrawingPlan {
 
 /**
  * Which pages' drawing operators to read, most useful first: the cover and logo pages (images), colour
- * pages when no values are printed (swatches), pages without text when the whole document is outlined
- * art, then type pages (embedded fonts) and the rest.
+ * pages (`swatchPages`, which counts every page of a document without text: outlined art), essential
+ * while swatches are read, then pages without text, type pages (embedded fonts) and the rest.
  */
-function drawingPlan(texts: string[], printsColours: boolean): DrawingPlan[] {
-  const noText = texts.every((t) => !t.trim());
+function drawingPlan(texts: string[], colourPages: Set<number>, readsSwatches: boolean): DrawingPlan[] {
   return texts
     .map((text, i): DrawingPlan => {
       const pageNo = i + 1;
       if (pageNo === 1) return { pageNo, essential: true, rank: 0 };
       if (isMisusePage(text)) return { pageNo, essential: false, rank: 6 };
       if (LOGO_PAGE_WORDS.test(text)) return { pageNo, essential: true, rank: 1 };
-      if (COLOUR_PAGE_WORDS.test(text)) return { pageNo, essential: !printsColours, rank: 2 };
-      if (!text.trim()) return { pageNo, essential: noText, rank: 3 };
+      if (colourPages.has(pageNo)) return { pageNo, essential: readsSwatches, rank: 2 };
+      if (!text.trim()) return { pageNo, essential: false, rank: 3 };
       if (TYPE_PAGE_WORDS.test(text)) return { pageNo, essential: false, rank: 4 };
       return { pageNo, essential: false, rank: 5 };
     })

@@ -1,3 +1,5 @@
+import type { ColorMention } from './colors.ts';
+
 /** Draft fields as in the spec's "Brand kit draft"; logo URLs/keys are added by the caller after storing logos. */
 export interface BrandKitDraft {
   name: string | null;
@@ -110,6 +112,10 @@ export interface DocumentModel {
   /** Embedded/used typeface family → characters set in it. */
   fontUse: Map<string, number>;
   shapes: PaintedShape[];
+  /** Colour values the text prints (`printedColors`); read once, by the reader, which needs them too. */
+  printedColors: ColorMention[];
+  /** The colour pages (`swatchPages`), likewise read once. */
+  swatchPages: Set<number>;
   /** Colours a DOCX theme defines (accent1.., dk2, lt2), when not Office defaults. */
   themeColors: string[];
   /** Theme major (headings) / minor (body) fonts. */
