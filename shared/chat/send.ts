@@ -6,7 +6,8 @@ import { headObject } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
-import { decodeFastapi, valueError } from '../http/fields.ts';
+import { valueError } from '../http/fields.ts';
+import { fieldError } from '../http/validation.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
   ATTACHMENT_LIMITS,
@@ -27,12 +28,6 @@ import {
   SESSION_RESOURCE,
   storeUserMessage,
 } from './store.ts';
-
-/** A FastAPI validation item from one of our field rules, at a location we name. */
-const item = (loc: (string | number)[], input: unknown, message: string): ValidationItem => {
-  const { type, msg, ctx } = decodeFastapi(message)!;
-  return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
-};
 
 const fingerprint = (input: SendMessageInput) =>
   createHash('sha256')
@@ -92,7 +87,7 @@ export async function resolveAttachments(
     if ('type' in outcome) resolved.push(outcome);
     else
       problems.push(
-        item(
+        fieldError(
           ['body', 'attachments', i, outcome.field],
           attachment[outcome.field],
           valueError(outcome.reason),

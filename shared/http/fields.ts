@@ -2,6 +2,7 @@
 // Each valibot message carries the whole FastAPI error (type, msg, ctx) encoded as JSON, so the
 // mapper in validation.ts only adds `loc` and `input`. One place for every error text.
 import * as v from 'valibot';
+import { PythonFloat } from './python-json.ts';
 import { uuidParseError } from './uuid.ts';
 
 export interface FastApiError {
@@ -16,7 +17,16 @@ export const fastapi = (type: string, msg: string, ctx?: Record<string, unknown>
   MARK + JSON.stringify(ctx === undefined ? { type, msg } : { type, msg, ctx });
 
 export const decodeFastapi = (message: string): FastApiError | undefined =>
-  message.startsWith(MARK) ? (JSON.parse(message.slice(MARK.length)) as FastApiError) : undefined;
+  message.startsWith(MARK)
+    ? (JSON.parse(message.slice(MARK.length), reviveFloat) as FastApiError)
+    : undefined;
+
+/** A float in ctx (a float field's bound, `"ge":0.0` on the wire) crosses the message tagged, and is a
+ * PythonFloat once decoded. */
+const FLOAT_TAG = '$float';
+const floatCtx = (n: number) => ({ [FLOAT_TAG]: n });
+const reviveFloat = (_key: string, value: unknown) =>
+  isObject(value) && FLOAT_TAG in value ? new PythonFloat(value[FLOAT_TAG] as number) : value;
 
 /** JSON Schema carried at the end of each field's pipe (a no-op at run time), for the OpenAPI
  * document: shared/openapi converts it in place of the custom checks it cannot read. */
@@ -55,8 +65,24 @@ export const codePointLength = (s: string): number => (SURROGATE.test(s) ? [...s
 
 // ---- scalars -------------------------------------------------------------------------------
 
+/**
+ * pydantic's `string_unicode`: a lone surrogate (JSON `"\ud800"`) has no UTF-8, so Python cannot read
+ * it, nor could a strict client read it back. A transformation, not a check: its failure stops the
+ * length checks after it and any check a caller pipes after `string()`, as pydantic reports only it.
+ */
+const wellFormed = v.rawTransform<string, string>(({ dataset, addIssue, NEVER }) => {
+  if (dataset.value.isWellFormed()) return dataset.value;
+  addIssue({
+    message: fastapi(
+      'string_unicode',
+      'Input should be a valid string, unable to parse raw data as a unicode string',
+    ),
+  });
+  return NEVER;
+});
+
 export const string = (opts: { min?: number; max?: number } = {}) => {
-  const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [];
+  const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [wellFormed];
   if (opts.min !== undefined) {
     const min = opts.min;
     checks.push(
@@ -85,14 +111,18 @@ export const string = (opts: { min?: number; max?: number } = {}) => {
   });
 };
 
-/** The `ge`/`le` error a number breaks, if any. */
-const outOfBounds = (value: number, opts: { ge?: number; le?: number }) => {
+/** The `ge`/`le` error a number breaks, if any. A float field's bound is a float in ctx (`0.0`) but
+ * printed Rust-style in msg (`0`). */
+const outOfBounds = (value: number, opts: { ge?: number; le?: number }, float: boolean) => {
+  const bound = (n: number) => (float ? floatCtx(n) : n);
   if (opts.ge !== undefined && value < opts.ge)
     return fastapi('greater_than_equal', `Input should be greater than or equal to ${opts.ge}`, {
-      ge: opts.ge,
+      ge: bound(opts.ge),
     });
   if (opts.le !== undefined && value > opts.le)
-    return fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, { le: opts.le });
+    return fastapi('less_than_equal', `Input should be less than or equal to ${opts.le}`, {
+      le: bound(opts.le),
+    });
   return undefined;
 };
 
@@ -118,8 +148,8 @@ const coerced = <T>(parse: (input: unknown) => T | Refusal, jsonSchema: JsonHint
     jsonSchema,
   );
 
-const withinBounds = (value: number, opts: { ge?: number; le?: number }) => {
-  const outside = outOfBounds(value, opts);
+const withinBounds = (value: number, opts: { ge?: number; le?: number }, float = false) => {
+  const outside = outOfBounds(value, opts, float);
   return outside ? new Refusal(outside) : value;
 };
 
@@ -184,7 +214,7 @@ export const number = (opts: { ge?: number; le?: number } = {}) =>
       if (value instanceof Refusal) return value;
       // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
       if (!Number.isFinite(value)) return refuse('finite_number', 'Input should be a finite number');
-      return withinBounds(value, opts);
+      return withinBounds(value, opts, true);
     },
     { type: 'number', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },
   );
@@ -346,6 +376,15 @@ const hasUnstorableKey = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {
   return Object.values(value).some((child) => hasUnstorableKey(child, levels - 1));
 };
 
+/** A key or string holding a lone surrogate, looked for as deep as an unstorable key. */
+const hasIllFormedText = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (typeof value !== 'object' || value === null || levels < 0) return false;
+  for (const [key, child] of Object.entries(value))
+    if (!key.isWellFormed() || hasIllFormedText(child, levels - 1)) return true;
+  return false;
+};
+
 const nestsDeeperThan = (value: unknown, levels: number): boolean => {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
@@ -357,7 +396,8 @@ const nestsDeeperThan = (value: unknown, levels: number): boolean => {
  * A free-form JSON object (pydantic `dict[str, Any]`): at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
  * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep, with no `__proto__` key at any
- * level (it could not be stored). `name` words the size error.
+ * level (it could not be stored) and no lone surrogate in a key or string (as `string()`: it could not
+ * be sent back as UTF-8). `name` words the size error.
  */
 export const dict = (opts: { name?: string } = {}) =>
   hinted(
@@ -370,6 +410,12 @@ export const dict = (opts: { name?: string } = {}) =>
       v.check(
         (value) => !hasUnstorableKey(value),
         valueError(`"${UNSTORABLE_KEY}" is not accepted as a key`),
+      ),
+      v.check(
+        (value) => !hasIllFormedText(value),
+        valueError(
+          'keys and strings must be valid Unicode: a lone surrogate (U+D800 to U+DFFF) is not accepted',
+        ),
       ),
       v.check(
         (value) => Buffer.byteLength(JSON.stringify(value)) <= DICT_MAX_BYTES,

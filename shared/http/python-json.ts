@@ -5,6 +5,9 @@
 // own data property). Only when it throws (a syntax error, or Python's extra NaN/Infinity literals) does
 // the scanner below run: a transcription of CPython's C scanner (`Modules/_json.c`) that locates the
 // error exactly like CPython, or builds the value.
+//
+// The way back is here too: `encodePythonJson` renders error bodies as Starlette does (float literals in
+// Python's repr, which JSON.parse forgets, so a 422 re-reads its body with `decodePythonFloats`).
 
 export type DecodeResult = { ok: true; value: unknown } | { ok: false; pos: number; msg: string };
 
@@ -35,8 +38,19 @@ const ESCAPES: Record<string, string> = {
   t: '\t',
 };
 
+/** A number literal Python reads as a float (`1.0`, `1e2`), where JSON.parse gives a plain number. */
+export class PythonFloat {
+  constructor(readonly value: number) {}
+  /** Outside error bodies it is just the number. */
+  toJSON() {
+    return this.value;
+  }
+}
+
+const withoutBom = (input: string) => (input.charCodeAt(0) === 0xfeff ? input.slice(1) : input);
+
 export function decodePythonJson(input: string): DecodeResult {
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const text = withoutBom(input);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -48,6 +62,11 @@ export function decodePythonJson(input: string): DecodeResult {
   if (hasLongDigitRun(text)) return new Scanner(text).decode(); // throws if it really is a huge int
   return { ok: true, value };
 }
+
+/** An accepted body read again with its float literals as PythonFloat (only to echo a 422's inputs:
+ * the scanner is far slower than JSON.parse). */
+export const decodePythonFloats = (input: string): DecodeResult =>
+  new Scanner(withoutBom(input), true).decode();
 
 /** Cheap bound: a nesting depth over MAX_DEPTH needs more than MAX_DEPTH '[' / '{' characters. */
 function mayBeTooDeep(text: string): boolean {
@@ -102,7 +121,10 @@ class Scanner {
   private end = 0; // index just after the last value scanned
   private depth = 0;
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly markFloats = false,
+  ) {}
 
   decode(): DecodeResult {
     const { s } = this;
@@ -155,7 +177,7 @@ class Scanner {
     }
   }
 
-  private number(i: number): number {
+  private number(i: number): number | PythonFloat {
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(this.s);
     if (!m) throw new Fail(i, 'Expecting value');
@@ -164,7 +186,9 @@ class Scanner {
     if (isInt && literal.length - (literal[0] === '-' ? 1 : 0) > MAX_INT_DIGITS)
       throw new BodyTooDeepError('Exceeds the limit (4300 digits) for integer string conversion');
     this.end = i + literal.length;
-    return Number(literal);
+    const value = Number(literal);
+    // 1e400 stays the number Infinity: a field refuses it, and JSON has no way to echo it.
+    return this.markFloats && !isInt && Number.isFinite(value) ? new PythonFloat(value) : value;
   }
 
   /** `start` is just after the opening quote. */
@@ -285,4 +309,19 @@ export function pythonFloatRepr(n: number): string {
   const e = decpt - 1;
   const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
   return `${sign}${mant}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+}
+
+/**
+ * An error body as Starlette renders it (compact `json.dumps`): a PythonFloat in Python's repr, and a
+ * lone surrogate, in a key or a value, as U+FFFD. Python cannot encode one as UTF-8 (FastAPI answers
+ * 500) and strict readers (jq, Python) refuse JSON.stringify's `\ud800`. Otherwise as JSON.stringify.
+ */
+export function encodePythonJson(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.toWellFormed());
+  if (value instanceof PythonFloat) return pythonFloatRepr(value.value);
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if ('toJSON' in value && typeof value.toJSON === 'function') return encodePythonJson(value.toJSON());
+  if (Array.isArray(value)) return `[${value.map((item) => encodePythonJson(item ?? null)).join(',')}]`;
+  const members = Object.entries(value).filter(([, entry]) => entry !== undefined);
+  return `{${members.map(([key, entry]) => `${encodePythonJson(key)}:${encodePythonJson(entry)}`).join(',')}}`;
 }

@@ -15,9 +15,9 @@ import {
   ServiceUnavailableError,
 } from './errors.ts';
 import type { FormBody } from './multipart.ts';
-import { BodyTooDeepError, decodePythonJson } from './python-json.ts';
+import { BodyTooDeepError, decodePythonJson, encodePythonJson } from './python-json.ts';
 import { hideSecretInputs } from './secret-inputs.ts';
-import { validateRequest } from './validation.ts';
+import { echoFloatLiterals, validateRequest } from './validation.ts';
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -283,12 +283,23 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
       error = new ServiceUnavailableError();
     }
     if (error) {
-      request.response = json(error.status, { detail: error.detail }, error.headers);
+      // After hideSecretInputs (its onError runs first): a masked secret stays masked.
+      if (error instanceof RequestValidationError && isJson(mediaType(request.event)))
+        echoFloatLiterals(error.items, rawBody(request.event)?.toString('utf8'));
+      request.response = errorJson(error.status, { detail: error.detail }, error.headers);
       return;
     }
     log.error('unhandled error', { error: cause.name, error_message: cause.message, stack: cause.stack });
-    request.response = json(500, { detail: 'Internal Server Error' });
+    request.response = errorJson(500, { detail: 'Internal Server Error' });
   },
+});
+
+/** Error bodies only: echoed inputs may hold lone surrogates and float literals (encodePythonJson),
+ * which the success path, JSON.stringify's, never pays for. */
+const errorJson = (status: number, body: unknown, headers: Record<string, string> = {}): Result => ({
+  statusCode: status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: encodePythonJson(body),
 });
 
 // ---- composition --------------------------------------------------------------------------

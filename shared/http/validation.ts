@@ -1,7 +1,8 @@
 // Validation of path, query and body against valibot schemas, reported as FastAPI 422 items.
 import * as v from 'valibot';
 import { RequestValidationError, type ValidationItem } from './errors.ts';
-import { decodeFastapi } from './fields.ts';
+import { decodeFastapi, isObject } from './fields.ts';
+import { decodePythonFloats, PythonFloat } from './python-json.ts';
 
 export type Source = 'path' | 'query' | 'header' | 'body';
 
@@ -83,3 +84,57 @@ export function validateRequest(schemas: RequestSchemas, parts: RequestParts) {
   if (items.length > 0) throw new RequestValidationError(items);
   return { path, query, header, body };
 }
+
+/**
+ * Float literals in a refused JSON body echo as Python prints them (`-1.0`, `100.0` for `1e2`), not as
+ * JSON.parse left them (`-1`). Only when a 422 names the body: its text is read again, float-aware, and
+ * each body item's input takes a PythonFloat wherever the body holds one of the same value at the same
+ * place (the item's loc; its parent's for a missing field). Anything else stays as it is: masked
+ * secrets, values the schema changed, inputs that are not the body's.
+ */
+export function echoFloatLiterals(items: readonly ValidationItem[], bodyText: string | undefined) {
+  if (bodyText === undefined || !items.some((item) => item.loc[0] === 'body')) return;
+  let body: ReturnType<typeof decodePythonFloats>;
+  try {
+    body = decodePythonFloats(bodyText);
+  } catch {
+    return; // too deep for CPython: a body no route parsed (a form route's), whose echoes are null
+  }
+  if (!body.ok) return; // the json_invalid item itself
+  for (const item of items) {
+    if (item.loc[0] !== 'body') continue;
+    const at = item.loc.slice(1, item.type === 'missing' ? -1 : undefined);
+    item.input = withFloats(item.input, valueAt(body.value, at));
+  }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  isObject(value) && !(value instanceof PythonFloat);
+
+const valueAt = (value: unknown, path: readonly (string | number)[]): unknown => {
+  for (const key of path) {
+    if (Array.isArray(value) && typeof key === 'number') value = value[key];
+    else if (isPlainObject(value) && Object.hasOwn(value, key)) value = value[key];
+    else return undefined;
+  }
+  return value;
+};
+
+const withFloats = (echo: unknown, raw: unknown): unknown => {
+  if (typeof echo === 'number') return raw instanceof PythonFloat && Object.is(raw.value, echo) ? raw : echo;
+  if (Array.isArray(echo)) return Array.isArray(raw) ? echo.map((item, i) => withFloats(item, raw[i])) : echo;
+  if (!isPlainObject(echo) || !isPlainObject(raw)) return echo;
+  return Object.fromEntries(
+    Object.entries(echo).map(([key, entry]) => [
+      key,
+      withFloats(entry, Object.hasOwn(raw, key) ? raw[key] : undefined),
+    ]),
+  );
+};
+
+/** A FastAPI item for a rule a handler checks past validation (an object's type, an attachment),
+ * at a location it names, from one of the encoded errors of fields.ts. */
+export const fieldError = (loc: (string | number)[], input: unknown, message: string): ValidationItem => {
+  const { type, msg, ctx } = decodeFastapi(message)!;
+  return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
+};

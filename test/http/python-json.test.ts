@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BodyTooDeepError, decodePythonJson, pythonFloatRepr } from '../../shared/http/python-json.ts';
+import {
+  BodyTooDeepError,
+  decodePythonFloats,
+  decodePythonJson,
+  encodePythonJson,
+  PythonFloat,
+  pythonFloatRepr,
+} from '../../shared/http/python-json.ts';
 
 const fails = (text: string) => {
   const r = decodePythonJson(text);
@@ -219,4 +226,39 @@ describe('pythonFloatRepr', () => {
     [Number.NEGATIVE_INFINITY, '-inf'],
   ];
   for (const [n, repr] of cases) it(`${n} → ${repr}`, () => assert.equal(pythonFloatRepr(n), repr));
+});
+
+describe('decodePythonFloats and encodePythonJson: a 422 echoes float literals as Python does', () => {
+  it('marks float literals only, finite ones only', () => {
+    const r = decodePythonFloats('\ufeff[1, -1.0, 1e2, 2.5E-5, -0.0, 1e400, {"a": 0.5}, "1.0"]');
+    assert.ok(r.ok);
+    assert.deepEqual(r.value, [
+      1,
+      new PythonFloat(-1),
+      new PythonFloat(100),
+      new PythonFloat(2.5e-5),
+      new PythonFloat(-0),
+      Number.POSITIVE_INFINITY,
+      { a: new PythonFloat(0.5) },
+      '1.0',
+    ]);
+    assert.equal(encodePythonJson(r.value), '[1,-1.0,100.0,2.5e-05,-0.0,null,{"a":0.5},"1.0"]');
+  });
+
+  it('is JSON.stringify but for floats and lone surrogates', () => {
+    const value = {
+      a: [new PythonFloat(1), 1, new PythonFloat(-0), new PythonFloat(2.5e-5), undefined, null],
+      '\ud800k': 'v\udc00',
+      skipped: undefined,
+      pair: '😀',
+      text: 'q"\\\n\u0001',
+    };
+    assert.equal(
+      encodePythonJson(value),
+      '{"a":[1.0,1,-0.0,2.5e-05,null,null],"\ufffdk":"v\ufffd","pair":"😀","text":"q\\"\\\\\\n\\u0001"}',
+    );
+    assert.equal(JSON.stringify(new PythonFloat(1)), '1'); // anywhere else, just the number
+    const plain = { detail: [{ loc: ['body', 0], input: { x: [1, 'é', true, null] }, ctx: { error: {} } }] };
+    assert.equal(encodePythonJson(plain), JSON.stringify(plain));
+  });
 });
