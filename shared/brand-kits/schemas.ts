@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { boolean, dict, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
 import { dateTimeOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
-import { UPLOAD_MAX_BYTES } from '../uploads/schemas.ts';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_MAX_BYTES } from '../uploads/schemas.ts';
 
 const MiB = 1024 * 1024;
 
@@ -32,6 +32,12 @@ export const BRAND_KIT_LIMITS = {
 
 export const LOGO_ROLES = ['logo', 'icon', 'dark', 'square'] as const;
 export type LogoRole = (typeof LOGO_ROLES)[number];
+
+/** What a logo's object may be: the image types a direct upload may have. */
+export const LOGO_MEDIA_TYPES: ReadonlySet<string> = new Set(
+  UPLOAD_CONTENT_TYPES.filter((type) => type.startsWith('image/')),
+);
+export const LOGO_NOT_AN_IMAGE = `a logo must be an image (${[...LOGO_MEDIA_TYPES].join(', ')})`;
 
 /** The draft fields that name each role's logo. */
 export const LOGO_FIELDS = {

@@ -1,11 +1,13 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
-import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws/s3.ts';
+import { CopyObjectCommand, DeleteObjectCommand, type HeadObjectCommandOutput } from '@aws-sdk/client-s3';
+import { headObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError, RequestValidationError } from '../http/errors.ts';
+import { valueError } from '../http/fields.ts';
+import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
 import { downloadUrl } from '../uploads/store.ts';
 import { brandKitKeys, brandKitLogoKey, isOwnLogoSource } from './keys.ts';
@@ -14,6 +16,8 @@ import {
   type BrandKitDraft,
   type CreateBrandKitInput,
   LOGO_FIELDS,
+  LOGO_MEDIA_TYPES,
+  LOGO_NOT_AN_IMAGE,
   LOGO_ROLES,
   type LogoRole,
 } from './schemas.ts';
@@ -80,7 +84,14 @@ export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
 const isMissing = (error: unknown) =>
   (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
-/** Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). */
+const isLogoImage = (head: HeadObjectCommandOutput | undefined) =>
+  !head || LOGO_MEDIA_TYPES.has((head.ContentType ?? '').split(';')[0]!.trim().toLowerCase());
+
+/**
+ * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). Each source's
+ * type is read beside its copy (one wave): a source that is not an image (a direct upload may be a
+ * video or a PDF) is a 422 at its field, and every copy is deleted again.
+ */
 async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
   const named = LOGO_ROLES.flatMap((role) => {
     const source = input[LOGO_FIELDS[role].key];
@@ -90,23 +101,31 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
   const copies = await Promise.allSettled(
     named.map(async ({ role, source }) => {
       const key = brandKitLogoKey(userId, kitId, role, source);
-      await s3().send(
-        new CopyObjectCommand({
-          Bucket: config.bucketName,
-          Key: key,
-          CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
-        }),
-      );
-      return [role, key] as const;
+      const [head] = await Promise.all([
+        headObject(source),
+        s3().send(
+          new CopyObjectCommand({
+            Bucket: config.bucketName,
+            Key: key,
+            CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
+          }),
+        ),
+      ]);
+      return { role, key, source, image: isLogoImage(head) };
     }),
   );
   const copied = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
   const failed = copies.find((c) => c.status === 'rejected');
-  if (failed) {
-    await discardLogos(copied.map(([, key]) => key));
-    throw isMissing(failed.reason) ? new NotFoundError('Logo') : failed.reason;
-  }
-  return new Map<LogoRole, string>(copied);
+  const notImages = copied.filter((c) => !c.image);
+  if (failed || notImages.length > 0) await discardLogos(copied.map((c) => c.key));
+  if (failed) throw isMissing(failed.reason) ? new NotFoundError('Logo') : failed.reason;
+  if (notImages.length > 0)
+    throw new RequestValidationError(
+      notImages.map(({ role, source }) =>
+        fieldError(['body', LOGO_FIELDS[role].key], source, valueError(LOGO_NOT_AN_IMAGE)),
+      ),
+    );
+  return new Map<LogoRole, string>(copied.map((c) => [c.role, c.key]));
 }
 
 /** Best effort: objects of a kit that was never written. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { strToU8, zipSync } from 'fflate';
 import { buildEvent } from '../../infra/local/events.ts';
 import { lambdaContext, loadHandler } from '../../infra/local/handlers.ts';
@@ -256,13 +256,17 @@ describe('generate-from-upload with a direct upload (upload_key)', () => {
       `uploads/${h.owner.id}/../${othersKey.split('/').slice(1).join('/')}`,
       `drafts/${h.owner.id}/x/logo.png`,
       'brand-kits/anything.png',
-      `uploads/${h.owner.id}/x/\ud800.pdf`, // the S3 client cannot encode it into a URL
-      `uploads/${h.owner.id}/x/a\u0000.pdf`,
+      `uploads/${h.owner.id}/x/a\u0000.pdf`, // the S3 client cannot encode it into a URL
     ]) {
       const res = await fromUpload(key);
       assert.equal(res.status, 404, key);
       assert.deepEqual(res.body, { detail: 'Upload not found' });
     }
+    // A lone surrogate is no string at all: pydantic's string_unicode, before any key rule.
+    const surrogate = await fromUpload(`uploads/${h.owner.id}/x/\ud800.pdf`);
+    assert.equal(surrogate.status, 422);
+    assert.deepEqual(surrogate.body.detail[0].loc, ['body', 'upload_key']);
+    assert.equal(surrogate.body.detail[0].type, 'string_unicode');
     assert.equal((await fromUpload(othersKey, h.other.token)).status, 200);
   });
 
@@ -394,6 +398,49 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       assert.equal(refused.status, 404, logo_key);
       assert.deepEqual(refused.body, { detail: 'Logo not found' });
     }
+  });
+
+  it('refuses a logo that is not an image with 422 at its field, and keeps no copy', async () => {
+    const direct = async (filename: string, content_type: string, body: Uint8Array) => {
+      const slot = await h.call('POST', '/api/v1/uploads', {
+        json: { filename, content_type, size: body.length },
+      });
+      assert.equal(slot.status, 200, slot.text);
+      const put = await fetch(slot.body.upload_url, { method: 'PUT', headers: slot.body.headers, body });
+      assert.equal(put.status, 200);
+      return slot.body.key as string;
+    };
+    const video = await direct('logo.mp4', 'video/mp4', new Uint8Array(64));
+    const image = await direct(
+      'mark.png',
+      'image/png',
+      await fetchPng((await generate(fileForm(pdf))).body.logo_url),
+    );
+    const kitLogos = async () =>
+      (
+        await s3().send(
+          new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
+        )
+      ).KeyCount ?? 0;
+    const before = await kitLogos();
+    const res = await save({ name: 'Video logo', logo_key: image, logo_dark_key: video });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['body', 'logo_dark_key'],
+          msg: 'Value error, a logo must be an image (image/png, image/jpeg, image/gif, image/webp)',
+          input: video,
+          ctx: { error: {} },
+        },
+      ],
+    });
+    // Neither copy stays, the image's included; an upload that is an image is saved as the logo.
+    assert.equal(await kitLogos(), before);
+    const saved = await save({ name: 'Image logo', logo_key: image });
+    assert.equal(saved.status, 201, saved.text);
+    assert.equal(saved.body.logo_key, `brand-kits/${h.owner.id}/${saved.body.id}/logo.png`);
   });
 
   it('validates the body with FastAPI’s error items', async () => {
