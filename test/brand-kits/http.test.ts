@@ -222,21 +222,28 @@ describe('POST /api/v1/brand-kits/generate-from-upload', () => {
   });
 });
 
+/** A direct upload through its presigned PUT, as a client makes it; answers the key. */
+async function upload(
+  content: Uint8Array,
+  token = h.owner.token,
+  filename = 'guidelines.pdf',
+  content_type = 'application/pdf',
+) {
+  const slot = await h.call('POST', '/api/v1/uploads', {
+    json: { filename, content_type, size: content.length },
+    token,
+  });
+  assert.equal(slot.status, 200, slot.text);
+  const put = await fetch(slot.body.upload_url, {
+    method: 'PUT',
+    headers: slot.body.headers,
+    body: content,
+  });
+  assert.equal(put.status, 200);
+  return slot.body.key as string;
+}
+
 describe('generate-from-upload with a direct upload (upload_key)', () => {
-  async function upload(content: Uint8Array, token = h.owner.token, filename = 'guidelines.pdf') {
-    const slot = await h.call('POST', '/api/v1/uploads', {
-      json: { filename, content_type: 'application/pdf', size: content.length },
-      token,
-    });
-    assert.equal(slot.status, 200);
-    const put = await fetch(slot.body.upload_url, {
-      method: 'PUT',
-      headers: slot.body.headers,
-      body: content,
-    });
-    assert.equal(put.status, 200);
-    return slot.body.key as string;
-  }
   const fromUpload = (upload_key: unknown, token?: string) =>
     h.call('POST', GENERATE, { json: { upload_key }, token });
 
@@ -401,21 +408,9 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
   });
 
   it('refuses a logo that is not an image with 422 at its field, and keeps no copy', async () => {
-    const direct = async (filename: string, content_type: string, body: Uint8Array) => {
-      const slot = await h.call('POST', '/api/v1/uploads', {
-        json: { filename, content_type, size: body.length },
-      });
-      assert.equal(slot.status, 200, slot.text);
-      const put = await fetch(slot.body.upload_url, { method: 'PUT', headers: slot.body.headers, body });
-      assert.equal(put.status, 200);
-      return slot.body.key as string;
-    };
-    const video = await direct('logo.mp4', 'video/mp4', new Uint8Array(64));
-    const image = await direct(
-      'mark.png',
-      'image/png',
-      await fetchPng((await generate(fileForm(pdf))).body.logo_url),
-    );
+    const video = await upload(new Uint8Array(64), h.owner.token, 'logo.mp4', 'video/mp4');
+    const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
+    const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
     const kitLogos = async () =>
       (
         await s3().send(
