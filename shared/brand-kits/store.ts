@@ -1,6 +1,6 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
-import { CopyObjectCommand, DeleteObjectCommand, type HeadObjectCommandOutput } from '@aws-sdk/client-s3';
-import { headObject, s3 } from '../aws/s3.ts';
+import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
@@ -9,6 +9,8 @@ import { NotFoundError, RequestValidationError } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
+import { bareMediaType } from '../media-type.ts';
+import { isOwnUploadKey } from '../uploads/keys.ts';
 import { downloadUrl } from '../uploads/store.ts';
 import { brandKitKeys, brandKitLogoKey, isOwnLogoSource } from './keys.ts';
 import {
@@ -81,16 +83,11 @@ export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
   updated_at: item.updated_at,
 });
 
-const isMissing = (error: unknown) =>
-  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
-
-const isLogoImage = (head: HeadObjectCommandOutput | undefined) =>
-  !head || LOGO_MEDIA_TYPES.has((head.ContentType ?? '').split(';')[0]!.trim().toLowerCase());
-
 /**
- * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). Each source's
- * type is read beside its copy (one wave): a source that is not an image (a direct upload may be a
- * video or a PDF) is a 422 at its field, and every copy is deleted again.
+ * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). A direct upload is
+ * checked first (HeadObject): one that is not an image (it may be a video or a PDF) is never copied, is
+ * a 422 at its field, and the save's other copies are deleted. Draft logos are our own PNGs and kit
+ * logos copies of checked sources, so those are copied at once.
  */
 async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
   const named = LOGO_ROLES.flatMap((role) => {
@@ -100,32 +97,35 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
   for (const { source } of named) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
   const copies = await Promise.allSettled(
     named.map(async ({ role, source }) => {
+      if (isOwnUploadKey(userId, source)) {
+        const head = await headObject(source);
+        // No object: the copy below fails with the 404 a missing logo gets.
+        if (head && !LOGO_MEDIA_TYPES.has(bareMediaType(head.ContentType))) return { role, source };
+      }
       const key = brandKitLogoKey(userId, kitId, role, source);
-      const [head] = await Promise.all([
-        headObject(source),
-        s3().send(
-          new CopyObjectCommand({
-            Bucket: config.bucketName,
-            Key: key,
-            CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
-          }),
-        ),
-      ]);
-      return { role, key, source, image: isLogoImage(head) };
+      await s3().send(
+        new CopyObjectCommand({
+          Bucket: config.bucketName,
+          Key: key,
+          CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
+      return { role, source, key };
     }),
   );
-  const copied = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
+  const settled = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
+  const copied = settled.flatMap(({ role, key }) => (key ? [[role, key] as const] : []));
+  const notImages = settled.filter((c) => !c.key);
   const failed = copies.find((c) => c.status === 'rejected');
-  const notImages = copied.filter((c) => !c.image);
-  if (failed || notImages.length > 0) await discardLogos(copied.map((c) => c.key));
-  if (failed) throw isMissing(failed.reason) ? new NotFoundError('Logo') : failed.reason;
+  if (failed || notImages.length > 0) await discardLogos(copied.map(([, key]) => key));
+  if (failed) throw isMissingObject(failed.reason) ? new NotFoundError('Logo') : failed.reason;
   if (notImages.length > 0)
     throw new RequestValidationError(
       notImages.map(({ role, source }) =>
         fieldError(['body', LOGO_FIELDS[role].key], source, valueError(LOGO_NOT_AN_IMAGE)),
       ),
     );
-  return new Map<LogoRole, string>(copied.map((c) => [c.role, c.key]));
+  return new Map<LogoRole, string>(copied);
 }
 
 /** Best effort: objects of a kit that was never written. */

@@ -1,5 +1,6 @@
 // Chat attachments become content blocks in the shapes model APIs accept (Bedrock Converse: `text`,
 // `image` and `document` blocks whose source is an S3 location). Pure: no AWS access here.
+import { bareMediaType } from '../media-type.ts';
 
 const MiB = 1024 * 1024;
 
@@ -66,7 +67,7 @@ const EXTENSIONS: Record<string, string> = {
 /** The attachment type of a media type (`image/png`, `text/plain; charset=utf-8`), if supported. */
 export const attachmentType = (mediaType: string | null | undefined): AttachmentType | undefined => {
   if (!mediaType) return undefined;
-  const bare = mediaType.split(';')[0]!.trim().toLowerCase();
+  const bare = bareMediaType(mediaType);
   const type = ALIASES[bare] ?? bare;
   if (type in IMAGE_FORMATS)
     return { kind: 'image', format: IMAGE_FORMATS[type as keyof typeof IMAGE_FORMATS], mediaType: type };

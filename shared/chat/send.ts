@@ -1,5 +1,6 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
 // blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment), then the write.
+
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import { headObject } from '../aws/s3.ts';
@@ -8,6 +9,7 @@ import { ownedBy } from '../db/store.ts';
 import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
+import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
   ATTACHMENT_LIMITS,
@@ -53,7 +55,7 @@ const resolveOne = (
   let type = attachmentType(attachment.media_type);
   if (attachment.media_type !== null && !type)
     return { field: 'media_type', reason: `unsupported media type (supported: ${SUPPORTED_TYPES_TEXT})` };
-  const stored = (head.ContentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const stored = bareMediaType(head.ContentType);
   type ??= GENERIC_TYPES.has(stored) ? undefined : attachmentType(stored);
   type ??= attachmentType(mediaTypeOfName(fileName) ?? mediaTypeOfName(attachment.key));
   if (!type) return { field: 'key', reason: `unsupported file type (supported: ${SUPPORTED_TYPES_TEXT})` };

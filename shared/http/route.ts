@@ -1,11 +1,13 @@
 // The one HTTP pipeline every handler is wrapped in. Order (DESIGN.md §3): request context →
 // bearer check (401) → body size (413) → body parsing (JSON or multipart, base64-aware) →
 // validation of path, query and body (422) → handler → one error mapper.
+
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { log, setLogRequestId } from '../log.ts';
+import { bareMediaType } from '../media-type.ts';
 import { authenticate, type Caller } from './auth.ts';
 import {
   BadRequestError,
@@ -111,8 +113,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   body: JSON.stringify(body),
 });
 
-const mediaType = (event: Event) =>
-  (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+const mediaType = (event: Event) => bareMediaType(event.headers?.['content-type']);
 const isJson = (type: string) =>
   type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 const isMultipart = (type: string) => type === 'multipart/form-data';

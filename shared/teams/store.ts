@@ -313,11 +313,11 @@ export async function getOwnedTeam(userId: string, teamId: string): Promise<Team
 
 // ---- endpoints ----------------------------------------------------------------------------
 
-/** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
 /** The caller's teams, newest first: each as unsubscribe answers it (no members or activity). */
 export const listTeams = (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
   listOwned(teamKeys.ownerPartition(userId), page, toTeamDetail);
 
+/** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
 export async function getTeam(userId: string, teamId: string): Promise<TeamWithMembers> {
   const [team, members, activity] = await Promise.all([
     readTeam(teamId),

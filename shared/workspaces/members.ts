@@ -23,7 +23,8 @@ export interface MemberItem {
   user_id: string;
   role: MemberRole;
   created_at: string;
-  workspace: WorkspaceSummary;
+  /** Absent on member items written before `f7cd29b` (listWorkspaces reads the workspace item then). */
+  workspace?: WorkspaceSummary;
 }
 
 export const workspaceNotFound = () => new NotFoundError('Workspace');

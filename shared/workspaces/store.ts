@@ -47,11 +47,21 @@ export async function createWorkspace(userId: string, input: CreateWorkspaceInpu
   return toWorkspace(item, []);
 }
 
-/** The workspaces the caller is a member of, newest first, from the summaries on its member items. */
-export const listWorkspaces = (userId: string, page: OwnerPage): Promise<WorkspaceListEntry[]> =>
-  listOwned(workspaceKeys.memberPartition(userId), page, (member: MemberItem) =>
-    toSummary(member.workspace_id, member.workspace),
+/**
+ * The workspaces the caller is a member of, newest first, from the summaries on its member items. A
+ * member item written before they carried one (`f7cd29b`) is answered from its workspace item, read in
+ * a second wave that only such items cost; one whose workspace item is missing is left out.
+ */
+export async function listWorkspaces(userId: string, page: OwnerPage): Promise<WorkspaceListEntry[]> {
+  const members = await listOwned(workspaceKeys.memberPartition(userId), page, (m: MemberItem) => m);
+  const summaries = await Promise.all(
+    members.map((m) => m.workspace ?? getItem<WorkspaceItem>(workspaceKeys.workspace(m.workspace_id))),
   );
+  return members.flatMap((m, i) => {
+    const summary = summaries[i];
+    return summary ? [toSummary(m.workspace_id, summary)] : [];
+  });
+}
 
 /** One wave: the caller's member item, the workspace item and its integrations. */
 export async function getWorkspace(userId: string, workspaceId: string): Promise<Workspace> {

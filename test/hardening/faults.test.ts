@@ -4,7 +4,7 @@
 // project, an idempotent retry never doubles a record.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
@@ -309,6 +309,29 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(res.status, 401);
     }
     results.projects_checked_for_half_writes = projects.length;
+  });
+
+  it('POST /brand-kits: when an upload’s type check fails, no logo copy is left behind', async () => {
+    const draft = `drafts/${h.owner.id}/faults/logo.png`;
+    const upload = `uploads/${h.owner.id}/faults/mark.png`;
+    for (const Key of [draft, upload])
+      await s3().send(
+        new PutObjectCommand({ Bucket: config.bucketName, Key, Body: 'png', ContentType: 'image/png' }),
+      );
+    const kitLogos = async () =>
+      (
+        await s3().send(
+          new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
+        )
+      ).Contents?.map((o) => o.Key) ?? [];
+    const before = await kitLogos();
+    inject('s3', { commands: /HeadObject/, failing: () => true, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/brand-kits', {
+      json: { name: 'Faulty logos', logo_key: draft, logo_icon_key: upload },
+    });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    assert.deepEqual(await kitLogos(), before);
   });
 
   it('a workspace whose second write fails is nowhere: not listed, no member item without it', async () => {

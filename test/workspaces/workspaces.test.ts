@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pathParameterNames, routes } from '../../infra/routes.ts';
-import { addMember } from '../../shared/workspaces/members.ts';
+import { put } from '../../shared/db/store.ts';
+import { newId } from '../../shared/ids.ts';
+import { workspaceKeys } from '../../shared/workspaces/keys.ts';
+import { addMember, getMember } from '../../shared/workspaces/members.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -127,5 +130,32 @@ describe('membership', () => {
     const listed = await h.call('GET', '/api/v1/workspaces', { token });
     assert.deepEqual(listed.body, [{ ...summary, owner_id }]);
     assert.equal(listed.body[0].owner_id, h.owner.id);
+  });
+});
+
+describe('GET /api/v1/workspaces over member items written before they carried the summary', () => {
+  it('answers them from the workspace item, and leaves out one whose workspace item is missing', async () => {
+    const user = newId();
+    const token = await h.tokenFor(user);
+    const { body: ws } = await create({ name: 'Older' }, token);
+    // As createWorkspace wrote the creator's member item before f7cd29b: no `workspace` copy.
+    const older = await getMember(user, ws.id);
+    const { workspace: _, ...withoutCopy } = older!;
+    await put({
+      ...withoutCopy,
+      ...workspaceKeys.member(ws.id, user),
+      ...workspaceKeys.byMember(user, ws.id),
+    });
+    const orphan = newId();
+    await put({
+      ...withoutCopy,
+      ...workspaceKeys.member(orphan, user),
+      ...workspaceKeys.byMember(user, orphan),
+      workspace_id: orphan,
+    });
+    const listed = await h.call('GET', '/api/v1/workspaces', { token });
+    assert.equal(listed.status, 200, listed.text);
+    const { integrations: __, ...entry } = ws;
+    assert.deepEqual(listed.body, [entry]);
   });
 });
