@@ -39,7 +39,29 @@ export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSecond
   };
 }
 
+/** Lambda's limit on a synchronous invocation's response (the JSON of the result object). */
+export const LAMBDA_RESPONSE_MAX_BYTES = 6_291_556;
+
+/** What API Gateway answers when the function fails (here: a response past Lambda's limit). */
+const FUNCTION_FAILED: APIGatewayProxyStructuredResultV2 = {
+  statusCode: 500,
+  headers: { 'content-type': 'application/json' },
+  body: '{"message":"Internal Server Error"}',
+};
+
 export async function invoke(route: Route, event: APIGatewayProxyEventV2) {
   const handler = await loadHandler(route);
-  return handler(event, lambdaContext(route));
+  const result = await handler(event, lambdaContext(route));
+  // As on AWS, a response past the limit is a function error: measured only where it may be one
+  // (the result's JSON is at most about three bytes per character of the body).
+  if ((result.body?.length ?? 0) * 3 > LAMBDA_RESPONSE_MAX_BYTES) {
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    if (bytes > LAMBDA_RESPONSE_MAX_BYTES) {
+      console.error(
+        `${route.entry}: response of ${bytes} bytes is past Lambda's ${LAMBDA_RESPONSE_MAX_BYTES}`,
+      );
+      return FUNCTION_FAILED;
+    }
+  }
+  return result;
 }

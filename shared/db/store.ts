@@ -115,17 +115,22 @@ export const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 /** The bytes a value adds to a Lambda response: its JSON, escaped again as part of the body string. */
 const sentBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 1;
 
-/** The longest head of `items` within PAGE_MAX_BYTES, never empty when items remain. Measured on the
+/** The longest head of `items` within `maxBytes`, never empty when items remain. Measured on the
  * stored items, which carry more than the entries made from them. Escaping at most doubles a JSON
  * text, so a page of half the budget is kept without measuring its items one by one. */
-function withinPageBudget<T>(items: T[]): T[] {
-  if (Buffer.byteLength(JSON.stringify(items)) * 2 <= PAGE_MAX_BYTES) return items;
+function withinPageBudget<T>(items: T[], maxBytes = PAGE_MAX_BYTES): T[] {
+  if (Buffer.byteLength(JSON.stringify(items)) * 2 <= maxBytes) return items;
   let bytes = 0;
   for (const [i, item] of items.entries()) {
     bytes += sentBytes(item);
-    if (bytes > PAGE_MAX_BYTES && i > 0) return items.slice(0, i);
+    if (bytes > maxBytes && i > 0) return items.slice(0, i);
   }
   return items;
+}
+
+/** A page's byte budget: PAGE_MAX_BYTES, or its share where one response holds several lists. */
+interface PageBudget {
+  maxBytes?: number;
 }
 
 /** One page of a partition after a cursor (the sort key of the previous page's last item), oldest
@@ -133,14 +138,14 @@ function withinPageBudget<T>(items: T[]): T[] {
  * whether another page follows, and the id the next page starts after (null on the last page). */
 export async function queryAfter<T extends { id: string }>(
   partition: string,
-  options: { prefix: string; limit: number; after?: string },
+  options: { prefix: string; limit: number; after?: string } & PageBudget,
 ): Promise<{ items: T[]; nextAfter: string | null }> {
   const items = await queryPartition<T>(partition, {
     prefix: options.prefix,
     limit: options.limit + 1,
     startAfter: options.after,
   });
-  const page = withinPageBudget(items.slice(0, options.limit));
+  const page = withinPageBudget(items.slice(0, options.limit), options.maxBytes);
   return { items: page, nextAfter: items.length > page.length ? (page.at(-1)?.id ?? null) : null };
 }
 
@@ -149,10 +154,11 @@ export async function queryAfter<T extends { id: string }>(
  * pass PAGE_MAX_BYTES: the next one starts at `offset` + the items it holds. */
 export async function queryWindow<T extends object>(
   partition: string,
-  options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number },
+  options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number } & PageBudget,
 ): Promise<T[]> {
-  const items = await queryPartition<T>(partition, { ...options, limit: options.offset + options.limit });
-  return withinPageBudget(items.slice(options.offset));
+  const { offset, limit, maxBytes, ...query } = options;
+  const items = await queryPartition<T>(partition, { ...query, limit: offset + limit });
+  return withinPageBudget(items.slice(offset), maxBytes);
 }
 
 export interface ItemUpdate {

@@ -277,15 +277,29 @@ const readMembers = (teamId: string) =>
 
 /** Newest first. DynamoDB has no offset: a page reads `offset + limit` keys (offset ≤ 10,000), page
  * after page past 1 MB, so only a deep offset costs more than one request. */
-const readTasks = (teamId: string, page: Page) =>
-  queryWindow<TaskItem>(teamKeys.partition(teamId), { prefix: TEAM_PREFIX.task, newestFirst: true, ...page });
+const readTasks = (teamId: string, page: Page, maxBytes?: number) =>
+  queryWindow<TaskItem>(teamKeys.partition(teamId), {
+    prefix: TEAM_PREFIX.task,
+    newestFirst: true,
+    ...page,
+    maxBytes,
+  });
 
-const readActivity = (teamId: string, page: Page) =>
+const readActivity = (teamId: string, page: Page, maxBytes?: number) =>
   queryWindow<ActivityItem>(teamKeys.partition(teamId), {
     prefix: TEAM_PREFIX.activity,
     newestFirst: true,
     ...page,
+    maxBytes,
   });
+
+const MiB = 1024 * 1024;
+/**
+ * The dashboard's share of Lambda's 6 MB response for each list (each alone gets PAGE_MAX_BYTES): its
+ * activity is sent twice (the page, and its head as the team's recent_activity), and the team, canvas
+ * and strategy items (each under DynamoDB's 400 KB) come beside them.
+ */
+const DASHBOARD_LIST_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB };
 
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
@@ -354,9 +368,9 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
   const [team, members, tasks, activity, cycles, briefs, canvas] = await Promise.all([
     readTeam(teamId),
     readMembers(teamId),
-    readTasks(teamId, DASHBOARD_PAGE),
+    readTasks(teamId, DASHBOARD_PAGE, DASHBOARD_LIST_BYTES.tasks),
     // The activity page starts with the team's recent activity: one read serves both.
-    readActivity(teamId, DASHBOARD_PAGE),
+    readActivity(teamId, DASHBOARD_PAGE, DASHBOARD_LIST_BYTES.activity),
     readCycles(teamId),
     readBriefs(teamId),
     readCanvas(teamId),

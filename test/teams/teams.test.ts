@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
 import { createBrand } from '../../shared/brands/store.ts';
-import { addTask } from '../../shared/teams/agents.ts';
+import { addActivity, addTask } from '../../shared/teams/agents.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
@@ -288,6 +288,31 @@ describe('per-resource reads', () => {
       [...first.body.tasks, ...rest.body.tasks].map((t: { title: string }) => t.title),
       Array.from({ length: 22 }, (_, i) => `big ${21 - i}`),
     );
+  });
+
+  it('keeps the dashboard, with its two lists and the activity twice, within Lambda’s response limit', async () => {
+    // Each list alone fits its page budget; together (the activity twice: page and recent_activity)
+    // they would pass 6 MB, which Lambda refuses (the local runtime refuses it too: a 500).
+    const team = await createTeam(h);
+    const output_data = { text: 'o'.repeat(250_000) };
+    for (let i = 0; i < 20; i++)
+      await addTask(team.id, { task_type: 'social_post', title: `big ${i}`, output_data });
+    for (let i = 0; i < 6; i++)
+      await addActivity(team.id, {
+        action_type: 'x',
+        description: `a${i}`,
+        details: { text: 'd'.repeat(150_000) },
+      });
+    const dashboard = await h.call('GET', `/api/v1/teams/${team.id}/dashboard`);
+    assert.equal(dashboard.status, 200, dashboard.text.slice(0, 200));
+    const { tasks, activity } = dashboard.body;
+    assert.deepEqual([tasks.total, activity.total], [20, 6]);
+    // The tasks page ends early, newest first; the rest is one offset away, as on the list itself.
+    assert.equal(activity.activity.length, 6);
+    assert.ok(tasks.tasks.length < 20, `${tasks.tasks.length} tasks`);
+    assert.equal(tasks.tasks[0].title, 'big 19');
+    const rest = await h.call('GET', `/api/v1/teams/${team.id}/tasks?offset=${tasks.tasks.length}`);
+    assert.equal(rest.body.tasks[0].title, `big ${19 - tasks.tasks.length}`);
   });
 
   it('lists activity, strategy history and briefs newest first', async () => {
