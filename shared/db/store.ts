@@ -180,8 +180,14 @@ export interface ItemUpdate {
   below?: Record<string, number>;
 }
 
+/** updateItem's condition, on an item read instead of written. */
+const holds = (item: Item, { exists = [], expect = {}, below = {} }: ItemUpdate) =>
+  exists.every((a) => item[a] !== undefined) &&
+  Object.entries(expect).every(([a, v]) => item[a] === v) &&
+  Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v);
+
 /** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
- * written, or undefined when the condition failed. */
+ * written, or undefined when the condition failed (or, with nothing to write, the item is missing). */
 export async function updateItem<T extends object>(keys: Keys, update: ItemUpdate): Promise<T | undefined> {
   const names: Record<string, string> = {};
   const values: Item = {};
@@ -219,6 +225,12 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
       return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
     }),
   ];
+  // Nothing to write (every change undefined): DynamoDB refuses an empty UpdateExpression, so the item
+  // is read as it is and the conditions checked here.
+  if (!sets.length && !adds.length && !removes.length) {
+    const item = await getItem<Item>(keys, { consistent: true });
+    return item && holds(item, update) ? (item as T) : undefined;
+  }
   try {
     const { Attributes } = await dynamo().send(
       new UpdateCommand({

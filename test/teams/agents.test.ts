@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
-import { getItem } from '../../shared/db/store.ts';
+import { getItem, updateItem } from '../../shared/db/store.ts';
 import {
   addLoopInstance,
   addTask,
@@ -199,6 +199,26 @@ describe('undefined changes', () => {
     assert.equal(read.body.workflow_phase, 'producing');
     assert.equal(read.body.status, team.status);
     assert.equal(read.body.hired_at, hiredAt);
+  });
+
+  it('with nothing left to write, read the item as it is (DynamoDB refuses an empty update)', async () => {
+    const team = await createTeam(h);
+    const keys = teamKeys.team(team.id);
+    const before = await getItem(keys);
+    assert.deepEqual(await updateItem(keys, { set: { status: undefined } }), before);
+    // Its conditions still hold or fail, and a missing item is neither answered nor created.
+    assert.deepEqual(
+      await updateItem(keys, { set: { status: undefined }, expect: { status: team.status } }),
+      before,
+    );
+    assert.equal(
+      await updateItem(keys, { set: { status: undefined }, expect: { status: 'other' } }),
+      undefined,
+    );
+    const missing = teamKeys.team('01930000-0000-7000-8000-000000000000');
+    assert.equal(await updateItem(missing, { set: { status: undefined } }), undefined);
+    assert.equal(await getItem(missing), undefined);
+    assert.deepEqual(await getItem(keys), before);
   });
 });
 
