@@ -369,58 +369,46 @@ export const DICT_MAX_BYTES = 16 * 1024;
  * `map['__proto__'] = …` sets a prototype instead of a key, so the value would be lost. */
 const UNSTORABLE_KEY = '__proto__';
 
-/** Looked for as deep as objects may nest (deeper ones are refused by the depth rule anyway). */
-const hasUnstorableKey = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {
-  if (typeof value !== 'object' || value === null || levels < 0) return false;
-  if (!Array.isArray(value) && Object.hasOwn(value, UNSTORABLE_KEY)) return true;
-  return Object.values(value).some((child) => hasUnstorableKey(child, levels - 1));
+const DICT_RULES = {
+  deep: `object nests deeper than ${DICT_MAX_DEPTH} levels`,
+  unstorable: `"${UNSTORABLE_KEY}" is not accepted as a key`,
+  illFormed: 'keys and strings must be valid Unicode: a lone surrogate (U+D800 to U+DFFF) is not accepted',
 };
 
-/** A key or string holding a lone surrogate, looked for as deep as an unstorable key. */
-const hasIllFormedText = (value: unknown, levels = DICT_MAX_DEPTH): boolean => {
-  if (typeof value === 'string') return !value.isWellFormed();
-  if (typeof value !== 'object' || value === null || levels < 0) return false;
-  for (const [key, child] of Object.entries(value))
-    if (!key.isWellFormed() || hasIllFormedText(child, levels - 1)) return true;
-  return false;
-};
-
-const nestsDeeperThan = (value: unknown, levels: number): boolean => {
-  if (typeof value !== 'object' || value === null) return false;
-  if (levels === 0) return true;
-  for (const child of Object.values(value)) if (nestsDeeperThan(child, levels - 1)) return true;
-  return false;
-};
+/** The first rule a free-form value breaks, in one walk: nesting, `__proto__`, lone surrogates. */
+function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : DICT_RULES.illFormed;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (levels === 0) return DICT_RULES.deep;
+  if (!Array.isArray(value) && Object.hasOwn(value, UNSTORABLE_KEY)) return DICT_RULES.unstorable;
+  for (const [key, child] of Object.entries(value)) {
+    const problem = key.isWellFormed() ? dictProblem(child, levels - 1) : DICT_RULES.illFormed;
+    if (problem) return problem;
+  }
+  return undefined;
+}
 
 /**
- * A free-form JSON object (pydantic `dict[str, Any]`): at most DICT_MAX_BYTES as JSON (DynamoDB stores
+ * A free-form JSON object (pydantic `dict[str, Any]`): DICT_MAX_DEPTH levels deep at most, with no
+ * `__proto__` key at any level (it could not be stored), no lone surrogate in a key or string (as
+ * `string()`: it could not be sent back as UTF-8), and at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
- * 400 KB item its body fitted in) and DICT_MAX_DEPTH levels deep, with no `__proto__` key at any
- * level (it could not be stored) and no lone surrogate in a key or string (as `string()`: it could not
- * be sent back as UTF-8). `name` words the size error.
+ * 400 KB item its body fitted in). The first rule broken is the one `value_error`, as pydantic stops
+ * at a field's first failing validator. `name` words the size error.
  */
 export const dict = (opts: { name?: string } = {}) =>
   hinted(
     v.pipe(
       v.custom<Record<string, unknown>>(isObject, fastapi('dict_type', 'Input should be a valid dictionary')),
-      v.check(
-        (value) => !nestsDeeperThan(value, DICT_MAX_DEPTH),
-        valueError(`object nests deeper than ${DICT_MAX_DEPTH} levels`),
-      ),
-      v.check(
-        (value) => !hasUnstorableKey(value),
-        valueError(`"${UNSTORABLE_KEY}" is not accepted as a key`),
-      ),
-      v.check(
-        (value) => !hasIllFormedText(value),
-        valueError(
-          'keys and strings must be valid Unicode: a lone surrogate (U+D800 to U+DFFF) is not accepted',
-        ),
-      ),
-      v.check(
-        (value) => Buffer.byteLength(JSON.stringify(value)) <= DICT_MAX_BYTES,
-        valueError(`${opts.name ?? 'object'} must be at most ${DICT_MAX_BYTES} bytes as JSON`),
-      ),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const problem =
+          dictProblem(dataset.value) ??
+          (Buffer.byteLength(JSON.stringify(dataset.value)) > DICT_MAX_BYTES
+            ? `${opts.name ?? 'object'} must be at most ${DICT_MAX_BYTES} bytes as JSON`
+            : undefined);
+        if (problem) addIssue({ message: valueError(problem) });
+      }),
     ),
     {
       type: 'object',

@@ -37,6 +37,22 @@ describe('free-form objects', () => {
     assert.deepEqual(read.body.content_strategy, strategy);
   });
 
+  it('report only the first rule an object breaks, as pydantic stops at a failing validator', async () => {
+    const res = await h.call('POST', '/api/v1/teams', {
+      // A __proto__ key whose value is a lone surrogate, in an object past 16 KiB: three rules broken.
+      body: JSON.stringify(team({ config: { pad: 'p'.repeat(20_000) } })).replace(
+        /}}$/,
+        ',"a":{"__proto__":"\\ud800"}}}',
+      ),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(
+      res.body.detail.map((d: { loc: unknown[]; msg: string }) => [d.loc, d.msg]),
+      [[['body', 'config'], 'Value error, "__proto__" is not accepted as a key']],
+    );
+  });
+
   it('refuse a __proto__ key at any depth with a 422, writing nothing', async () => {
     const token = await h.tokenFor(newId());
     const res = await h.call('POST', '/api/v1/teams', {
