@@ -8,6 +8,7 @@ import { config } from '../config.ts';
 import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
 import { model, string, valueError } from '../http/fields.ts';
 import { isUploadedFile, type UploadedFile } from '../http/multipart.ts';
+import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
 import { readOwnUpload } from '../uploads/store.ts';
 import type { ExtractedLogo } from './extract/index.ts';
@@ -57,9 +58,7 @@ export async function generateDraft(
     if (!(error instanceof DocumentError)) throw error;
     if (error.kind === 'unsupported') throw new UnsupportedMediaTypeError(error.message);
     // Encrypted, corrupt, empty, inflating past the limits, or too slow: the document is the problem.
-    throw new RequestValidationError([
-      { type: 'value_error', loc, msg: `Value error, ${error.message}`, input, ctx: { error: {} } },
-    ]);
+    throw new RequestValidationError([fieldError(loc, input, valueError(error.message))]);
   }
   const keys = await storeDraftLogos(userId, extraction.logos);
   return draftFields({ ...extraction.draft, ...keys });

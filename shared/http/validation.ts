@@ -1,7 +1,7 @@
 // Validation of path, query and body against valibot schemas, reported as FastAPI 422 items.
 import * as v from 'valibot';
 import { RequestValidationError, type ValidationItem } from './errors.ts';
-import { decodeFastapi, isObject } from './fields.ts';
+import { decodeFastapi, isObject, valueError } from './fields.ts';
 import { decodePythonFloats, PythonFloat } from './python-json.ts';
 
 export type Source = 'path' | 'query' | 'header' | 'body';
@@ -27,13 +27,9 @@ export function issuesToItems(
         input: missingInput === 'parent' ? (last.input ?? null) : null,
       };
     }
-    const known = decodeFastapi(issue.message);
     const input = issue.input === undefined ? null : issue.input;
-    if (!known)
-      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: {} } };
-    return known.ctx === undefined
-      ? { type: known.type, loc, msg: known.msg, input }
-      : { type: known.type, loc, msg: known.msg, input, ctx: known.ctx };
+    // A message of ours carries its FastAPI error; any other (valibot's own) is a value_error.
+    return fieldError(loc, input, decodeFastapi(issue.message) ? issue.message : valueError(issue.message));
   });
 }
 
@@ -134,7 +130,7 @@ const withFloats = (echo: unknown, raw: unknown): unknown => {
 
 /** A FastAPI item for a rule a handler checks past validation (an object's type, an attachment),
  * at a location it names, from one of the encoded errors of fields.ts. */
-export const fieldError = (loc: (string | number)[], input: unknown, message: string): ValidationItem => {
+export function fieldError(loc: (string | number)[], input: unknown, message: string): ValidationItem {
   const { type, msg, ctx } = decodeFastapi(message)!;
   return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
-};
+}

@@ -151,7 +151,7 @@ export async function advanceWorkspaceTask(
       status,
       gsi1pk: workspaceKeys.statusPartition(workspaceId, status),
       ...stamps,
-      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+      ...fields, // an undefined field changes nothing (updateItem)
     },
     exists: ['pk'],
     expect: { status: from },
