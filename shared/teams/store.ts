@@ -275,23 +275,15 @@ const readMembers = (teamId: string) =>
     limit: TEAM_LIMITS.members,
   });
 
-/** Newest first. DynamoDB has no offset: a page reads `offset + limit` keys (offset ≤ 10,000), page
- * after page past 1 MB, so only a deep offset costs more than one request. */
-const readTasks = (teamId: string, page: Page, maxBytes?: number) =>
-  queryWindow<TaskItem>(teamKeys.partition(teamId), {
-    prefix: TEAM_PREFIX.task,
-    newestFirst: true,
-    ...page,
-    maxBytes,
-  });
+/** A page of one kind of team item, newest first. DynamoDB has no offset: a page reads `offset + limit`
+ * keys (offset ≤ 10,000), page after page past 1 MB, so only a deep offset costs more than one request. */
+const newestPage =
+  <T extends object>(prefix: string) =>
+  (teamId: string, page: Page, maxBytes?: number) =>
+    queryWindow<T>(teamKeys.partition(teamId), { prefix, newestFirst: true, ...page, maxBytes });
 
-const readActivity = (teamId: string, page: Page, maxBytes?: number) =>
-  queryWindow<ActivityItem>(teamKeys.partition(teamId), {
-    prefix: TEAM_PREFIX.activity,
-    newestFirst: true,
-    ...page,
-    maxBytes,
-  });
+const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task);
+const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity);
 
 const MiB = 1024 * 1024;
 /**
