@@ -69,7 +69,6 @@ export const TEAM_LIMITS = {
  */
 export const PAGE_LIMITS = {
   limit: { default: 20, min: 1, max: 100 },
-  offset: { default: 0, max: 10_000 },
 } as const;
 
 export const WEEKDAYS = [
@@ -84,22 +83,29 @@ export const WEEKDAYS = [
 
 // ---- requests -----------------------------------------------------------------------------
 
-const ianaTimeZone = (name: unknown) => {
-  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+/** The zone as the time-zone database spells it, or undefined when it names none. Intl accepts any
+ * letter case (`utc`, `europe/paris`); ICU's spelling is stored, so clients read back one form. A name
+ * ICU knows as an alias keeps the name sent: ICU's are sometimes the older names (`Asia/Kolkata` would
+ * become `Asia/Calcutta`), and it has no list of the aliases' own spellings to correct their case. */
+const ianaTimeZone = (name: unknown): string | undefined => {
+  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    return canonical.toLowerCase() === name.toLowerCase() ? canonical : name;
   } catch {
-    return false;
+    return undefined;
   }
 };
 
 const TeamConfig = v.pipe(
   dict(),
-  v.check(
-    (config) => config.timezone === undefined || ianaTimeZone(config.timezone),
-    valueError('timezone must be an IANA time zone name such as Europe/Paris'),
-  ),
+  v.rawTransform(({ dataset: { value: config }, addIssue, NEVER }) => {
+    if (config.timezone === undefined) return config;
+    const timezone = ianaTimeZone(config.timezone);
+    if (timezone !== undefined) return { ...config, timezone };
+    addIssue({ message: valueError('timezone must be an IANA time zone name such as Europe/Paris') });
+    return NEVER;
+  }),
 );
 
 const clockTime = v.pipe(
@@ -147,7 +153,7 @@ export const TeamPath = model({ team_id: uuid() });
 export const PageQuery = model(offsetPage(PAGE_LIMITS));
 export type Page = v.InferOutput<typeof PageQuery>;
 /** The dashboard's lists: the default page of each list read. */
-export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: PAGE_LIMITS.offset.default };
+export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: 0 };
 
 export const CALENDAR_PERIODS = ['weekly', 'monthly'] as const;
 export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];

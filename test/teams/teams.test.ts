@@ -85,6 +85,21 @@ describe('team creation and detail', () => {
     ]);
   });
 
+  it('stores a time zone as the time-zone database spells it, aliases as sent', async () => {
+    for (const [sent, stored] of [
+      ['utc', 'UTC'],
+      ['europe/paris', 'Europe/Paris'],
+      ['AMERICA/LOS_ANGELES', 'America/Los_Angeles'],
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+      ['US/Pacific', 'US/Pacific'],
+    ]) {
+      const team = await createTeam(h, { config: { timezone: sent } });
+      assert.deepEqual(team.config, { timezone: stored }, sent);
+      const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+      assert.equal(read.body.config.timezone, stored, sent);
+    }
+  });
+
   it('refuses another user’s brand as a missing one', async () => {
     const brand = await createBrand(h.other.id, {
       name: 'Not yours',
