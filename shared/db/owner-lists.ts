@@ -6,7 +6,6 @@ import { queryWindow } from './store.ts';
 
 export const OWNER_LIST_LIMITS: OffsetPageLimits = {
   limit: { default: 50, min: 1, max: 100 },
-  offset: { default: 0, max: 10_000 },
 };
 
 export const OwnerListQuery = model(offsetPage(OWNER_LIST_LIMITS));

@@ -273,17 +273,19 @@ const notAModel = fastapi(
 export const isObject = (input: unknown): input is Record<string, unknown> =>
   typeof input === 'object' && input !== null && !Array.isArray(input);
 
-/** The bounds of an offset-paged list: `limit` per page and how far `offset` may go. */
+/** How far `offset` may go in every offset-paged list: a page reads offset + limit items, so the cap
+ * bounds that read. */
+export const MAX_OFFSET = 10_000;
+
+/** The page size of an offset-paged list. */
 export interface OffsetPageLimits {
   limit: { default: number; min: number; max: number };
-  /** Offset paging reads offset + limit items: the cap bounds that read. */
-  offset: { default: number; max: number };
 }
 
-/** `limit` and `offset` query fields, as every offset-paged list declares them. */
+/** `limit` and `offset` (0 to MAX_OFFSET, default 0) query fields, as every offset-paged list declares them. */
 export const offsetPage = (limits: OffsetPageLimits) => ({
   limit: v.optional(integer({ ge: limits.limit.min, le: limits.limit.max }), limits.limit.default),
-  offset: v.optional(integer({ ge: 0, le: limits.offset.max }), limits.offset.default),
+  offset: v.optional(integer({ ge: 0, le: MAX_OFFSET }), 0),
 });
 
 export const model = <const E extends v.ObjectEntries>(entries: E) => {

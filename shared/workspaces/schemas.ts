@@ -102,7 +102,6 @@ export const WORKSPACE_TASK_LIMITS = {
   title: { min: 1, max: 200 },
   description: { max: 5000 },
   limit: { default: 50, min: 1, max: 100 },
-  offset: { default: 0, max: 10_000 },
   status: { max: 64 },
 } as const;
 
