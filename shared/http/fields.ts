@@ -2,7 +2,7 @@
 // Each valibot message carries the whole FastAPI error (type, msg, ctx) encoded as JSON, so the
 // mapper in validation.ts only adds `loc` and `input`. One place for every error text.
 import * as v from 'valibot';
-import { PythonFloat } from './python-json.ts';
+import { PythonNumber } from './python-json.ts';
 import { uuidParseError } from './uuid.ts';
 
 export interface FastApiError {
@@ -22,11 +22,11 @@ export const decodeFastapi = (message: string): FastApiError | undefined =>
     : undefined;
 
 /** A float in ctx (a float field's bound, `"ge":0.0` on the wire) crosses the message tagged, and is a
- * PythonFloat once decoded. */
+ * PythonNumber once decoded. */
 const FLOAT_TAG = '$float';
 const floatCtx = (n: number) => ({ [FLOAT_TAG]: n });
 const reviveFloat = (_key: string, value: unknown) =>
-  isObject(value) && FLOAT_TAG in value ? new PythonFloat(value[FLOAT_TAG] as number) : value;
+  isObject(value) && FLOAT_TAG in value ? PythonNumber.float(value[FLOAT_TAG] as number) : value;
 
 /** JSON Schema carried at the end of each field's pipe (a no-op at run time), for the OpenAPI
  * document: shared/openapi converts it in place of the custom checks it cannot read. */

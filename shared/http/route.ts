@@ -19,7 +19,7 @@ import {
 import type { FormBody } from './multipart.ts';
 import { BodyTooDeepError, decodePythonJson, encodePythonJson } from './python-json.ts';
 import { hideSecretInputs } from './secret-inputs.ts';
-import { echoFloatLiterals, validateRequest } from './validation.ts';
+import { echoNumberLiterals, validateRequest } from './validation.ts';
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -286,7 +286,7 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
     if (error) {
       // After hideSecretInputs (its onError runs first): a masked secret stays masked.
       if (error instanceof RequestValidationError && isJson(mediaType(request.event)))
-        echoFloatLiterals(error.items, rawBody(request.event)?.toString('utf8'));
+        echoNumberLiterals(error.items, rawBody(request.event)?.toString('utf8'));
       request.response = errorJson(error.status, { detail: error.detail }, error.headers);
       return;
     }

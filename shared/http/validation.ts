@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { RequestValidationError, type ValidationItem } from './errors.ts';
 import { decodeFastapi, isObject, valueError } from './fields.ts';
-import { decodePythonFloats, PythonFloat } from './python-json.ts';
+import { decodePythonNumbers, PythonNumber } from './python-json.ts';
 
 export type Source = 'path' | 'query' | 'header' | 'body';
 
@@ -82,17 +82,18 @@ export function validateRequest(schemas: RequestSchemas, parts: RequestParts) {
 }
 
 /**
- * Float literals in a refused JSON body echo as Python prints them (`-1.0`, `100.0` for `1e2`), not as
- * JSON.parse left them (`-1`). Only when a 422 names the body: its text is read again, float-aware, and
- * each body item's input takes a PythonFloat wherever the body holds one of the same value at the same
- * place (the item's loc; its parent's for a missing field). Anything else stays as it is: masked
- * secrets, values the schema changed, inputs that are not the body's.
+ * Float literals and big integers in a refused JSON body echo as Python prints them (`-1.0`, `100.0`
+ * for `1e2`, `99999999999999999999` exact), not as JSON.parse left them (`-1`, `100000000000000000000`).
+ * Only when a 422 names the body: its text is read again, number-aware, and each body item's input
+ * takes a PythonNumber wherever the body holds one of the same value at the same place (the item's loc;
+ * its parent's for a missing field). Anything else stays as it is: masked secrets, values the schema
+ * changed, inputs that are not the body's.
  */
-export function echoFloatLiterals(items: readonly ValidationItem[], bodyText: string | undefined) {
+export function echoNumberLiterals(items: readonly ValidationItem[], bodyText: string | undefined) {
   if (bodyText === undefined || !items.some((item) => item.loc[0] === 'body')) return;
-  let body: ReturnType<typeof decodePythonFloats>;
+  let body: ReturnType<typeof decodePythonNumbers>;
   try {
-    body = decodePythonFloats(bodyText);
+    body = decodePythonNumbers(bodyText);
   } catch {
     return; // too deep for CPython: a body no route parsed (a form route's), whose echoes are null
   }
@@ -100,12 +101,12 @@ export function echoFloatLiterals(items: readonly ValidationItem[], bodyText: st
   for (const item of items) {
     if (item.loc[0] !== 'body') continue;
     const at = item.loc.slice(1, item.type === 'missing' ? -1 : undefined);
-    item.input = withFloats(item.input, valueAt(body.value, at));
+    item.input = withNumbers(item.input, valueAt(body.value, at));
   }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  isObject(value) && !(value instanceof PythonFloat);
+  isObject(value) && !(value instanceof PythonNumber);
 
 const valueAt = (value: unknown, path: readonly (string | number)[]): unknown => {
   for (const key of path) {
@@ -116,14 +117,15 @@ const valueAt = (value: unknown, path: readonly (string | number)[]): unknown =>
   return value;
 };
 
-const withFloats = (echo: unknown, raw: unknown): unknown => {
-  if (typeof echo === 'number') return raw instanceof PythonFloat && Object.is(raw.value, echo) ? raw : echo;
-  if (Array.isArray(echo)) return Array.isArray(raw) ? echo.map((item, i) => withFloats(item, raw[i])) : echo;
+const withNumbers = (echo: unknown, raw: unknown): unknown => {
+  if (typeof echo === 'number') return raw instanceof PythonNumber && Object.is(raw.value, echo) ? raw : echo;
+  if (Array.isArray(echo))
+    return Array.isArray(raw) ? echo.map((item, i) => withNumbers(item, raw[i])) : echo;
   if (!isPlainObject(echo) || !isPlainObject(raw)) return echo;
   return Object.fromEntries(
     Object.entries(echo).map(([key, entry]) => [
       key,
-      withFloats(entry, Object.hasOwn(raw, key) ? raw[key] : undefined),
+      withNumbers(entry, Object.hasOwn(raw, key) ? raw[key] : undefined),
     ]),
   );
 };

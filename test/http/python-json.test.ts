@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   BodyTooDeepError,
-  decodePythonFloats,
   decodePythonJson,
+  decodePythonNumbers,
   encodePythonJson,
-  PythonFloat,
+  PythonNumber,
   pythonFloatRepr,
 } from '../../shared/http/python-json.ts';
 
@@ -228,26 +228,41 @@ describe('pythonFloatRepr', () => {
   for (const [n, repr] of cases) it(`${n} → ${repr}`, () => assert.equal(pythonFloatRepr(n), repr));
 });
 
-describe('decodePythonFloats and encodePythonJson: a 422 echoes float literals as Python does', () => {
+describe('decodePythonNumbers and encodePythonJson: a 422 echoes number literals as Python does', () => {
   it('marks float literals only, finite ones only', () => {
-    const r = decodePythonFloats('\ufeff[1, -1.0, 1e2, 2.5E-5, -0.0, 1e400, {"a": 0.5}, "1.0"]');
+    const r = decodePythonNumbers('\ufeff[1, -1.0, 1e2, 2.5E-5, -0.0, 1e400, {"a": 0.5}, "1.0"]');
     assert.ok(r.ok);
     assert.deepEqual(r.value, [
       1,
-      new PythonFloat(-1),
-      new PythonFloat(100),
-      new PythonFloat(2.5e-5),
-      new PythonFloat(-0),
+      PythonNumber.float(-1),
+      PythonNumber.float(100),
+      PythonNumber.float(2.5e-5),
+      PythonNumber.float(-0),
       Number.POSITIVE_INFINITY,
-      { a: new PythonFloat(0.5) },
+      { a: PythonNumber.float(0.5) },
       '1.0',
     ]);
     assert.equal(encodePythonJson(r.value), '[1,-1.0,100.0,2.5e-05,-0.0,null,{"a":0.5},"1.0"]');
   });
 
+  it('marks integer literals past 2^53 with their exact digits', () => {
+    const r = decodePythonNumbers('[9007199254740991, 9007199254740993, -99999999999999999999, 1e20]');
+    assert.ok(r.ok);
+    assert.deepEqual(r.value, [
+      9007199254740991,
+      new PythonNumber(9007199254740992, '9007199254740993'),
+      new PythonNumber(-1e20, '-99999999999999999999'),
+      PythonNumber.float(1e20),
+    ]);
+    assert.equal(
+      encodePythonJson(r.value),
+      '[9007199254740991,9007199254740993,-99999999999999999999,1e+20]',
+    );
+  });
+
   it('is JSON.stringify but for floats and lone surrogates', () => {
     const value = {
-      a: [new PythonFloat(1), 1, new PythonFloat(-0), new PythonFloat(2.5e-5), undefined, null],
+      a: [PythonNumber.float(1), 1, PythonNumber.float(-0), PythonNumber.float(2.5e-5), undefined, null],
       '\ud800k': 'v\udc00',
       skipped: undefined,
       pair: '😀',
@@ -257,8 +272,16 @@ describe('decodePythonFloats and encodePythonJson: a 422 echoes float literals a
       encodePythonJson(value),
       '{"a":[1.0,1,-0.0,2.5e-05,null,null],"\ufffdk":"v\ufffd","pair":"😀","text":"q\\"\\\\\\n\\u0001"}',
     );
-    assert.equal(JSON.stringify(new PythonFloat(1)), '1'); // anywhere else, just the number
+    assert.equal(JSON.stringify(PythonNumber.float(1)), '1'); // anywhere else, just the number
     const plain = { detail: [{ loc: ['body', 0], input: { x: [1, 'é', true, null] }, ctx: { error: {} } }] };
     assert.equal(encodePythonJson(plain), JSON.stringify(plain));
+    // The one marker or lone surrogate that sends a body down the slow path, however deep it sits.
+    const deep = (leaf: unknown) => ({ detail: [{ input: { a: [1, { b: [leaf] }] }, c: undefined }] });
+    assert.equal(
+      encodePythonJson(deep(PythonNumber.float(2))),
+      '{"detail":[{"input":{"a":[1,{"b":[2.0]}]}}]}',
+    );
+    assert.equal(encodePythonJson(deep('x\udfff')), '{"detail":[{"input":{"a":[1,{"b":["x\ufffd"]}]}}]}');
+    assert.equal(encodePythonJson({ deep: { ['\ud800']: 1 } }), '{"deep":{"\ufffd":1}}');
   });
 });

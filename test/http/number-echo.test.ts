@@ -1,11 +1,12 @@
 // A 422 echoes a JSON body's float literals as Python prints them (fastapi-errors.md §1.2: `-1.0`,
-// `1e2` → `100.0`, `1e20` → `1e+20`), and a float field's bound in ctx as a float (§2.2: `"ge":0.0`,
+// `1e2` → `100.0`, `1e20` → `1e+20`), integer literals past 2^53 exactly (Python ints have no size),
+// and a float field's bound in ctx as a float (§2.2: `"ge":0.0`,
 // msg `... to 0`). JSON.parse, the fast path, cannot tell `1.0` from `1`: only a refused body is read
 // again. The raw response text is compared, since parsing it would lose the difference again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ValidationItem } from '../../shared/http/errors.ts';
-import { echoFloatLiterals } from '../../shared/http/validation.ts';
+import { echoNumberLiterals } from '../../shared/http/validation.ts';
 import { newId } from '../../shared/ids.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -19,7 +20,7 @@ const send = (method: string, url: string, body: string, type = 'application/jso
   h.call(method, url, { body, headers: { 'content-type': type } });
 const postProject = (body: string) => send('POST', '/api/v1/projects', body);
 
-describe('float literals echoed in a 422', () => {
+describe('number literals echoed in a 422', () => {
   it('keep their Python repr in input, and a float field bound is a float in ctx', async () => {
     const res = await postProject('{"title":"p","tasks":[{"title":"t","budget_usd":-1.0}]}');
     assert.equal(res.status, 422, res.text);
@@ -55,6 +56,17 @@ describe('float literals echoed in a 422', () => {
     assert.equal(res.status, 422, res.text);
     assert.match(res.text, /"loc":\["body","title"\],"msg":"Input should be a valid string","input":5\}/);
     assert.match(res.text, /"input":-1,"ctx":\{"ge":0\.0\}/);
+  });
+
+  it('echo integer literals past 2^53 exactly, as Python ints', async () => {
+    const res = await postProject(
+      '{"title":99999999999999999999,"tasks":[{"title":"t","budget_usd":-12345678901234567891}],' +
+        '"description":9007199254740993}',
+    );
+    assert.equal(res.status, 422, res.text);
+    assert.match(res.text, /"loc":\["body","title"\],[^}]*"input":99999999999999999999\}/);
+    assert.match(res.text, /"loc":\["body","description"\],[^}]*"input":9007199254740993\}/);
+    assert.match(res.text, /"input":-12345678901234567891,"ctx":\{"ge":0\.0\}/);
   });
 
   it('keep floats in the parent object echoed for a missing field, at every level', async () => {
@@ -97,7 +109,7 @@ describe('float literals echoed in a 422', () => {
   });
 });
 
-describe('echoFloatLiterals', () => {
+describe('echoNumberLiterals', () => {
   it('leaves items as they are when the body cannot be read again', () => {
     const item = (): ValidationItem => ({
       type: 'missing',
@@ -107,7 +119,7 @@ describe('echoFloatLiterals', () => {
     });
     for (const text of ['['.repeat(1001) + ']'.repeat(1001), `[${'1'.repeat(4301)}]`, '{"a":', undefined]) {
       const items = [item()];
-      echoFloatLiterals(items, text);
+      echoNumberLiterals(items, text);
       assert.deepEqual(items, [item()]);
     }
   });
