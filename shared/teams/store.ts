@@ -275,23 +275,24 @@ const readMembers = (teamId: string) =>
     limit: TEAM_LIMITS.members,
   });
 
+const MiB = 1024 * 1024;
+/**
+ * What a page of a team's tasks or activity may weigh, wherever it is read (each under PAGE_MAX_BYTES):
+ * the dashboard carries both lists, its activity twice (the page, and its head as the team's
+ * recent_activity), beside the team, canvas and strategy items (each under DynamoDB's 400 KB), and
+ * must stay within Lambda's 6 MB. One budget per list keeps each dashboard key equal to its own read.
+ */
+const TEAM_PAGE_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB };
+
 /** A page of one kind of team item, newest first. DynamoDB has no offset: a page reads `offset + limit`
  * keys (offset ≤ 10,000), page after page past 1 MB, so only a deep offset costs more than one request. */
 const newestPage =
-  <T extends object>(prefix: string) =>
-  (teamId: string, page: Page, maxBytes?: number) =>
+  <T extends object>(prefix: string, maxBytes: number) =>
+  (teamId: string, page: Page) =>
     queryWindow<T>(teamKeys.partition(teamId), { prefix, newestFirst: true, ...page, maxBytes });
 
-const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task);
-const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity);
-
-const MiB = 1024 * 1024;
-/**
- * The dashboard's share of Lambda's 6 MB response for each list (each alone gets PAGE_MAX_BYTES): its
- * activity is sent twice (the page, and its head as the team's recent_activity), and the team, canvas
- * and strategy items (each under DynamoDB's 400 KB) come beside them.
- */
-const DASHBOARD_LIST_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB };
+const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task, TEAM_PAGE_BYTES.tasks);
+const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_PAGE_BYTES.activity);
 
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
@@ -360,9 +361,9 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
   const [team, members, tasks, activity, cycles, briefs, canvas] = await Promise.all([
     readTeam(teamId),
     readMembers(teamId),
-    readTasks(teamId, DASHBOARD_PAGE, DASHBOARD_LIST_BYTES.tasks),
+    readTasks(teamId, DASHBOARD_PAGE),
     // The activity page starts with the team's recent activity: one read serves both.
-    readActivity(teamId, DASHBOARD_PAGE, DASHBOARD_LIST_BYTES.activity),
+    readActivity(teamId, DASHBOARD_PAGE),
     readCycles(teamId),
     readBriefs(teamId),
     readCanvas(teamId),
