@@ -1,6 +1,7 @@
 // Loads and invokes the same handler modules Lambda runs, with a Lambda-like context.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { LAMBDA_RESPONSE_MAX_BYTES } from '../../shared/lambda-response.ts';
 import { functionId, type Route } from '../routes.ts';
 
 type Handler = (
@@ -38,9 +39,6 @@ export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSecond
     succeed: () => undefined,
   };
 }
-
-/** Lambda's limit on a synchronous invocation's response (the JSON of the result object). */
-export const LAMBDA_RESPONSE_MAX_BYTES = 6_291_556;
 
 /** What API Gateway answers when the function fails (here: a response past Lambda's limit). */
 const FUNCTION_FAILED: APIGatewayProxyStructuredResultV2 = {

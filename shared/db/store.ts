@@ -11,6 +11,7 @@ import {
 import { dynamo } from '../aws/dynamo.ts';
 import { config } from '../config.ts';
 import { NotFoundError } from '../http/errors.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
 import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
 
 export type Item = Record<string, unknown>;
@@ -110,10 +111,7 @@ export async function queryPartition<T extends object>(
  * Lambda's own JSON response, whose synchronous limit is 6 MB. 100 brands with 256 KiB descriptions
  * (or tasks with large output) would pass it, an error for every read of that page.
  */
-export const PAGE_MAX_BYTES = 5 * 1024 * 1024;
-
-/** The bytes a value adds to a Lambda response: its JSON, escaped again as part of the body string. */
-const sentBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 1;
+export const PAGE_MAX_BYTES = RESPONSE_BODY_MAX_BYTES;
 
 /** The longest head of `items` within `maxBytes`, never empty when items remain. Measured on the
  * stored items, which carry more than the entries made from them. Escaping at most doubles a JSON
@@ -122,7 +120,7 @@ function withinPageBudget<T>(items: T[], maxBytes = PAGE_MAX_BYTES): T[] {
   if (Buffer.byteLength(JSON.stringify(items)) * 2 <= maxBytes) return items;
   let bytes = 0;
   for (const [i, item] of items.entries()) {
-    bytes += sentBytes(item);
+    bytes += sentBytes(JSON.stringify(item)) + 1; // and its comma
     if (bytes > maxBytes && i > 0) return items.slice(0, i);
   }
   return items;

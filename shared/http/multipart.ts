@@ -5,7 +5,7 @@ import type { Request } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
 
 /** An uploaded file part, as the parser hands it over. */
 export interface UploadedFile {
@@ -144,6 +144,9 @@ function isWellFormed(bytes: Buffer, boundary: string): boolean {
   }
 }
 
+/** What one form may hold (Starlette allows 1,000 of each; our forms have two or three fields). */
+export const FORM_LIMITS = { files: 10, fields: 50 } as const;
+
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
@@ -169,7 +172,15 @@ export function formBody<S extends v.GenericSchema>(
   schema: S,
   options: { maxFileBytes: number },
 ): FormBody<S> {
-  const limits = { fileSize: options.maxFileBytes, files: 10, fields: 50, parts: 60, headerPairs: 50 };
+  // `parts` lets one part past the others' sum reach isPartAFile, which counts it.
+  const { files: maxFiles, fields: maxFields } = FORM_LIMITS;
+  const limits = {
+    fileSize: options.maxFileBytes,
+    files: maxFiles,
+    fields: maxFields,
+    parts: maxFiles + maxFields + 1,
+    headerPairs: 50,
+  };
   return {
     schema,
     maxFileBytes: options.maxFileBytes,
@@ -199,6 +210,8 @@ export function formBody<S extends v.GenericSchema>(
       } as unknown as Request;
       // Whether each name's last part is a file, in the order busboy reads the parts.
       const lastIsFile = new Map<string, boolean>();
+      // busboy skips the parts past its limits without a word: they are counted here.
+      const count = { files: 0, fields: 0 };
       // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
       const busboy = {
         limits,
@@ -208,6 +221,7 @@ export function formBody<S extends v.GenericSchema>(
           filename: string | undefined,
         ) => {
           const file = isFilePart(contentType, filename);
+          count[file ? 'files' : 'fields']++;
           if (name !== undefined) lastIsFile.set(name, file);
           return file;
         },
@@ -229,6 +243,11 @@ export function formBody<S extends v.GenericSchema>(
       } finally {
         clearTimeout(watchdog);
       }
+      // Starlette's refusal, where busboy would drop the parts and a required one could seem missing.
+      if (count.files > maxFiles)
+        throw new BadRequestError(`Too many files. Maximum number of files is ${maxFiles}.`);
+      if (count.fields > maxFields)
+        throw new BadRequestError(`Too many fields. Maximum number of fields is ${maxFields}.`);
       const parsed = request.event.body as unknown;
       if (typeof parsed !== 'object' || parsed === null) return undefined;
       const fields: Record<string, unknown> = {};

@@ -6,6 +6,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
+import { fitsResponse } from '../lambda-response.ts';
 import { log, setLogRequestId } from '../log.ts';
 import { bareMediaType } from '../media-type.ts';
 import { authenticate, type Caller } from './auth.ts';
@@ -15,11 +16,12 @@ import {
   PayloadTooLargeError,
   RequestValidationError,
   ServiceUnavailableError,
+  type ValidationItem,
 } from './errors.ts';
 import type { FormBody } from './multipart.ts';
 import { BodyTooDeepError, decodePythonJson, encodePythonJson } from './python-json.ts';
 import { hideSecretInputs } from './secret-inputs.ts';
-import { echoNumberLiterals, validateRequest } from './validation.ts';
+import { cutEchoes, echoNumberLiterals, validateRequest } from './validation.ts';
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -285,9 +287,11 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
     }
     if (error) {
       // After hideSecretInputs (its onError runs first): a masked secret stays masked.
-      if (error instanceof RequestValidationError && isJson(mediaType(request.event)))
-        echoNumberLiterals(error.items, rawBody(request.event)?.toString('utf8'));
-      request.response = errorJson(error.status, { detail: error.detail }, error.headers);
+      if (error instanceof RequestValidationError) {
+        if (isJson(mediaType(request.event)))
+          echoNumberLiterals(error.items, rawBody(request.event)?.toString('utf8'));
+        request.response = validationJson(error);
+      } else request.response = errorJson(error.status, { detail: error.detail }, error.headers);
       return;
     }
     log.error('unhandled error', { error: cause.name, error_message: cause.message, stack: cause.stack });
@@ -302,6 +306,18 @@ const errorJson = (status: number, body: unknown, headers: Record<string, string
   headers: { 'content-type': 'application/json', ...headers },
   body: encodePythonJson(body),
 });
+
+/**
+ * A 422 as FastAPI renders it, unless its echoes would pass Lambda's response limit (a 4 MiB form's
+ * text part where a file belongs, its control characters six bytes each once escaped): a function
+ * error, a 500 for a client's mistake. Then its long strings are cut (a form has at most 60 parts, a
+ * JSON body 256 KiB, so the cut echoes fit).
+ */
+const validationJson = (error: RequestValidationError): Result => {
+  const render = (items: ValidationItem[]) => errorJson(error.status, { detail: items }, error.headers);
+  const whole = render(error.items);
+  return fitsResponse(whole.body!) ? whole : render(cutEchoes(error.items));
+};
 
 // ---- composition --------------------------------------------------------------------------
 

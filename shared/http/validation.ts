@@ -130,6 +130,24 @@ const withNumbers = (echo: unknown, raw: unknown): unknown => {
   );
 };
 
+/** How much of an echoed string a 422 keeps when the whole echo would not fit Lambda's response. */
+export const CUT_ECHO_LENGTH = 1000;
+
+/** The items with every string in their inputs cut to CUT_ECHO_LENGTH characters and '…'. */
+export const cutEchoes = (items: readonly ValidationItem[]): ValidationItem[] =>
+  items.map((item) => ({ ...item, input: cutStrings(item.input) }));
+
+const cutStrings = (value: unknown): unknown => {
+  if (typeof value === 'string') {
+    if (value.length <= CUT_ECHO_LENGTH) return value;
+    const head = value.slice(0, CUT_ECHO_LENGTH);
+    return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`; // never half a pair
+  }
+  if (Array.isArray(value)) return value.map(cutStrings);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, cutStrings(entry)]));
+};
+
 /** A FastAPI item for a rule a handler checks past validation (an object's type, an attachment),
  * at a location it names, from one of the encoded errors of fields.ts. */
 export function fieldError(loc: (string | number)[], input: unknown, message: string): ValidationItem {

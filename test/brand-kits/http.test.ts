@@ -14,6 +14,7 @@ import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas
 import { config } from '../../shared/config.ts';
 import { DICT_MAX_DEPTH } from '../../shared/http/fields.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
+import { CUT_ECHO_LENGTH } from '../../shared/http/validation.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
@@ -121,6 +122,28 @@ describe('POST /api/v1/brand-kits/generate-from-upload', () => {
       assert.equal(res.status, 422);
       assert.deepEqual(res.body, missing);
     }
+  });
+
+  it('cuts the echo of a huge text part named file rather than pass Lambda’s response limit', async () => {
+    // 1 MiB of control characters, each six bytes once escaped (`\u0001`), and twelve inside Lambda's
+    // own JSON: echoed whole, a response past 6 MB (a 500). The item stays; its input is cut.
+    const content = '\u0001'.repeat(1024 * 1024);
+    const res = await generate(multipart({ name: 'file', content }));
+    assert.equal(res.status, 422, res.text.slice(0, 200));
+    assert.deepEqual(res.body, {
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['body', 'file'],
+          msg: "Value error, Expected UploadFile, received: <class 'str'>",
+          input: `${content.slice(0, CUT_ECHO_LENGTH)}…`,
+          ctx: { error: {} },
+        },
+      ],
+    });
+    // Below the limit, the echo is whole, as FastAPI's.
+    const whole = await generate(multipart({ name: 'file', content: content.slice(0, 100_000) }));
+    assert.equal(whole.body.detail[0].input, content.slice(0, 100_000));
   });
 
   it('refuses a text part named file as FastAPI does', async () => {

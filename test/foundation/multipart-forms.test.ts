@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as v from 'valibot';
-import { formBody as formParser, isUploadedFile, multipartBoundary } from '../../shared/http/multipart.ts';
+import {
+  FORM_LIMITS,
+  formBody as formParser,
+  isUploadedFile,
+  multipartBoundary,
+} from '../../shared/http/multipart.ts';
 import { avatarTeam, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
 import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
 import { type CallResult, type Harness, startHarness } from '../support/harness.ts';
@@ -200,6 +205,45 @@ describe('a file part sent more than once: the last one counts', () => {
       formBody('Ab_Cd-Ef_12', video, video, { name: 'consent_attestation', content: 'true' }),
     );
     assert.equal(res.status, 202, res.text.slice(0, 500));
+  });
+});
+
+describe('a form past its part limits: Starlette’s 400, never a part dropped in silence', () => {
+  const extraFiles = (n: number): FormPart[] =>
+    Array.from({ length: n }, (_, i) => ({ name: `extra${i}`, content: 'x', filename: `${i}.txt` }));
+  const extraFields = (n: number): FormPart[] =>
+    Array.from({ length: n }, (_, i) => ({ name: `extra${i}`, content: 'x' }));
+  const TOO_MANY_FILES = { detail: `Too many files. Maximum number of files is ${FORM_LIMITS.files}.` };
+  const TOO_MANY_FIELDS = { detail: `Too many fields. Maximum number of fields is ${FORM_LIMITS.fields}.` };
+  const send = (url: string, ...parts: FormPart[]) =>
+    post(url, 'multipart/form-data; boundary=limits0form', formBody('limits0form', ...parts));
+
+  it('brand kit: one file too many, before or after the document, is 400; at the limit the kit drafts', async () => {
+    // busboy skipped the 11th file: the document itself when it came last (422 "Field required").
+    for (const parts of [
+      [...extraFiles(FORM_LIMITS.files), pdfPart()],
+      [pdfPart(), ...extraFiles(FORM_LIMITS.files)],
+    ]) {
+      const res = await send(GENERATE, ...parts);
+      assert.equal(res.status, 400, res.text.slice(0, 300));
+      assert.deepEqual(res.body, TOO_MANY_FILES);
+    }
+    const atLimit = await send(GENERATE, ...extraFiles(FORM_LIMITS.files - 1), pdfPart());
+    assert.equal(atLimit.status, 200, atLimit.text.slice(0, 300));
+  });
+
+  it('brand kit and avatar: one field too many is 400; at the limit the form is read', async () => {
+    const tooMany = await send(GENERATE, ...extraFields(FORM_LIMITS.fields + 1), pdfPart());
+    assert.equal(tooMany.status, 400, tooMany.text.slice(0, 300));
+    assert.deepEqual(tooMany.body, TOO_MANY_FIELDS);
+    const team = await avatarTeam(h.owner.id);
+    const video = { name: 'video', content: mp4(1024), filename: 'me.mp4', type: 'video/mp4' };
+    const consent = { name: 'consent_attestation', content: 'true' };
+    const avatar = await send(uploadUrl(team), video, consent, ...extraFields(FORM_LIMITS.fields));
+    assert.equal(avatar.status, 400, avatar.text.slice(0, 300));
+    assert.deepEqual(avatar.body, TOO_MANY_FIELDS);
+    const atLimit = await send(uploadUrl(team), video, consent, ...extraFields(FORM_LIMITS.fields - 1));
+    assert.equal(atLimit.status, 202, atLimit.text.slice(0, 300));
   });
 });
 

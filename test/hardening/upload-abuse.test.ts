@@ -270,8 +270,8 @@ describe('upload abuse', () => {
     const field = (i: number) =>
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`);
     const many = form(...Array.from({ length: 5000 }, (_, i) => field(i)));
-    await refused('5,000 parts', GENERATE, many, [400, 413, 415, 422]);
-    await refused('5,000 parts (video)', avatarUpload, many, [400, 413, 415, 422]);
+    await refused('5,000 parts', GENERATE, many, [400]);
+    await refused('5,000 parts (video)', avatarUpload, many, [400]);
     const hugeHeader = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${'a'.repeat(512 * 1024)}.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\r\n--${boundary}--\r\n`,
     );
