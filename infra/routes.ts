@@ -75,6 +75,9 @@ export const CORS = {
   allowOrigins: ['*'],
   allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as Method[],
   allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+  /** Response headers a browser client may read beyond CORS's safelist: the 401 challenge, the 503's
+   * retry delay, the 405's methods. */
+  exposeHeaders: ['www-authenticate', 'retry-after', 'allow'],
   maxAgeSeconds: 600,
 } as const;
 

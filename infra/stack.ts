@@ -132,6 +132,7 @@ export class TeamContentStack extends Stack {
         allowOrigins: [...CORS.allowOrigins],
         allowMethods: CORS.allowMethods.map((m) => CorsHttpMethod[m]),
         allowHeaders: [...CORS.allowHeaders],
+        exposeHeaders: [...CORS.exposeHeaders],
         maxAge: Duration.seconds(CORS.maxAgeSeconds),
       },
     });

@@ -26,8 +26,14 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 };
 
+/** What API Gateway adds to the answer of a cross-origin request (one with an Origin header). */
 const corsHeaders = (req: IncomingMessage): Record<string, string> =>
-  req.headers.origin ? { 'access-control-allow-origin': CORS.allowOrigins.join(',') } : {};
+  req.headers.origin
+    ? {
+        'access-control-allow-origin': CORS.allowOrigins.join(','),
+        'access-control-expose-headers': CORS.exposeHeaders.join(','),
+      }
+    : {};
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   const chunks: Buffer[] = [];

@@ -148,6 +148,14 @@ describe('local server', () => {
     assert.match(res.headers.get('access-control-allow-headers') ?? '', /authorization/);
   });
 
+  it('lets a browser read the 401 challenge of a cross-origin answer (exposed headers)', async () => {
+    const res = await fetch(`${server.url}/api/v1/brands`, { headers: { origin: 'https://app.example' } });
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    assert.equal(res.headers.get('access-control-expose-headers'), 'www-authenticate,retry-after,allow');
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+  });
+
   it('passes JSON bodies as text and other bodies base64, as API Gateway does', async () => {
     const created = await fetch(`${server.url}/api/v1/brands`, {
       method: 'POST',

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
-import { functionId, routeKey, routes } from '../../infra/routes.ts';
+import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { TeamContentStack } from '../../infra/stack.ts';
 import { TABLE_INDEXES } from '../../shared/db/table.ts';
 import {
@@ -174,6 +174,18 @@ describe('CDK stack', () => {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
         ]),
+      },
+    });
+  });
+
+  it('configures CORS from the route table, exposing the headers clients read', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: [...CORS.allowOrigins],
+        AllowMethods: [...CORS.allowMethods],
+        AllowHeaders: [...CORS.allowHeaders],
+        ExposeHeaders: ['www-authenticate', 'retry-after', 'allow'],
+        MaxAge: CORS.maxAgeSeconds,
       },
     });
   });
