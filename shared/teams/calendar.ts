@@ -18,6 +18,7 @@ import {
 import { type MemberItem, readTeam, type TaskItem, toMember } from './store.ts';
 import {
   addDays,
+  dayExists,
   localDate,
   monthStart,
   nextMonthStart,
@@ -126,7 +127,11 @@ export function planCalendar(input: {
       // Days that already carry a task of this kind come last; then the first `needed` candidates.
       const candidates = weekCandidates(line, monday)
         .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
-        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt)
+        // A day the zone skipped has no slots: its times would land on the next day's.
+        .filter(
+          (candidate) =>
+            inPeriod(candidate.date) && candidate.at < endsAt && dayExists(candidate.date, timeZone),
+        )
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
         .slice(0, needed);

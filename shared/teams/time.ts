@@ -62,6 +62,10 @@ export function zonedInstant(date: string, time: string, timeZone: string): numb
 /** The first instant of a local date (midnight, or the end of a DST gap at midnight). */
 export const startOfDay = (date: string, timeZone: string) => zonedInstant(date, '00:00', timeZone);
 
+/** Whether the zone has the date at all: Samoa skipped 30 December 2011 when it crossed the date line. */
+export const dayExists = (date: string, timeZone: string) =>
+  localDate(startOfDay(date, timeZone), timeZone) === date;
+
 export const addDays = (date: string, days: number) => dateOfUtc(utcOfDate(date) + days * DAY_MS);
 
 /** Whole days from `from` to `to` (calendar dates, so DST never makes a day 23 or 25 hours here). */

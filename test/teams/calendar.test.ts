@@ -309,6 +309,33 @@ describe('calendar generation', () => {
     assert.deepEqual(summary(res.body.entries), [['2027-01-03T19:00:00.000Z', 'youtube', 'planned', null]]);
   });
 
+  it('plans no slot on a day the team’s zone skipped, so no two slots share an instant', async () => {
+    // Samoa crossed the date line: 29 December 2011 23:59:59 (-10) was followed by 31 December (+14).
+    const team = await createTeam(h, {
+      config: { timezone: 'Pacific/Apia' },
+      content_cadence: [
+        {
+          platform: 'instagram',
+          task_type: 'social_post',
+          per_week: 7,
+          preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+          preferred_times: ['00:00'],
+        },
+      ],
+    });
+    const res = await generate(team.id, '?start=2011-12-28');
+    assert.equal(res.status, 200, res.text);
+    const times = res.body.entries.map((e: Entry) => e.scheduled_for);
+    assert.deepEqual(times, [
+      '2011-12-26T10:00:00.000Z',
+      '2011-12-27T10:00:00.000Z',
+      '2011-12-28T10:00:00.000Z',
+      '2011-12-29T10:00:00.000Z',
+      '2011-12-30T10:00:00.000Z', // Saturday 31 December, midnight at +14
+      '2011-12-31T10:00:00.000Z',
+    ]);
+  });
+
   it('plans a cancelled team only until its subscription ends, and drops its later slots on a rerun', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
     const { team } = await parisTeam();

@@ -5,6 +5,7 @@ import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
 import type { TaskItem } from '../../shared/teams/store.ts';
 import {
   addDays,
+  dayExists,
   daysBetween,
   isoWeekday,
   localDate,
@@ -34,6 +35,13 @@ describe('time zones with Intl', () => {
     assert.equal(iso(zonedInstant('2026-11-01', '01:30', 'America/Los_Angeles')), '2026-11-01T08:30:00.000Z');
     // Santiago skips midnight on 6 September 2026: the day starts at 01:00 (-03).
     assert.equal(iso(startOfDay('2026-09-06', 'America/Santiago')), '2026-09-06T04:00:00.000Z');
+  });
+
+  it('knows the days a zone skipped', () => {
+    assert.equal(dayExists('2011-12-30', 'Pacific/Apia'), false);
+    assert.equal(dayExists('2011-12-29', 'Pacific/Apia'), true);
+    assert.equal(dayExists('2011-12-31', 'Pacific/Apia'), true);
+    assert.equal(dayExists('2026-09-06', 'America/Santiago'), true); // only its midnight is skipped
   });
 
   it('does calendar-date arithmetic', () => {
