@@ -177,7 +177,7 @@ export const integer = (opts: { ge?: number; le?: number } = {}) => {
             'int_from_float',
             'Input should be a valid integer, got a number with a fractional part',
           );
-        if (Math.abs(input) >= I64_LIMIT) return exceededSize();
+        if (input >= I64_LIMIT || input < -I64_LIMIT) return exceededSize(); // i64: -2^63 … 2^63 - 1
         return withinBounds(input, bounded);
       }
       if (typeof input !== 'string') return refuse('int_type', 'Input should be a valid integer');

@@ -294,6 +294,16 @@ describe('POST /shopping/sessions/{id}/search', () => {
     ]);
     const asText = await search({ query: 'towel', price_min_cents: '99999999999999999999' });
     assert.equal(asText.body.detail[0].type, 'less_than_equal');
+    // -2^63 is still an i64 (its bound refuses it); one below is not.
+    const i64Min = await h.call('POST', `/api/v1/shopping/sessions/${session}/search`, {
+      body: '{"query":"towel","price_min_cents":-9223372036854775808,"max_results":-9223372036854777856}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.match(
+      i64Min.text,
+      /"type":"greater_than_equal","loc":\["body","price_min_cents"\],[^}]*"input":-9223372036854775808,/,
+    );
+    assert.match(i64Min.text, /"type":"int_parsing_size","loc":\["body","max_results"\]/);
   });
 
   it('price_min_cents above price_max_cents is one value_error on the body, echoing it as sent', async () => {
