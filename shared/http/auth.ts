@@ -76,6 +76,14 @@ const audienceMatches = (payload: JWTPayload, audience: string) => {
   return aud === undefined && payload.client_id === audience;
 };
 
+/**
+ * The subject becomes the user id inside our keys (`uploads/<sub>/…`, `USER#<sub>`), so it may not
+ * hold their separators: a sub `<victim>/<upload id>` would own the prefix of a victim's upload. Any
+ * issuer's usual ids pass (Cognito's UUIDs, `auth0|…`, `google-oauth2|…`, e-mail addresses).
+ */
+const isSafeSubject = (sub: unknown): sub is string =>
+  typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) && !/[/#]/.test(sub);
+
 export async function authenticate(authorization: string | undefined): Promise<Caller> {
   const token = bearerToken(authorization);
   const known = verified.get(token);
@@ -94,7 +102,7 @@ export async function authenticate(authorization: string | undefined): Promise<C
     }
     throw new InvalidCredentialsError();
   }
-  if (!audienceMatches(payload, config.auth.audience) || typeof payload.sub !== 'string' || !payload.sub)
+  if (!audienceMatches(payload, config.auth.audience) || !isSafeSubject(payload.sub))
     throw new InvalidCredentialsError();
   const caller = { userId: payload.sub };
   if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);

@@ -62,6 +62,35 @@ describe('bearer authentication', () => {
     });
   }
 
+  it('refuses a subject that could alias another user’s keys, and takes every usual issuer’s ids', async () => {
+    // A sub `<victim>/<upload id>` would own the prefix uploads/<victim>/<upload id>/ of a victim's upload.
+    const upload = await h.call('POST', '/api/v1/uploads', {
+      json: { filename: 'brand.pdf', content_type: 'application/pdf', size: 10 },
+    });
+    assert.equal(upload.status, 200, upload.text);
+    const [, victim, uploadId] = (upload.body.key as string).split('/');
+    for (const sub of [
+      `${victim}/${uploadId}`,
+      `${victim}#BRAND`,
+      'has space',
+      'é',
+      '\u0000',
+      'x'.repeat(256),
+    ]) {
+      const res = await h.call('GET', '/api/v1/brands', { authorization: `Bearer ${await sign({ sub })}` });
+      assert.equal(res.status, 401, sub);
+      assert.deepEqual(res.body, INVALID);
+    }
+    for (const sub of [
+      'auth0|5f7c8ec7c33c6c004bbafe82',
+      'google-oauth2|10769150350006150715',
+      'ana@example.com',
+    ]) {
+      const res = await h.call('GET', '/api/v1/brands', { authorization: `Bearer ${await sign({ sub })}` });
+      assert.equal(res.status, 200, sub);
+    }
+  });
+
   it('accepts a valid token with a case-insensitive scheme', async () => {
     const res = await h.call('GET', '/api/v1/brands', { authorization: `bEaReR ${h.owner.token}` });
     assert.equal(res.status, 200);
