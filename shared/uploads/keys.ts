@@ -14,8 +14,7 @@ export const isKeyUnder = (prefix: string, key: string) =>
 
 export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 
-/** Draft artefacts (brand-kit logos) expire by a bucket lifecycle rule on this prefix. */
-/** Draft logos expire after a day (the bucket's lifecycle rule on this prefix). */
+/** Draft brand-kit logos expire after a day (the bucket's lifecycle rule on this prefix). */
 export const DRAFTS_PREFIX = 'drafts/';
 export const draftPrefix = (userId: string) => `${DRAFTS_PREFIX}${userId}/`;
 
