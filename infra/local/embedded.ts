@@ -4,7 +4,13 @@ import { mkdir, mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { setTimeout } from 'node:timers/promises';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { resetDynamo } from '../../shared/aws/dynamo.ts';
@@ -76,10 +82,29 @@ const resetClients = () => {
   resetS3();
 };
 
-async function ensureTable(endpoint: string) {
+/** How long a new table may take to become ACTIVE (dynalite: a moment; it marks it after answering). */
+const TABLE_ACTIVE_WAIT_MS = 5000;
+
+/** Creates the table if it is missing, and returns once it is ACTIVE: dynalite answers CreateTable
+ * while the table is still CREATING, and refuses writes to it until then (ResourceNotFoundException). */
+export async function ensureTable(endpoint: string) {
   const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
-  const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-  if (!TableNames.includes(LOCAL_TABLE))
-    await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE)));
-  client.destroy();
+  try {
+    const { TableNames = [] } = await client.send(new ListTablesCommand({}));
+    if (!TableNames.includes(LOCAL_TABLE))
+      await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE)));
+    const deadline = Date.now() + TABLE_ACTIVE_WAIT_MS;
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE }));
+      if (Table?.TableStatus === 'ACTIVE') return;
+      // A table a stopped process left CREATING stays so: dynalite activates it on a timer.
+      if (Date.now() > deadline)
+        throw new Error(
+          `the local table is still ${Table?.TableStatus} (a first start was interrupted): delete the data folder and start again`,
+        );
+      await setTimeout(10);
+    }
+  } finally {
+    client.destroy();
+  }
 }

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { connect, createServer as createTcpServer, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { EmbeddedAws } from '../../infra/local/embedded.ts';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
 import type { SeedFile } from '../../infra/local/runtime.ts';
 import {
   ensureSeed,
@@ -346,6 +348,30 @@ describe('npm start', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
       await rm(data, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded table', () => {
+  it('is ACTIVE before the first write, however long dynalite keeps a new table CREATING', async () => {
+    // dynalite answers CreateTable at once and marks the table ACTIVE later (at once locally, by a
+    // timer): a write in between is refused, which broke a first start now and then.
+    const slow = dynalite({ createTableMs: 300 });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    try {
+      await ensureTable(endpoint);
+      await client.send(
+        new PutItemCommand({ TableName: LOCAL_TABLE, Item: { pk: { S: 'first' }, sk: { S: 'write' } } }),
+      );
+    } finally {
+      client.destroy();
+      await new Promise((resolve) => slow.close(resolve));
     }
   });
 });
