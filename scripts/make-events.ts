@@ -5,9 +5,11 @@ import { writeFile } from 'node:fs/promises';
 import { buildEvent } from '../infra/local/events.ts';
 import { eventFile, pathParameterNames, routes } from '../infra/routes.ts';
 
+let written = 0;
 for (const route of routes) {
   const file = eventFile(route);
   if (existsSync(file)) continue;
+  written++;
   const params = Object.fromEntries(pathParameterNames(route).map((name) => [name, `{{${name}}}`]));
   const url = route.path.replace(/\{(\w+)\}/g, (_, name) => `{{${name}}}`);
   const headers: Record<string, string> = { host: 'localhost:3000', 'user-agent': 'curl/8.5.0' };
@@ -24,3 +26,4 @@ for (const route of routes) {
   await writeFile(file, `${JSON.stringify(event, null, 2)}\n`);
   console.log(`wrote ${file}`);
 }
+if (written === 0) console.log(`every route has its sample event (${routes.length} in events/)`);

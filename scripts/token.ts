@@ -3,14 +3,23 @@ import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { localSettings } from '../infra/local/runtime.ts';
 import { loadOrCreateSecret, signDevToken } from '../infra/local/tokens.ts';
+import { isSafeSubject } from '../shared/http/auth.ts';
 
 const { values } = parseArgs({
   options: { sub: { type: 'string' }, ttl: { type: 'string', default: '7d' } },
 });
-if (!values.sub) {
-  console.error('usage: npm run token -- --sub <user id> [--ttl 7d]');
+function usage(problem: string): never {
+  console.error(`${problem}\nusage: npm run token -- --sub <user id> [--ttl 7d]`);
   process.exit(2);
 }
+if (!values.sub) usage('--sub is required');
+// The server would refuse the token (401): say so here instead.
+if (!isSafeSubject(values.sub)) usage('--sub must be 1-255 printable ASCII characters without / or #');
 const { dataDir } = localSettings();
 await mkdir(dataDir, { recursive: true });
-console.log(await signDevToken(await loadOrCreateSecret(dataDir), values.sub, values.ttl));
+const secret = await loadOrCreateSecret(dataDir);
+try {
+  console.log(await signDevToken(secret, values.sub, values.ttl));
+} catch (error) {
+  usage(`--ttl ${values.ttl}: ${(error as Error).message} (e.g. 1h, 7d, 30m)`);
+}

@@ -81,7 +81,7 @@ const audienceMatches = (payload: JWTPayload, audience: string) => {
  * hold their separators: a sub `<victim>/<upload id>` would own the prefix of a victim's upload. Any
  * issuer's usual ids pass (Cognito's UUIDs, `auth0|…`, `google-oauth2|…`, e-mail addresses).
  */
-const isSafeSubject = (sub: unknown): sub is string =>
+export const isSafeSubject = (sub: unknown): sub is string =>
   typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) && !/[/#]/.test(sub);
 
 export async function authenticate(authorization: string | undefined): Promise<Caller> {

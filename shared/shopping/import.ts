@@ -56,7 +56,7 @@ export async function importCatalogFeed(
     format: options.format,
   });
   // A header-only export is far more often a broken export than a merchant with nothing to sell.
-  if (parsed.products.length === 0) throw new FeedError('feed has no products; the catalogue is unchanged');
+  if (parsed.products.length === 0) throw new FeedError('feed has no products');
   for (let attempt = 1; ; attempt++) {
     const latest = await readLatestPointer();
     const current = latest ? (await readSnapshot(latest.pointer.key)).products : [];
