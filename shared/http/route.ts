@@ -147,6 +147,16 @@ const logAccess = (request: Req) => {
   });
 };
 
+/** An authenticated answer is the caller's own data, errors included: no browser or shared cache may
+ * keep it (OWASP's `Cache-Control: no-store` for sensitive responses). */
+const privateResponses = (): MiddlewareObj<Event, Result, Error, Context> => {
+  const noStore = (request: Req) => {
+    if (request.response)
+      request.response.headers = { 'cache-control': 'no-store', ...request.response.headers };
+  };
+  return { after: noStore, onError: noStore };
+};
+
 const bearerAuthentication = (): MiddlewareObj<Event, Result, Error, Context> => ({
   before: async (request: Req) => {
     request.context.route!.caller = await authenticate(request.event.headers?.authorization);
@@ -329,7 +339,10 @@ export function httpRoute<
   H extends v.GenericSchema | undefined = undefined,
 >(options: RouteOptions<P, Q, B, F, H>, handle: (request: RouteRequest<P, Q, B, F, H>) => Promise<unknown>) {
   const status = options.status ?? 200;
-  const pipeline = middy<Event, Result, Error, Context>().use(requestContext()).use(httpErrorMapper());
+  const pipeline = middy<Event, Result, Error, Context>().use(requestContext());
+  // Before the mapper, so its onError runs after the mapper's and sees the error response.
+  if (options.auth !== false) pipeline.use(privateResponses());
+  pipeline.use(httpErrorMapper());
   // Used after the mapper, so its onError runs before the mapper's (Middy runs onError in reverse).
   if (options.secretFields)
     pipeline.use(hideSecretInputs(options.secretFields) as MiddlewareObj<Event, Result, Error, Context>);

@@ -94,6 +94,15 @@ describe('local server', () => {
     assert.equal(await runningInstance(dataDir), undefined);
   });
 
+  it('marks authenticated answers no-store through the server, and leaves public ones cacheable', async () => {
+    const own = await fetch(`${server.url}/api/v1/projects/${seed.project_id}`, { headers: auth() });
+    assert.equal(own.status, 200);
+    assert.equal(own.headers.get('cache-control'), 'no-store');
+    const spec = await fetch(`${server.url}/api/v1/openapi.json`);
+    assert.equal(spec.status, 200);
+    assert.equal(spec.headers.get('cache-control'), null);
+  });
+
   it('answers unknown routes 404 and wrong methods 405, FastAPI style', async () => {
     const missing = await fetch(`${server.url}/api/v1/nothing`);
     assert.equal(missing.status, 404);

@@ -43,9 +43,14 @@ async function assertEveryRouteRefuses(authorization: string | undefined, expect
     const where = `${routeKey(route)} with ${authorization?.slice(0, 40)}`;
     assert.equal(res.status, 401, where);
     assert.deepEqual(res.body, expected, where);
-    // Nothing beyond the challenge: no hint of which check failed, no body schema leaked.
-    assert.deepEqual(Object.keys(res.headers).sort(), ['content-type', 'www-authenticate'], where);
+    // Nothing beyond the challenge (and no-store): no hint of which check failed, no schema leaked.
+    assert.deepEqual(
+      Object.keys(res.headers).sort(),
+      ['cache-control', 'content-type', 'www-authenticate'],
+      where,
+    );
     assert.equal(res.headers['www-authenticate'], 'Bearer', where);
+    assert.equal(res.headers['cache-control'], 'no-store', where);
   }
 }
 
@@ -56,6 +61,8 @@ async function assertEveryRouteAccepts(token: string) {
     const res = await h.call(method, url, { ...options, authorization: `Bearer ${token}` });
     requests++;
     assert.notEqual(res.status, 401, `${routeKey(route)} refused a valid token: ${res.text}`);
+    // The caller's own data, whatever the answer: kept by no browser or shared cache.
+    assert.equal(res.headers['cache-control'], 'no-store', `${routeKey(route)} answered ${res.status}`);
   }
 }
 
