@@ -28,6 +28,7 @@ import {
   readSession,
   releaseIdempotencyKey,
   SESSION_RESOURCE,
+  sealIdempotencyClaim,
   storeUserMessage,
 } from './store.ts';
 
@@ -104,7 +105,8 @@ export async function resolveAttachments(
  * With an Idempotency-Key, the key is claimed in the first wave, beside the session read and the
  * attachment checks; the message is written in the second under the claim's id. A request refused
  * before writing gives its claim back; one that finds an earlier claim answers with that message,
- * or writes it if the first request died before it could. Two waves either way.
+ * or seals the claim and writes it if the first request died (or is still writing, or was refused)
+ * before it could. Two waves for the first request, three for a twin that writes.
  */
 export async function sendMessage(
   userId: string,
@@ -118,19 +120,27 @@ export async function sendMessage(
     asked ? claimIdempotencyKey(userId, sessionId, asked) : undefined,
     resolveAttachments(userId, input.attachments ?? []),
   ]);
-  const claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
+  let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
   let content: ContentBlock[];
   try {
     // The session answers first: a stranger learns nothing about keys or attachments.
     if (session.status === 'rejected') throw session.reason;
     ownedBy(session.value, userId, SESSION_RESOURCE);
     if (claimed.status === 'rejected') throw claimed.reason;
-    if (claim && !claim.won) {
-      if (claim.claim.fingerprint !== asked?.fingerprint)
+    for (let attempt = 1; claim && !claim.won; attempt++) {
+      const earlier = claim.claim;
+      if (earlier.fingerprint !== asked?.fingerprint)
         throw new ConflictError('Idempotency-Key was already used with a different message');
       // A retry returns the first message even if its attachments have gone since.
-      const first = await readMessage(sessionId, claim.claim.message_id);
+      const [first, sealed] = await Promise.all([
+        readMessage(sessionId, earlier.message_id),
+        sealIdempotencyClaim(userId, sessionId, earlier),
+      ]);
       if (first) return first;
+      if (sealed) break;
+      // Given back by its refused request: claim the key afresh, once.
+      if (attempt > 1) throw new Error('Idempotency-Key given back under us twice');
+      claim = await claimIdempotencyKey(userId, sessionId, asked);
     }
     if (attachments.status === 'rejected') throw attachments.reason;
     content = toContentBlocks(input.content, attachments.value, config.bucketName);

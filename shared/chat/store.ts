@@ -3,7 +3,7 @@
 // agent lives outside this service and reads new messages from the table's stream.
 import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
-import { deleteItem, getItem, ownedBy, putNew, queryAfter } from '../db/store.ts';
+import { deleteItem, getItem, ownedBy, putNew, queryAfter, updateItem } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -162,9 +162,24 @@ export async function claimIdempotencyKey(
   return claimIdempotencyKey(userId, sessionId, claim, attempt + 1);
 }
 
-/** Gives a claim back when its request is refused before writing (bad session or attachments). */
+/**
+ * Gives a claim back when its request is refused before writing (bad session or attachments), so the
+ * corrected request may use the key; not once a twin request has sealed it to write the message.
+ */
 export const releaseIdempotencyKey = (userId: string, sessionId: string, key: string) =>
-  deleteItem(chatKeys.idempotency(sessionId, userId, key));
+  deleteItem(chatKeys.idempotency(sessionId, userId, key), { unless: 'sealed' });
+
+/**
+ * A twin request (same key, same body) that found the claim but no message seals the claim before
+ * writing the message under its id: the claim's own request, refused meanwhile, then cannot give it
+ * back (and a third request claim the key afresh and store the message twice). false when the claim
+ * is gone or now another request's.
+ */
+export const sealIdempotencyClaim = async (userId: string, sessionId: string, claim: IdempotencyClaim) =>
+  (await updateItem(chatKeys.idempotency(sessionId, userId, claim.key), {
+    set: { sealed: true },
+    expect: { message_id: claim.message_id },
+  })) !== undefined;
 
 /**
  * Stores a user's message; with a claim, under the claim's id and time. Written with

@@ -329,8 +329,24 @@ export async function takeBackCounters(
   }
 }
 
-export async function deleteItem(keys: Keys): Promise<void> {
-  await dynamo().send(new DeleteCommand({ TableName: config.tableName, Key: keys }));
+/** Deletes an item; with `unless`, only while the item lacks that attribute (false when it has it). */
+export async function deleteItem(keys: Keys, options: { unless?: string } = {}): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new DeleteCommand({
+        TableName: config.tableName,
+        Key: keys,
+        ...(options.unless && {
+          ConditionExpression: 'attribute_not_exists(#unless)',
+          ExpressionAttributeNames: { '#unless': options.unless },
+        }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 /** Writes many items in parallel batches of 25, retrying what DynamoDB leaves unprocessed. */

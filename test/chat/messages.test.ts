@@ -2,11 +2,15 @@
 // idempotent retries, 200 concurrent sends, and other users' sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
 import { addAssistantMessage } from '../../shared/chat/store.ts';
 import { config } from '../../shared/config.ts';
+import { newId } from '../../shared/ids.ts';
+import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -230,6 +234,91 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.equal(fixed.status, 201, fixed.text);
     assert.deepEqual((await send(id, { content: 'see file' }, headers)).body, fixed.body);
   });
+
+  /**
+   * A is refused (its attachment is not uploaded yet) and gives its claim back while its twin B, sent
+   * once the file landed, writes the message: B seals A's claim first (A's release then fails), or A's
+   * release lands first (B's seal fails and B claims the key afresh). Either way C, the next retry,
+   * finds B's message: a black-box audit had 2-3 copies stored per key before claims were sealed.
+   */
+  async function refusedTwinRace(first: 'seal' | 'release') {
+    const id = await newSession();
+    const key = `${userUploadPrefix(h.owner.id)}${newId()}/photo.png`;
+    const body = { content: 'see photo', attachments: [{ key }] };
+    const headers = { 'idempotency-key': `twin-race-${first}` };
+    const signal = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return { open, opened };
+    };
+    // A's release waits until B has read A's claim and asks to seal it; then one of the two goes first.
+    const releaseAsked = signal();
+    const sealAsked = signal();
+    const done = { seal: signal(), release: signal() };
+    const after = async <T>(write: 'seal' | 'release', run: () => Promise<T>) => {
+      if (write !== first) await done[first].opened;
+      try {
+        return await run();
+      } finally {
+        done[write].open();
+      }
+    };
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const claim = JSON.stringify((args.input as { Key?: unknown }).Key ?? {}).includes('IDEMPOTENCY#');
+        if (claim && context.commandName?.startsWith('Delete')) {
+          releaseAsked.open();
+          await sealAsked.opened;
+          return after('release', () => next(args));
+        }
+        if (claim && context.commandName?.startsWith('Update')) {
+          sealAsked.open();
+          return after('seal', () => next(args));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'orderClaimWrites' },
+    );
+    try {
+      const a = send(id, body, headers);
+      await releaseAsked.opened;
+      await s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: key,
+          Body: Buffer.from('\x89PNG\r\n\x1a\n'),
+          ContentType: 'image/png',
+        }),
+      );
+      const b = await send(id, body, headers);
+      assert.equal(b.status, 201, b.text);
+      assert.equal((await a).status, 422);
+      const c = await send(id, body, headers);
+      assert.deepEqual([c.status, c.body], [201, b.body]);
+      const listed = await h.call('GET', messagesUrl(id));
+      assert.deepEqual(listed.body.messages, [b.body]);
+    } finally {
+      sealAsked.open();
+      done.seal.open();
+      done.release.open();
+      dynamo().middlewareStack.remove('orderClaimWrites');
+    }
+  }
+
+  // Bounded: without sealing, A's held release would wait for a seal that never comes.
+  it(
+    'a twin that seals a refused request’s claim before it is given back: one message',
+    { timeout: 10_000 },
+    () => refusedTwinRace('seal'),
+  );
+
+  it(
+    'a twin whose claim was given back under it claims the key afresh: one message',
+    { timeout: 10_000 },
+    () => refusedTwinRace('release'),
+  );
 
   it("a stranger's request with the owner's key neither blocks nor answers the owner's", async () => {
     const id = await newSession();
