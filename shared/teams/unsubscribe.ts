@@ -1,11 +1,15 @@
 // Spec 9, unsubscribe. One conditional update moves the team to `cancelled` (only if it is not
-// already), so repeated and concurrent calls agree on one `cancelled_at`; the winner then writes the
-// activity entry and stores the end of the paid period. Two waves on every path.
+// already), so repeated and concurrent calls agree on one `cancelled_at`; then the activity entry and
+// the end of the paid period are written. Both are the same for every call (the entry's id comes from
+// the team and `cancelled_at`), so any call that finds them missing writes them: a winner whose second
+// wave failed, or whose first write landed but whose answer was lost (the SDK's resend then finds the
+// team cancelled), leaves them to the retry. Two waves, three on that repair.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { getItem, ownedBy, putNew } from '../db/store.ts';
+import { stableIdAt } from '../ids.ts';
 import { activityItem } from './agents.ts';
 import { teamKeys } from './keys.ts';
 import { CANCELLED, type TeamDetail } from './schemas.ts';
@@ -30,34 +34,50 @@ export async function unsubscribeTeam(userId: string, teamId: string, attempt = 
     cancelled = Attributes as TeamItem;
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    // Missing, someone else's, or already cancelled (by an earlier or a racing call).
-    const team = ownedBy(await getItem<TeamItem>(teamKeys.team(teamId)), userId, 'Team');
-    if (team.status === CANCELLED || attempt >= 3) return toTeamDetail(team);
+    // Missing, someone else's, or already cancelled (by an earlier or a racing call, or by this one).
+    const team = ownedBy(
+      await getItem<TeamItem>(teamKeys.team(teamId), { consistent: true }),
+      userId,
+      'Team',
+    );
+    if (team.status === CANCELLED)
+      return team.subscription_ends_at || !team.cancelled_at
+        ? toTeamDetail(team)
+        : completeCancellation(teamId, team);
+    if (attempt >= 3) return toTeamDetail(team);
     // Only another writer changing the status between our two requests lands here: try again.
     return unsubscribeTeam(userId, teamId, attempt + 1);
   }
+  return completeCancellation(teamId, cancelled);
+}
 
-  const endsAt = subscriptionEnd(cancelled, at);
-  const activity = activityItem(teamId, {
-    action_type: 'team_unsubscribed',
-    description: `Subscription cancelled; the team works until ${endsAt}`,
-    source: 'user',
-    severity: 'warning',
-    details: { cancelled_at: at, subscription_ends_at: endsAt },
-    created_at: at,
-  });
+/** The activity entry and the stored end of the paid period of a cancelled team, written once. */
+async function completeCancellation(teamId: string, team: TeamItem): Promise<TeamDetail> {
+  const at = team.cancelled_at!;
+  const endsAt = subscriptionEnd(team, at);
+  const activity = {
+    ...activityItem(teamId, {
+      action_type: 'team_unsubscribed',
+      description: `Subscription cancelled; the team works until ${endsAt}`,
+      source: 'user',
+      severity: 'warning',
+      details: { cancelled_at: at, subscription_ends_at: endsAt },
+      created_at: at,
+    }),
+    id: stableIdAt(new Date(at), `${teamId}/unsubscribed/${at}`),
+  };
   await Promise.all([
+    // Counted by the update that cancelled the team.
     putNew({ ...teamKeys.activity(teamId, activity.id), ...activity }),
     dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: teamKeys.team(teamId),
         ConditionExpression: 'attribute_exists(pk)',
-        // Only the call whose update won reaches this line.
         UpdateExpression: 'SET subscription_ends_at = :ends',
         ExpressionAttributeValues: { ':ends': endsAt },
       }),
     ),
   ]);
-  return toTeamDetail({ ...cancelled, subscription_ends_at: endsAt });
+  return toTeamDetail({ ...team, subscription_ends_at: endsAt });
 }

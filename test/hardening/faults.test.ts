@@ -383,6 +383,52 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal((await list()).length, before + 1);
   });
 
+  /** A new team cancelled through the API, with what the cancellation stored on the side. */
+  async function cancelTeam(fault: Fault) {
+    const team = (
+      await h.call('POST', '/api/v1/teams', {
+        json: { team_type: 'content', tier: 'pro', operation_mode: 'auto', display_name: 'Leaving' },
+      })
+    ).body;
+    const url = `/api/v1/teams/${team.id}/unsubscribe`;
+    inject('dynamo', fault);
+    const first = await h.call('POST', url);
+    clearFaults();
+    const retry = await h.call('POST', url);
+    const stored = (await allItems()).filter((item) => item.pk === `TEAM#${team.id}`);
+    const teamItem = stored.find((item) => item.sk === 'TEAM')!;
+    const entries = stored.filter((item) => item.action_type === 'team_unsubscribed');
+    return { first, retry, teamItem, entries };
+  }
+
+  it('a lost response on the cancelling update: the end date and activity entry are still written once', async () => {
+    const { first, retry, teamItem, entries } = await cancelTeam({
+      commands: /Update/,
+      failing: (n) => n === 1,
+      kind: 'timeout',
+      afterSend: true,
+    });
+    // The SDK's resend found the team cancelled: before, that call stopped there.
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(retry.body, first.body);
+    assert.equal(teamItem.subscription_ends_at, first.body.subscription_ends_at);
+    assert.deepEqual([teamItem.activity_count, entries.length], [1, 1]);
+  });
+
+  it('a failed second wave of unsubscribe is completed by the retry, once', async () => {
+    // The cancelling update lands; the end date's update fails throughout (503); the client retries.
+    const { first, retry, teamItem, entries } = await cancelTeam({
+      commands: /Update/,
+      failing: (n) => n >= 2,
+      kind: 'server',
+    });
+    assert.equal(first.status, 503, first.text);
+    assert.equal(retry.status, 200, retry.text);
+    assert.ok(retry.body.subscription_ends_at, retry.text);
+    assert.equal(teamItem.subscription_ends_at, retry.body.subscription_ends_at);
+    assert.deepEqual([teamItem.activity_count, entries.length], [1, 1]);
+  });
+
   it('without an idempotency key, a client retry of a create makes a second record (documented)', async () => {
     const list = async () => (await h.call('GET', '/api/v1/brands?limit=100')).body as unknown[];
     const before = (await list()).length;
