@@ -97,8 +97,13 @@ export async function pointTeamAtAvatar(
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    // `next` is a new avatar's id: a pointer naming it is this update's, whose first answer was lost
+    // (the SDK's resend then failed the condition its first attempt had changed).
+    const team = await getItem<{ current_avatar_id?: string | null }>(teamKeys.team(teamId), {
+      consistent: true,
+    });
+    return team?.current_avatar_id === next;
   }
 }
 

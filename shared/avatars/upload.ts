@@ -92,7 +92,8 @@ export async function uploadAvatar(
   else await copyObject(video.content.uploadKey, avatar.source_key, video.format.contentType);
   let pointed = false;
   try {
-    if (!(await createAvatar(avatar))) throw new Error('avatar id already taken');
+    // A new id: a failed condition can only be this write's own, landed with its answer lost.
+    await createAvatar(avatar);
     pointed = await pointTeamAtAvatar(teamId, owned.current_avatar_id ?? undefined, id);
   } finally {
     if (!pointed) await forget(avatar);

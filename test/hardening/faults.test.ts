@@ -284,6 +284,36 @@ describe('faults in the AWS SDK clients', () => {
     await assertNoDanglingObjectReferences();
   });
 
+  for (const [write, commands] of [
+    ['its record', /Put/],
+    ['the team’s pointer', /Update/],
+  ] as const)
+    it(`a lost response on ${write} (avatar upload): 202, and the team names an avatar that is there`, async () => {
+      const team = await avatarTeam(h.owner.id);
+      // The write lands, its answer is lost, the SDK resends it and the resend fails its condition.
+      inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+      const boundary = 'faults3';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="me.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+        ),
+        mp4(),
+        Buffer.from(
+          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="consent_attestation"\r\n\r\ntrue\r\n--${boundary}--\r\n`,
+        ),
+      ]);
+      const res = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      clearFaults();
+      assert.equal(res.status, 202, res.text);
+      const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
+      assert.equal(status.status, 200, status.text);
+      assert.equal(status.body.avatar_id, res.body.avatar_id);
+      await assertNoDanglingObjectReferences();
+    });
+
   it('a project whose writes fail part-way is never visible half-written', async () => {
     const body = {
       title: 'Faulty project',
