@@ -1,31 +1,63 @@
 // What the avatar provider reports through its signed callback. The signature was checked before
 // the body was read (functions/avatar-provider/callback.ts); here each signed message is accepted
 // once, and moves the avatar only out of `training`.
-import { nowIso } from '../clock.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { now, nowIso } from '../clock.ts';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
+import { newId } from '../ids.ts';
 import { log } from '../log.ts';
 import { objectExists } from './media.ts';
 import { AVATAR_TEXTS, type ProviderReport, type ProviderReportResult } from './schemas.ts';
 import { SIGNATURE_TEXTS, SignatureError } from './signature.ts';
-import { forgetCallbackReceipt, moveAvatar, readAvatar, recordCallbackReceipt } from './store.ts';
+import {
+  type CallbackReceipt,
+  forgetCallbackReceipt,
+  markCallbackApplied,
+  moveAvatar,
+  readAvatar,
+  recordCallbackReceipt,
+  takeOverCallbackReceipt,
+} from './store.ts';
 
+/** How long another delivery of the same message may still be applying it: the callback function's
+ * timeout (29 s), and a second. Past that, one that neither applied it nor gave it back has died. */
+const IN_FLIGHT_SECONDS = 30;
+
+/**
+ * Each signed message is applied once. A delivery records a receipt first; a later delivery of the
+ * same message is a replay (401) once the report was applied, and while another delivery may still be
+ * applying it, a 503 the provider retries. A delivery that fails gives its receipt back, so the
+ * provider's retry is not taken for a replay.
+ */
 export async function receiveProviderReport(
   report: ProviderReport,
   messageId: string,
 ): Promise<ProviderReportResult> {
-  const first = await recordCallbackReceipt(messageId, {
+  const receipt: CallbackReceipt = {
+    delivery: newId(),
+    applied: false,
+    received_at: nowIso(),
     event_id: report.event_id,
     team_id: report.team_id,
     avatar_id: report.avatar_id,
     status: report.status,
-    received_at: nowIso(),
-  });
-  if (!first) throw new SignatureError(SIGNATURE_TEXTS.replayed);
+  };
+  const earlier = await recordCallbackReceipt(messageId, receipt);
+  if (earlier) {
+    if (earlier.applied) throw new SignatureError(SIGNATURE_TEXTS.replayed);
+    const age = (now().getTime() - Date.parse(earlier.received_at)) / 1000;
+    if (age <= IN_FLIGHT_SECONDS || !(await takeOverCallbackReceipt(messageId, earlier.delivery, receipt)))
+      throw new ServiceUnavailableError();
+  }
   try {
-    return await applyReport(report);
+    // Marked beside the report's first read: a failure of either gives the receipt back.
+    const [result] = await Promise.all([
+      applyReport(report),
+      markCallbackApplied(messageId, receipt.delivery),
+    ]);
+    return result;
   } catch (error) {
     // Not applied: the provider's retry of this same message must not be taken for a replay.
-    await forgetCallbackReceipt(messageId).catch(() => undefined);
+    await forgetCallbackReceipt(messageId, receipt.delivery).catch(() => undefined);
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { deleteItem, getItem, putNew, queryPartition } from '../db/store.ts';
+import { deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
 import { teamKeys } from '../teams/keys.ts';
 import { readTeam, type TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
@@ -150,7 +150,45 @@ export async function moveAvatar(
 }
 
 /** Records an accepted callback; false when the same signed message was received before. */
-export const recordCallbackReceipt = (messageId: string, receipt: Record<string, unknown>) =>
-  putNew({ ...avatarKeys.callbackReceipt(messageId), kind: 'avatar_callback', ...receipt });
+/** A signed message's receipt: which delivery of it holds it, and whether its report was applied. */
+export interface CallbackReceipt {
+  delivery: string;
+  applied: boolean;
+  received_at: string;
+  event_id: string;
+  team_id: string;
+  avatar_id: string;
+  status: string;
+}
 
-export const forgetCallbackReceipt = (messageId: string) => deleteItem(avatarKeys.callbackReceipt(messageId));
+/**
+ * Records this delivery of a signed message. Undefined when it is the first (its own write, even one
+ * whose answer was lost and whose resend then failed the condition), else the receipt found.
+ */
+export async function recordCallbackReceipt(
+  messageId: string,
+  receipt: CallbackReceipt,
+  attempt = 1,
+): Promise<CallbackReceipt | undefined> {
+  const keys = avatarKeys.callbackReceipt(messageId);
+  if (await putNew({ ...keys, kind: 'avatar_callback', ...receipt })) return undefined;
+  const found = await getItem<CallbackReceipt>(keys, { consistent: true });
+  if (found) return found.delivery === receipt.delivery ? undefined : found;
+  // Given back between the two requests by a delivery that failed: record it again, once.
+  if (attempt > 1) throw new Error('callback receipt given back under us twice');
+  return recordCallbackReceipt(messageId, receipt, attempt + 1);
+}
+
+/** This delivery takes over the receipt of one that died before applying its report or giving it back. */
+export const takeOverCallbackReceipt = async (messageId: string, from: string, receipt: CallbackReceipt) =>
+  (await updateItem(avatarKeys.callbackReceipt(messageId), {
+    set: { delivery: receipt.delivery, received_at: receipt.received_at },
+    expect: { delivery: from, applied: false },
+  })) !== undefined;
+
+export const markCallbackApplied = (messageId: string, delivery: string) =>
+  updateItem(avatarKeys.callbackReceipt(messageId), { set: { applied: true }, expect: { delivery } });
+
+/** Gives the receipt back (its report was not applied), unless another delivery holds it now. */
+export const forgetCallbackReceipt = (messageId: string, delivery: string) =>
+  deleteItem(avatarKeys.callbackReceipt(messageId), { expect: { delivery } });

@@ -329,16 +329,33 @@ export async function takeBackCounters(
   }
 }
 
-/** Deletes an item; with `unless`, only while the item lacks that attribute (false when it has it). */
-export async function deleteItem(keys: Keys, options: { unless?: string } = {}): Promise<boolean> {
+/** Deletes an item; with `unless`, only while it lacks that attribute, with `expect`, only while these
+ * attributes hold these values (false when the condition fails). */
+export async function deleteItem(
+  keys: Keys,
+  options: { unless?: string; expect?: Item } = {},
+): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  const conditions: string[] = [];
+  if (options.unless) {
+    names['#unless'] = options.unless;
+    conditions.push('attribute_not_exists(#unless)');
+  }
+  for (const [i, [attribute, value]] of Object.entries(options.expect ?? {}).entries()) {
+    names[`#e${i}`] = attribute;
+    values[`:e${i}`] = value;
+    conditions.push(`#e${i} = :e${i}`);
+  }
   try {
     await dynamo().send(
       new DeleteCommand({
         TableName: config.tableName,
         Key: keys,
-        ...(options.unless && {
-          ConditionExpression: 'attribute_not_exists(#unless)',
-          ExpressionAttributeNames: { '#unless': options.unless },
+        ...(conditions.length && {
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
         }),
       }),
     );

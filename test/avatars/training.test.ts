@@ -2,9 +2,12 @@
 // real handlers over dynalite + s3rver.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signedMessageId } from '../../shared/avatars/callback-auth.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
-import { SIGNATURE_TEXTS } from '../../shared/avatars/signature.ts';
-import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
+import { SIGNATURE_TEXTS, signCallback } from '../../shared/avatars/signature.ts';
+import { moveAvatar, readAvatar, recordCallbackReceipt } from '../../shared/avatars/store.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { avatarTeam, callback, SECRET, statusUrl, unixNow, uploadVideo, videoPart, webm } from './support.ts';
@@ -106,7 +109,6 @@ describe('provider callback: signature', () => {
     }
     // Signed for one body, sent with another.
     const t = unixNow();
-    const { signCallback } = await import('../../shared/avatars/signature.ts');
     const header = signCallback(SECRET, t, body);
     const tampered = await callback(h, body.replace('"failed"', '"ready"'), { header });
     assert.equal(tampered.status, 401);
@@ -128,7 +130,6 @@ describe('provider callback: signature', () => {
   it('401 for a replayed message, even with its header rewritten', async () => {
     const { team, avatar } = await training();
     const body = JSON.stringify(report(team, avatar, 'failed'));
-    const { signCallback } = await import('../../shared/avatars/signature.ts');
     const header = signCallback(SECRET, unixNow(), body);
     assert.equal((await callback(h, body, { header })).status, 200);
     const replay = await callback(h, body, { header });
@@ -146,6 +147,62 @@ describe('provider callback: signature', () => {
       const twoTimes = await callback(h, body, { header: extra });
       assert.deepEqual([twoTimes.status, twoTimes.body], [401, { detail: SIGNATURE_TEXTS.invalid }], extra);
     }
+  });
+
+  it('a lost answer on the receipt is not a replay: the first delivery applies its report', async () => {
+    const { team, avatar } = await training();
+    // The receipt lands, its answer is lost, the SDK resends it and the resend fails its condition.
+    let puts = 0;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'PutItemCommand' && ++puts === 1)
+          throw Object.assign(new Error('lost'), { name: 'TimeoutError', $metadata: {} });
+        return result;
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'loseReceiptAnswer' },
+    );
+    let res: Awaited<ReturnType<typeof callback>>;
+    try {
+      res = await callback(h, report(team, avatar, 'failed'));
+    } finally {
+      dynamo().middlewareStack.remove('loseReceiptAnswer');
+    }
+    assert.equal(res.status, 200, res.text);
+    assert.equal((await readAvatar(team, avatar))?.status, 'failed');
+  });
+
+  it('while another delivery of the message may be applying it: 503; after its timeout it is taken over', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed'));
+    const header = signCallback(SECRET, unixNow(), body);
+    const messageId = signedMessageId({
+      headers: { 'x-avatar-signature': header },
+      body,
+      isBase64Encoded: false,
+    } as unknown as APIGatewayProxyEventV2);
+    // A first delivery recorded its receipt and has neither applied the report nor given it back.
+    const now = Date.now();
+    await recordCallbackReceipt(messageId, {
+      delivery: 'earlier-delivery',
+      applied: false,
+      received_at: new Date(now).toISOString(),
+      event_id: 'evt',
+      team_id: team,
+      avatar_id: avatar,
+      status: 'failed',
+    });
+    setClock(new Date(now + 20_000));
+    const twin = await callback(h, body, { header });
+    assert.deepEqual([twin.status, twin.headers['retry-after']], [503, '1'], twin.text);
+    assert.equal((await readAvatar(team, avatar))?.status, 'training');
+    // Past the callback function's timeout that delivery has died: the provider's retry takes over.
+    setClock(new Date(now + 31_000));
+    const retry = await callback(h, body, { header });
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal((await readAvatar(team, avatar))?.status, 'failed');
+    const replay = await callback(h, body, { header });
+    assert.deepEqual([replay.status, replay.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
   });
 
   it('validates the signed body (422) and answers 404 for an unknown avatar', async () => {
