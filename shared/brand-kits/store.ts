@@ -174,11 +174,12 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
   ]);
   const failed = [written, counted].find((outcome) => outcome.status === 'rejected');
   if (failed) {
-    await Promise.allSettled([
+    // The logos go only once the kit is gone: a kit left behind never points at nothing.
+    const [unwritten] = await Promise.allSettled([
       deleteItem(brandKitKeys.brandKit(id)),
       brand_id ? uncountBrandKit(brand_id, id) : undefined,
-      discardLogos([...logos.value.values()]),
     ]);
+    if (unwritten.status === 'fulfilled') await discardLogos([...logos.value.values()]);
     throw failed.reason;
   }
   return toBrandKit(item);

@@ -161,7 +161,14 @@ async function assertNoDanglingObjectReferences() {
   const { CommonPrefixes = [] } = await s3().send(
     new ListObjectsV2Command({ Bucket: config.bucketName, Delimiter: '/' }),
   );
-  const prefixes = new Set([...CommonPrefixes.map((p) => p.Prefix!), 'uploads/', 'drafts/']);
+  // Every folder our keys use, whether or not an object is left in it.
+  const prefixes = new Set([
+    ...CommonPrefixes.map((p) => p.Prefix!),
+    'uploads/',
+    'drafts/',
+    'brand-kits/',
+    'teams/',
+  ]);
   const Items = await allItems();
   const references = new Set<string>();
   for (const item of Items)
@@ -512,6 +519,32 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal((await h.call('POST', spec.url, { ...spec.options })).status, 201);
       assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
     });
+
+  it('POST /brand-kits: a kit whose undoing fails too keeps its logo copies (never points at nothing)', async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Undo fails' } })).body;
+    const upload = `uploads/${h.owner.id}/${brand.id}/logo.png`;
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: upload,
+        Body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        ContentType: 'image/png',
+      }),
+    );
+    // The count fails, and so does the kit's delete meant to undo the kit written beside it.
+    inject('dynamo', { commands: /Update|Delete/, failing: () => true, kind: 'server' });
+    const kit = await h.call('POST', '/api/v1/brand-kits', {
+      json: { brand_id: brand.id, name: 'Left behind', logo_key: upload },
+    });
+    clearFaults();
+    assert.equal(kit.status, 503, kit.text);
+    const left = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    assert.equal(left.length, 1);
+    const copy = String(left[0]!.logo_key);
+    assert.match(copy, /^brand-kits\//);
+    await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key: copy })); // throws when gone
+    await assertNoDanglingObjectReferences();
+  });
 
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
