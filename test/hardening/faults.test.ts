@@ -11,7 +11,7 @@ import type { Route } from '../../infra/routes.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
-import { avatarTeam, mp4 } from '../avatars/support.ts';
+import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import {
   authenticatedRoutes,
@@ -272,20 +272,7 @@ describe('faults in the AWS SDK clients', () => {
   it('DynamoDB fails after the S3 write (avatar upload): 503, the object may stay, no record without it', async () => {
     const team = await avatarTeam(h.owner.id);
     inject('dynamo', { commands: /Put|Update/, failing: () => true, kind: 'server' });
-    const boundary = 'faults2';
-    const body = Buffer.concat([
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="me.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-      ),
-      mp4(),
-      Buffer.from(
-        `\r\n--${boundary}\r\nContent-Disposition: form-data; name="consent_attestation"\r\n\r\ntrue\r\n--${boundary}--\r\n`,
-      ),
-    ]);
-    const res = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
-      body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
+    const res = await uploadVideo(h, team);
     clearFaults();
     assert.equal(res.status, 503, res.text);
     await assertNoDanglingObjectReferences();
@@ -299,20 +286,7 @@ describe('faults in the AWS SDK clients', () => {
       const team = await avatarTeam(h.owner.id);
       // The write lands, its answer is lost, the SDK resends it and the resend fails its condition.
       inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
-      const boundary = 'faults3';
-      const body = Buffer.concat([
-        Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="me.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-        ),
-        mp4(),
-        Buffer.from(
-          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="consent_attestation"\r\n\r\ntrue\r\n--${boundary}--\r\n`,
-        ),
-      ]);
-      const res = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
-        body,
-        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-      });
+      const res = await uploadVideo(h, team);
       clearFaults();
       assert.equal(res.status, 202, res.text);
       const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
