@@ -149,7 +149,6 @@ export async function moveAvatar(
   return { moved: false, avatar: await readAvatar(teamId, avatarId, true) };
 }
 
-/** Records an accepted callback; false when the same signed message was received before. */
 /** A signed message's receipt: which delivery of it holds it, and whether its report was applied. */
 export interface CallbackReceipt {
   delivery: string;

@@ -167,7 +167,7 @@ export async function claimIdempotencyKey(
  * corrected request may use the key; not once a twin request has sealed it to write the message.
  */
 export const releaseIdempotencyKey = (userId: string, sessionId: string, key: string) =>
-  deleteItem(chatKeys.idempotency(sessionId, userId, key), { unless: 'sealed' });
+  deleteItem(chatKeys.idempotency(sessionId, userId, key), { absent: ['sealed'] });
 
 /**
  * A twin request (same key, same body) that found the claim but no message seals the claim before

@@ -159,7 +159,19 @@ export async function queryWindow<T extends object>(
   return withinPageBudget(items.slice(offset), maxBytes);
 }
 
-export interface ItemUpdate {
+/** The condition of a conditional update or delete, on the item as it is. */
+export interface ItemCondition {
+  /** These attributes exist on the current item… */
+  exists?: string[];
+  /** …these do not… */
+  absent?: string[];
+  /** …these equal the given values (expected state)… */
+  expect?: Item;
+  /** …and these are absent or below the given numbers (a newer write is never overwritten). */
+  below?: Record<string, number>;
+}
+
+export interface ItemUpdate extends ItemCondition {
   /** Attributes written by every call (an `undefined` value changes nothing). */
   set?: Item;
   /** Attributes written only where the item lacks them: an upsert's creation values. */
@@ -170,23 +182,17 @@ export interface ItemUpdate {
   add?: Record<string, number>;
   /** Attributes taken off the item. */
   remove?: string[];
-  /** Condition: these attributes exist on the current item… */
-  exists?: string[];
-  /** …and these equal the given values (expected state)… */
-  expect?: Item;
-  /** …and these are absent or below the given numbers (a newer write is never overwritten). */
-  below?: Record<string, number>;
 }
 
-/** updateItem's condition, on an item read instead of written. */
-const holds = (item: Item, { exists = [], expect = {}, below = {} }: ItemUpdate) =>
+/** The condition, on an item read instead of written. */
+const holds = (item: Item, { exists = [], absent = [], expect = {}, below = {} }: ItemCondition) =>
   exists.every((a) => item[a] !== undefined) &&
+  absent.every((a) => item[a] === undefined) &&
   Object.entries(expect).every(([a, v]) => item[a] === v) &&
   Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v);
 
-/** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
- * written, or undefined when the condition failed (or, with nothing to write, the item is missing). */
-export async function updateItem<T extends object>(keys: Keys, update: ItemUpdate): Promise<T | undefined> {
+/** Aliases for the names and values of one expression, and the condition's text over them. */
+function expressionParts() {
   const names: Record<string, string> = {};
   const values: Item = {};
   const name = (attribute: string) => {
@@ -199,6 +205,30 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
     values[alias] = v;
     return alias;
   };
+  const condition = ({ exists = [], absent = [], expect = {}, below = {} }: ItemCondition) => {
+    const parts = [
+      ...exists.map((a) => `attribute_exists(${name(a)})`),
+      ...absent.map((a) => `attribute_not_exists(${name(a)})`),
+      ...Object.entries(expect).map(([a, v]) => `${name(a)} = ${value(v)}`),
+      ...Object.entries(below).map(([a, v]) => {
+        const alias = name(a);
+        return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
+      }),
+    ];
+    return parts.length ? parts.join(' AND ') : undefined;
+  };
+  /** The names and values to send, undefined where there are none (DynamoDB refuses empty maps). */
+  const aliases = () => ({
+    ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+    ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+  });
+  return { name, value, condition, aliases };
+}
+
+/** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
+ * written, or undefined when the condition failed (or, with nothing to write, the item is missing). */
+export async function updateItem<T extends object>(keys: Keys, update: ItemUpdate): Promise<T | undefined> {
+  const { name, value, condition, aliases } = expressionParts();
   // The document client drops undefined values (removeUndefinedValues), which would leave their
   // aliases named in the expression: a DynamoDB error. Undefined means "no change", as in a Partial.
   const defined = (item: Item = {}) => Object.entries(item).filter(([, v]) => v !== undefined);
@@ -215,20 +245,13 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
   ];
   const adds = Object.entries(update.add ?? {}).map(([a, v]) => `${name(a)} ${value(v)}`);
   const removes = (update.remove ?? []).map(name);
-  const conditions = [
-    ...(update.exists ?? []).map((a) => `attribute_exists(${name(a)})`),
-    ...Object.entries(update.expect ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`),
-    ...Object.entries(update.below ?? {}).map(([a, v]) => {
-      const alias = name(a);
-      return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
-    }),
-  ];
   // Nothing to write (every change undefined): DynamoDB refuses an empty UpdateExpression, so the item
   // is read as it is and the conditions checked here.
   if (!sets.length && !adds.length && !removes.length) {
     const item = await getItem<Item>(keys, { consistent: true });
     return item && holds(item, update) ? (item as T) : undefined;
   }
+  const ConditionExpression = condition(update);
   try {
     const { Attributes } = await dynamo().send(
       new UpdateCommand({
@@ -241,9 +264,8 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
         ]
           .filter(Boolean)
           .join(' '),
-        ConditionExpression: conditions.length ? conditions.join(' AND ') : undefined,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+        ConditionExpression,
+        ...aliases(),
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -329,35 +351,13 @@ export async function takeBackCounters(
   }
 }
 
-/** Deletes an item; with `unless`, only while it lacks that attribute, with `expect`, only while these
- * attributes hold these values (false when the condition fails). */
-export async function deleteItem(
-  keys: Keys,
-  options: { unless?: string; expect?: Item } = {},
-): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Item = {};
-  const conditions: string[] = [];
-  if (options.unless) {
-    names['#unless'] = options.unless;
-    conditions.push('attribute_not_exists(#unless)');
-  }
-  for (const [i, [attribute, value]] of Object.entries(options.expect ?? {}).entries()) {
-    names[`#e${i}`] = attribute;
-    values[`:e${i}`] = value;
-    conditions.push(`#e${i} = :e${i}`);
-  }
+/** Deletes an item; with a condition, only while it holds (false when it does not). */
+export async function deleteItem(keys: Keys, when: ItemCondition = {}): Promise<boolean> {
+  const { condition, aliases } = expressionParts();
+  const ConditionExpression = condition(when);
   try {
     await dynamo().send(
-      new DeleteCommand({
-        TableName: config.tableName,
-        Key: keys,
-        ...(conditions.length && {
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
-        }),
-      }),
+      new DeleteCommand({ TableName: config.tableName, Key: keys, ConditionExpression, ...aliases() }),
     );
     return true;
   } catch (error) {

@@ -8,7 +8,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, ownedBy, putNew } from '../db/store.ts';
+import { getItem, ownedBy, putNew, updateItem } from '../db/store.ts';
 import { stableIdAt } from '../ids.ts';
 import { activityItem } from './agents.ts';
 import { teamKeys } from './keys.ts';
@@ -69,15 +69,7 @@ async function completeCancellation(teamId: string, team: TeamItem): Promise<Tea
   await Promise.all([
     // Counted by the update that cancelled the team.
     putNew({ ...teamKeys.activity(teamId, activity.id), ...activity }),
-    dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: teamKeys.team(teamId),
-        ConditionExpression: 'attribute_exists(pk)',
-        UpdateExpression: 'SET subscription_ends_at = :ends',
-        ExpressionAttributeValues: { ':ends': endsAt },
-      }),
-    ),
+    updateItem(teamKeys.team(teamId), { set: { subscription_ends_at: endsAt }, exists: ['pk'] }),
   ]);
   return toTeamDetail({ ...team, subscription_ends_at: endsAt });
 }
