@@ -4,7 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
+import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
 import { teamKeys } from '../teams/keys.ts';
 import { readTeam, type TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
@@ -167,15 +167,13 @@ export interface CallbackReceipt {
 export async function recordCallbackReceipt(
   messageId: string,
   receipt: CallbackReceipt,
-  attempt = 1,
 ): Promise<CallbackReceipt | undefined> {
-  const keys = avatarKeys.callbackReceipt(messageId);
-  if (await putNew({ ...keys, kind: 'avatar_callback', ...receipt })) return undefined;
-  const found = await getItem<CallbackReceipt>(keys, { consistent: true });
-  if (found) return found.delivery === receipt.delivery ? undefined : found;
-  // Given back between the two requests by a delivery that failed: record it again, once.
-  if (attempt > 1) throw new Error('callback receipt given back under us twice');
-  return recordCallbackReceipt(messageId, receipt, attempt + 1);
+  const claimed = await claimItem<CallbackReceipt>({
+    ...avatarKeys.callbackReceipt(messageId),
+    kind: 'avatar_callback',
+    ...receipt,
+  });
+  return claimed.won || claimed.existing.delivery === receipt.delivery ? undefined : claimed.existing;
 }
 
 /** This delivery takes over the receipt of one that died before applying its report or giving it back. */

@@ -3,7 +3,7 @@
 // agent lives outside this service and reads new messages from the table's stream.
 import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
-import { deleteItem, getItem, ownedBy, putNew, queryAfter, updateItem } from '../db/store.ts';
+import { claimItem, deleteItem, getItem, ownedBy, putNew, queryAfter, updateItem } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -146,20 +146,10 @@ export async function claimIdempotencyKey(
   userId: string,
   sessionId: string,
   claim: IdempotencyClaim,
-  attempt = 1,
 ): Promise<{ won: boolean; claim: IdempotencyClaim }> {
   const keys = chatKeys.idempotency(sessionId, userId, claim.key);
-  const [won, earlier] = await Promise.all([
-    putNew({ ...keys, kind: 'chat_idempotency', ...claim }),
-    getItem<IdempotencyClaim>(keys, { consistent: true }),
-  ]);
-  if (won) return { won, claim };
-  // Lost to a twin whose claim landed after our read: read it now.
-  const first = earlier ?? (await getItem<IdempotencyClaim>(keys, { consistent: true }));
-  if (first) return { won, claim: first };
-  // …and gave it back meanwhile (it was refused): claim again, once.
-  if (attempt > 1) throw new Error('Idempotency-Key claimed and released under us twice');
-  return claimIdempotencyKey(userId, sessionId, claim, attempt + 1);
+  const claimed = await claimItem<IdempotencyClaim>({ ...keys, kind: 'chat_idempotency', ...claim });
+  return claimed.won ? { won: true, claim } : { won: false, claim: claimed.existing };
 }
 
 /**

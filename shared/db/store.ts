@@ -44,6 +44,26 @@ export async function putNew(item: Item & Keys): Promise<boolean> {
   }
 }
 
+/**
+ * Claims a key: writes the item where none is (`attribute_not_exists`), beside a consistent read of
+ * it. When the write loses, `existing` is the item found there: a racing writer's, or this write's own,
+ * landed with its answer lost (the SDK's resend then fails the condition), which callers tell by a
+ * field of theirs. An item given back between the two requests is claimed again, once.
+ */
+export async function claimItem<T extends object>(
+  item: Item & Keys,
+  attempt = 1,
+): Promise<{ won: true } | { won: false; existing: T }> {
+  const keys = { pk: item.pk, sk: item.sk };
+  const [won, earlier] = await Promise.all([putNew(item), getItem<T>(keys, { consistent: true })]);
+  if (won) return { won };
+  // Lost to a claim that landed after our read: read it now.
+  const existing = earlier ?? (await getItem<T>(keys, { consistent: true }));
+  if (existing) return { won, existing };
+  if (attempt > 1) throw new Error(`${keys.sk} claimed and given back under us twice`);
+  return claimItem(item, attempt + 1);
+}
+
 export async function put(item: Item & Keys): Promise<void> {
   await dynamo().send(new PutCommand({ TableName: config.tableName, Item: item }));
 }
