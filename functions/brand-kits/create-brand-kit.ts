@@ -9,7 +9,7 @@ export const handler = httpRoute(
     status: 201,
     response: BrandKit,
     summary: 'Save a reviewed brand kit draft',
-    errors: [404],
+    errors: [404, 409],
   },
   ({ caller, body }) => createBrandKit(caller.userId, body),
 );

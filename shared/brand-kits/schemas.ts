@@ -28,7 +28,15 @@ export const BRAND_KIT_LIMITS = {
   listItems: 50,
   listItem: 200,
   palette: 50,
+  /**
+   * Kits counted on one brand. Each counted kit's id stays on the brand item (what makes the count
+   * once per kit, docs/brand-kits.md), and the item must keep room for a 256 KiB description within
+   * DynamoDB's 400 KB: about 3,600 ids would break every save, 1,000 take 37 KB.
+   */
+  perBrand: 1000,
 } as const;
+
+export const TOO_MANY_KITS = `A brand holds at most ${BRAND_KIT_LIMITS.perBrand} brand kits`;
 
 export const LOGO_ROLES = ['logo', 'icon', 'dark', 'square'] as const;
 export type LogoRole = (typeof LOGO_ROLES)[number];

@@ -5,7 +5,7 @@ import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
-import { NotFoundError, RequestValidationError } from '../http/errors.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
@@ -14,6 +14,7 @@ import { isOwnUploadKey } from '../uploads/keys.ts';
 import { downloadUrl } from '../uploads/store.ts';
 import { brandKitKeys, brandKitLogoKey, isOwnLogoSource } from './keys.ts';
 import {
+  BRAND_KIT_LIMITS,
   type BrandKit,
   type BrandKitDraft,
   type CreateBrandKitInput,
@@ -22,6 +23,7 @@ import {
   LOGO_NOT_AN_IMAGE,
   LOGO_ROLES,
   type LogoRole,
+  TOO_MANY_KITS,
 } from './schemas.ts';
 
 interface BrandKitItem extends BrandKit {
@@ -134,6 +136,11 @@ const discardLogos = (keys: string[]) =>
     keys.map((Key) => s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key }))),
   );
 
+const countKit = async (brandId: string, kitId: string) => {
+  if (!(await countBrandKit(brandId, kitId, BRAND_KIT_LIMITS.perBrand)))
+    throw new ConflictError(TOO_MANY_KITS);
+};
+
 /**
  * Saves a reviewed draft. The brand (when named) must be the caller's: it is read while the logos are
  * copied; then the kit and the brand's `brand_kit_count` are written together (two waves in all).
@@ -144,9 +151,14 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
     input.brand_id ? getBrand(userId, input.brand_id) : Promise.resolve(null),
     copyLogos(userId, id, input),
   ]);
-  if (brand.status === 'rejected') {
+  // A full brand is refused here already; the count's own condition settles a race for the last place.
+  const refusal =
+    brand.status === 'rejected'
+      ? brand.reason
+      : (brand.value?.brand_kit_count ?? 0) >= BRAND_KIT_LIMITS.perBrand && new ConflictError(TOO_MANY_KITS);
+  if (refusal) {
     if (logos.status === 'fulfilled') await discardLogos([...logos.value.values()]);
-    throw brand.reason;
+    throw refusal;
   }
   if (logos.status === 'rejected') throw logos.reason;
   const at = nowIso();
@@ -170,7 +182,7 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
   // that was not written and taking back a count that was not added change nothing).
   const [written, counted] = await Promise.allSettled([
     putNew({ ...brandKitKeys.brandKit(id), ...brandKitKeys.byOwner(userId, id), kind: 'brand-kit', ...item }),
-    brand_id ? countBrandKit(brand_id, id) : undefined,
+    brand_id ? countKit(brand_id, id) : undefined,
   ]);
   const failed = [written, counted].find((outcome) => outcome.status === 'rejected');
   if (failed) {

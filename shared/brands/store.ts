@@ -58,9 +58,15 @@ export const listBrands = (userId: string, page: OwnerPage): Promise<Brand[]> =>
 const KIT_COUNT = { brand_kit_count: 1 };
 const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });
 
-/** A brand kit was saved for the brand: its `brand_kit_count` goes up by one, once per kit. */
-export const countBrandKit = (brandId: string, kitId: string) =>
-  addToCounters(brandKeys.brand(brandId), KIT_COUNT, { once: countedKit(kitId) });
+/**
+ * A brand kit was saved for the brand: its `brand_kit_count` goes up by one, once per kit, while it
+ * is under `limit` (false when the brand already holds that many).
+ */
+export const countBrandKit = (brandId: string, kitId: string, limit: number) =>
+  addToCounters(brandKeys.brand(brandId), KIT_COUNT, {
+    once: countedKit(kitId),
+    below: { brand_kit_count: limit },
+  });
 
 /** The kit was not saved after all: the count it added (if any) is taken back. */
 export const uncountBrandKit = (brandId: string, kitId: string) =>

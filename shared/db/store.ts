@@ -314,14 +314,23 @@ function counterParts(counters: Record<string, number>, sign: 1 | -1, once?: Onc
   };
 }
 
-/** Adds to numeric counters on an item (totals kept on the parent instead of counting history). */
+/**
+ * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
+ * With `below`, each named counter must stay under its limit: false when one has reached it.
+ */
 export async function addToCounters(
   keys: Keys,
   counters: Record<string, number>,
-  options: { once?: Once } = {},
-): Promise<void> {
-  const { once } = options;
+  options: { once?: Once; below?: Record<string, number> } = {},
+): Promise<boolean> {
+  const { once, below = {} } = options;
   const { adds, names, values } = counterParts(counters, 1, once);
+  const limits = Object.entries(below).map(([name, limit], i) => ({
+    name,
+    limit,
+    alias: `#l${i}`,
+    value: `:l${i}`,
+  }));
   try {
     await dynamo().send(
       new UpdateCommand({
@@ -329,18 +338,31 @@ export async function addToCounters(
         Key: keys,
         // Once per token: the token joins a set in the same update, which refuses a token already
         // there, so a write the SDK retries after a lost response does not count twice.
-        ConditionExpression: once
-          ? 'attribute_exists(pk) AND NOT contains(#once, :once)'
-          : 'attribute_exists(pk)',
+        ConditionExpression: [
+          'attribute_exists(pk)',
+          ...(once ? ['NOT contains(#once, :once)'] : []),
+          // A counter never written is under any limit.
+          ...limits.map(({ alias, value }) => `(attribute_not_exists(${alias}) OR ${alias} < ${value})`),
+        ].join(' AND '),
         UpdateExpression: `ADD ${[...adds, ...(once ? ['#once :onceSet'] : [])].join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeNames: { ...names, ...Object.fromEntries(limits.map((l) => [l.alias, l.name])) },
+        ExpressionAttributeValues: {
+          ...values,
+          ...Object.fromEntries(limits.map((l) => [l.value, l.limit])),
+        },
       }),
     );
+    return true;
   } catch (error) {
-    // Already counted (the item exists): done. A missing item still fails as before.
-    if (!(once && (error as Error).name === 'ConditionalCheckFailedException' && (await getItem(keys))))
+    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || limits.length > 0))
       throw error;
+    // Which condition failed: a missing item fails as before; a token already counted is done (only
+    // this call's own take-back could have removed it since); otherwise a limit refused the update.
+    const item = await getItem<Record<string, unknown>>(keys, { consistent: true });
+    if (!item) throw error;
+    if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
+    if (limits.length > 0) return false;
+    throw error;
   }
 }
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { strToU8, zipSync } from 'fflate';
 import { buildEvent } from '../../infra/local/events.ts';
 import { lambdaContext, loadHandler } from '../../infra/local/handlers.ts';
@@ -11,6 +12,7 @@ import { routes } from '../../infra/routes.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
+import { brandKeys } from '../../shared/brands/keys.ts';
 import { config } from '../../shared/config.ts';
 import { DICT_MAX_DEPTH } from '../../shared/http/fields.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
@@ -57,6 +59,14 @@ const documentRefused = (
 
 const tableItems = async () =>
   (await dynamo().send(new ScanCommand({ TableName: config.tableName, Select: 'COUNT' }))).Count;
+
+/** The owner's saved-kit logo copies. */
+const kitLogos = async () =>
+  (
+    await s3().send(
+      new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
+    )
+  ).KeyCount ?? 0;
 
 async function fetchPng(url: string) {
   const res = await fetch(url);
@@ -430,16 +440,63 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     }
   });
 
+  describe(`a brand holds at most ${BRAND_KIT_LIMITS.perBrand} kits`, () => {
+    const setKitCount = (brandId: string, count: number) =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: brandKeys.brand(brandId),
+          UpdateExpression: 'SET brand_kit_count = :n',
+          ExpressionAttributeValues: { ':n': count },
+        }),
+      );
+    /** A save that must be refused with 409 and leave no kit, no logo copy and the count as it was. */
+    const assertRefused = async (brandId: string, draft: Record<string, unknown>) => {
+      const [items, logos] = [await tableItems(), await kitLogos()];
+      const res = await save({ ...draft, brand_id: brandId });
+      assert.equal(res.status, 409, res.text);
+      assert.deepEqual(res.body, { detail: `A brand holds at most ${BRAND_KIT_LIMITS.perBrand} brand kits` });
+      assert.deepEqual([await tableItems(), await kitLogos()], [items, logos]);
+      const brand = (await h.call('GET', `/api/v1/brands/${brandId}`)).body;
+      assert.equal(brand.brand_kit_count, BRAND_KIT_LIMITS.perBrand);
+    };
+
+    it('refuses the next kit of a full brand with 409; a kit without the brand is still saved', async () => {
+      const draft = (await generate(fileForm(pdf))).body;
+      const brandId = await brandOf();
+      await setKitCount(brandId, BRAND_KIT_LIMITS.perBrand - 1);
+      assert.equal((await save({ ...draft, brand_id: brandId })).status, 201);
+      await assertRefused(brandId, draft);
+      assert.equal((await save(draft)).status, 201);
+    });
+
+    it('refuses a kit whose brand filled up between its read and its count, and undoes the kit', async () => {
+      const draft = (await generate(fileForm(pdf))).body;
+      const brandId = await brandOf();
+      // Another save takes the last place while this one copies its logos (after the brand was read).
+      const client = dynamo();
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'UpdateItemCommand') {
+            client.middlewareStack.remove('lastPlaceTaken');
+            await setKitCount(brandId, BRAND_KIT_LIMITS.perBrand);
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: 'lastPlaceTaken' },
+      );
+      try {
+        await assertRefused(brandId, draft);
+      } finally {
+        client.middlewareStack.remove('lastPlaceTaken');
+      }
+    });
+  });
+
   it('refuses a logo that is not an image with 422 at its field, and keeps no copy', async () => {
     const video = await upload(new Uint8Array(64), h.owner.token, 'logo.mp4', 'video/mp4');
     const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
     const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
-    const kitLogos = async () =>
-      (
-        await s3().send(
-          new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
-        )
-      ).KeyCount ?? 0;
     const before = await kitLogos();
     const res = await save({ name: 'Video logo', logo_key: image, logo_dark_key: video });
     assert.equal(res.status, 422);
