@@ -79,6 +79,8 @@ export interface QueryOptions {
   index?: IndexName;
   /** Continue after this sort key (cursor paging; base table only). */
   startAfter?: string;
+  /** Read what a write a moment ago stored (base table only). */
+  consistent?: boolean;
 }
 
 const queryInput = (partition: string, options: QueryOptions): QueryCommandInput => {
@@ -102,6 +104,7 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
         : { ':pk': partition },
     ScanIndexForward: !options.newestFirst,
     Limit: options.limit,
+    ConsistentRead: options.consistent,
     ExclusiveStartKey:
       options.startAfter === undefined ? undefined : { pk: partition, sk: options.startAfter },
   };

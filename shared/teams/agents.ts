@@ -253,7 +253,8 @@ export interface CycleInput {
 export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
   await requireTeam(teamId);
   for (;;) {
-    const [latest] = await readCycles(teamId, 1);
+    // Consistent: after a lost race, an eventually consistent read could miss the winner again.
+    const [latest] = await readCycles(teamId, 1, true);
     const number = (latest?.instance_number ?? 0) + 1;
     const item: CycleItem = {
       kind: 'strategy_cycle',
@@ -405,12 +406,23 @@ async function copyTaskToLoops(teamId: string, task: TaskItem, loopKeys: string[
 }
 
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
-  const task = input.task_id ? await getItem<TaskItem>(teamKeys.task(teamId, input.task_id)) : undefined;
+  const id = newId();
+  const scheduled_at = new Date(input.scheduled_at).toISOString();
+  const keys = teamKeys.loop(teamId, scheduled_at, id);
+  // The task remembers its loop instances, so a task update refreshes their copies. It learns of
+  // this one before it exists: a crash between the two writes leaves a key to nothing (a copy to it
+  // is refused), never an instance whose copy no task update refreshes.
+  const task = input.task_id
+    ? await updateItem<TaskItem>(teamKeys.task(teamId, input.task_id), {
+        append: { loop_keys: [keys.sk] },
+        exists: ['pk'], // a missing task is not written as a stub
+      })
+    : undefined;
   if (input.task_id && !task) throw new Error(`No task ${input.task_id} in team ${teamId}`);
   const item: LoopInstanceItem = {
     kind: 'loop_instance',
     team_id: teamId,
-    id: newId(),
+    id,
     loop_id: input.loop_id,
     cycle_instance_id: input.cycle_instance_id,
     occurrence_day: input.occurrence_day,
@@ -418,22 +430,17 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
     task_id: input.task_id ?? null,
     ...loopCopyOfTask(task),
     task_version: task?.version ?? 0,
-    scheduled_at: new Date(input.scheduled_at).toISOString(),
+    scheduled_at,
     publish_at: iso(input.publish_at),
     started_at: iso(input.started_at),
     completed_at: iso(input.completed_at),
     created_at: now().toISOString(),
     signals_emitted: input.signals_emitted ?? [],
   };
-  const keys = teamKeys.loop(teamId, item.scheduled_at, item.id);
   await putNew({ ...keys, ...item });
-  // The task remembers its loop instances, so a task update refreshes their copies. An update that
-  // landed between the read above and this append did not know this instance: copy it again then.
+  // An update between the append and this put found no instance to copy to: copy it again then.
   if (task) {
-    const current = await updateItem<TaskItem>(teamKeys.task(teamId, task.id), {
-      append: { loop_keys: [keys.sk] },
-      exists: ['pk'], // a task removed meanwhile is not written back as a stub
-    });
+    const current = await getItem<TaskItem>(teamKeys.task(teamId, task.id), { consistent: true });
     if (current && (current.version ?? 0) > item.task_version)
       await copyTaskToLoops(teamId, current, [keys.sk]);
   }

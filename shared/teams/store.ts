@@ -297,11 +297,12 @@ const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_PAGE_BY
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
 /** Newest cycle first. */
-export const readCycles = (teamId: string, limit: number = TEAM_LIMITS.strategies) =>
+export const readCycles = (teamId: string, limit: number = TEAM_LIMITS.strategies, consistent = false) =>
   queryPartition<CycleItem>(teamKeys.partition(teamId), {
     prefix: TEAM_PREFIX.cycle,
     newestFirst: true,
     limit,
+    consistent,
   });
 
 const readBriefs = (teamId: string) =>

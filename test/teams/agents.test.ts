@@ -1,10 +1,13 @@
 // The agents' write API (shared/teams/agents.ts): what its writes leave in the table.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
+import { config } from '../../shared/config.ts';
 import { getItem, updateItem } from '../../shared/db/store.ts';
 import {
+  addCycle,
   addLoopInstance,
   addTask,
   type LoopInstanceItem,
@@ -13,7 +16,7 @@ import {
   updateTeam,
 } from '../../shared/teams/agents.ts';
 import { loopId, teamKeys } from '../../shared/teams/keys.ts';
-import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -103,6 +106,48 @@ describe('updateTask beside addLoopInstance', () => {
       const copy = await getItem<LoopInstanceItem>(keysOf(loop));
       assert.deepEqual([copy?.task_title, copy?.task_status], [stored?.title, stored?.status], loop.id);
     }
+  });
+
+  it('leaves no instance that task updates do not refresh when the process dies between its two writes', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 'social_post', title: 'Before', platform: 'x' });
+    // The process dies after addLoopInstance's first write: its second write never reaches the table.
+    let writes = 0;
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (/^(PutItem|UpdateItem)Command$/.test(context.commandName ?? '') && ++writes === 2)
+          throw new Error('process died');
+        return next(args);
+      },
+      { step: 'initialize', name: 'diesBetweenWrites' },
+    );
+    try {
+      await assert.rejects(
+        addLoopInstance(team.id, {
+          loop_id: loopId('daily_content'),
+          cycle_instance_id: 'cycle-1',
+          occurrence_day: 1,
+          scheduled_at: '2026-11-18T09:00:00Z',
+          task_id: task.id,
+        }),
+        /process died/,
+      );
+    } finally {
+      client.middlewareStack.remove('diesBetweenWrites');
+    }
+    await updateTask(team.id, task.id, { title: 'After' });
+    const { Items = [] } = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'kind = :kind AND team_id = :team',
+        ExpressionAttributeValues: { ':kind': 'loop_instance', ':team': team.id },
+      }),
+    );
+    assert.deepEqual(
+      Items.map((loop) => loop.task_title),
+      Items.map(() => 'After'),
+    );
   });
 
   it('never lets the copy of an older update overwrite a newer one on a loop instance', async () => {
@@ -252,5 +297,18 @@ describe('setContentCadence', () => {
       /per_week must be at most/,
     );
     assert.deepEqual(await cadence(), stored);
+  });
+});
+
+describe('addCycle', () => {
+  it('numbers racing cycles 1, 2, 3, reading the latest consistently (a loser must see the winner)', async () => {
+    const team = await createTeam(h);
+    const dates = { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-15T00:00:00Z' };
+    const recorder = recordDynamoRequests();
+    const cycles = await Promise.all([1, 2, 3].map(() => addCycle(team.id, dates))).finally(recorder.stop);
+    assert.deepEqual(cycles.map((cycle) => cycle.instance_number).sort(), [1, 2, 3]);
+    const queries = recorder.requests.filter((request) => request.command === 'QueryCommand');
+    assert.ok(queries.length >= 3);
+    assert.ok(queries.every((query) => query.input.ConsistentRead === true));
   });
 });
