@@ -175,8 +175,8 @@ const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Co
   before: (request: Req) => {
     const { body, isBase64Encoded } = request.event;
     if (!body) return;
-    // Decoded size without decoding: base64 carries 3 bytes in every 4 characters.
-    const size = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
+    // Decoded size without decoding (base64: 3 bytes in every 4 characters, less the `=` padding).
+    const size = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
     // A route's larger limit is for its multipart form; a JSON body has the JSON limit on every route.
     const limit = isJson(mediaType(request.event)) ? Math.min(maxBytes, DEFAULT_BODY_LIMIT_BYTES) : maxBytes;
     if (size > limit) throw new PayloadTooLargeError(limit);

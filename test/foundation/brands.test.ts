@@ -223,6 +223,21 @@ describe('POST /api/v1/brands', () => {
     assert.match(res.body.detail, /limit/);
   });
 
+  it('holds a base64-encoded body (any non-text type) to the same byte limit: its padding is not a byte', async () => {
+    // 262,144 is not a multiple of 3: its base64 ends in `==`, which a ×3/4 estimate counted as bytes.
+    const sized = (bytes: number) =>
+      h.call('POST', '/api/v1/brands', {
+        body: Buffer.alloc(bytes, 'x'),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+    assert.equal((await sized(DEFAULT_BODY_LIMIT_BYTES)).status, 422);
+    const over = await sized(DEFAULT_BODY_LIMIT_BYTES + 1);
+    assert.equal(over.status, 413);
+    assert.deepEqual(over.body, {
+      detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes`,
+    });
+  });
+
   it('description has no length bound of its own: it fills the body up to 256 KiB and always fits the table item', async () => {
     const description = 'é'.repeat(DEFAULT_BODY_LIMIT_BYTES / 2 - 100); // 2 bytes each in UTF-8
     const created = await h.call('POST', '/api/v1/brands', { json: { name: 'Long', description } });
