@@ -7,7 +7,7 @@ const AWS_SOLUTIONS: Record<string, string> = {
   'AwsSolutions-COG8':
     'The Cognito Plus feature plan is a per-user cost decision for the operator; deployments that need threat protection can point the API at an external issuer by context (issuerUrl/audience).',
   'AwsSolutions-APIG4':
-    'Only routes declared `auth: false` in the route table go without the JWT authorizer (test/infra/stack.test.ts checks every other one has it); each authenticates in its function or is public by design. The avatar provider callback verifies an HMAC-SHA256 signature over the raw body with a 5-minute timestamp tolerance and replay receipts.',
+    'No route has an API Gateway authorizer: every route not declared `auth: false` verifies the bearer token in its function (shared/http/auth.ts: signature against the issuer\'s JWKS, issuer, audience, expiry, algorithm, token_use; test/hardening/auth-matrix.test.ts), so clients get FastAPI\'s 401 bodies and a key-set outage a 503; an HTTP API JWT authorizer would answer its own {"message":"Unauthorized"} first and accepts RSA keys only. The `auth: false` routes are public by design. The avatar provider callback verifies an HMAC-SHA256 signature over the raw body with a 5-minute timestamp tolerance and replay receipts.',
   'AwsSolutions-SMG4':
     'The avatar provider secret is shared with an external provider: rotating it is a coordinated change on both sides (the provider signs with old and new secret during the switch; the verifier accepts any matching v1), done by the operator on the provider’s schedule, not by a rotation Lambda.',
 };

@@ -24,11 +24,16 @@ export interface Route extends Grants {
   auth?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** Requests per second (and burst) below the stage's per-route default, for the heavy routes. */
+  throttle?: { rate: number; burst: number };
   /** Files (from the repository root) copied beside the function's bundle. */
   bundleFiles?: string[];
 }
 
 export const API_PREFIX = '/api/v1';
+
+/** API Gateway applies it to each route on its own: a ceiling per route, not for the whole API. */
+export const DEFAULT_THROTTLE = { rate: 200, burst: 400 } as const;
 
 /** Each domain lists its routes in infra/routes/<domain>.ts; this is their union. */
 export const routes: readonly Route[] = [

@@ -1,7 +1,7 @@
-// One stack: the table, the bucket, the HTTP API with a JWT authorizer, and one function per route
-// of the route table, each granted only what its route declares.
+// One stack: the table, the bucket, the HTTP API, the token issuer, and one function per route of the
+// route table, each granted only what its route declares.
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, type CfnResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import {
   type CfnStage,
   CorsHttpMethod,
@@ -11,7 +11,6 @@ import {
   HttpRoute,
   HttpRouteKey,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -41,7 +40,15 @@ import { type GrantTargets, grant } from './grant-statements.ts';
 import { OBJECTS } from './grants.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
-import { CORS, functionId, type Route, routes, unmatchedRoute } from './routes.ts';
+import {
+  CORS,
+  DEFAULT_THROTTLE,
+  functionId,
+  type Route,
+  routeKey,
+  routes,
+  unmatchedRoute,
+} from './routes.ts';
 
 export interface TeamContentStackProps extends StackProps {
   /** An external OIDC issuer instead of the stack's Cognito user pool (`-c issuerUrl=…`), exactly as
@@ -106,8 +113,15 @@ export class TeamContentStack extends Stack {
       ],
       lifecycleRules: [
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { prefix: DRAFTS_PREFIX, expiration: Duration.days(1) },
-        { noncurrentVersionExpiration: Duration.days(30) },
+        // On a versioned bucket an expiry only hides the object behind a delete marker: its bytes go
+        // with the noncurrent version, a day later for drafts (their promise is "gone after a day").
+        {
+          prefix: DRAFTS_PREFIX,
+          expiration: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        // Markers left with no version behind them are removed too.
+        { noncurrentVersionExpiration: Duration.days(30), expiredObjectDeleteMarker: true },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -123,7 +137,11 @@ export class TeamContentStack extends Stack {
     this.logsKey = new Key(this, 'LogsKey', { enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
     this.logsKey.grantEncryptDecrypt(new ServicePrincipal(`logs.${this.region}.amazonaws.com`));
 
-    const auth = this.authorizer(props);
+    // No API Gateway authorizer: each function checks the bearer token itself (shared/http/auth.ts), so
+    // a refused token gets FastAPI's 401 body and `WWW-Authenticate: Bearer`, a key-set outage a 503,
+    // and ES256 issuers and Cognito's token_use work, none of which an HTTP API JWT authorizer (its
+    // own {"message":"Unauthorized"}, RSA only) would allow.
+    const auth = this.tokenIssuer(props);
 
     const apiLogs = this.logGroup('ApiAccessLogs');
     const api = new HttpApi(this, 'Api', {
@@ -149,8 +167,15 @@ export class TeamContentStack extends Stack {
         integrationError: '$context.integrationErrorMessage',
       }),
     };
-    // A ceiling on request rate for every route (OWASP API4: unrestricted resource consumption).
-    stage.defaultRouteSettings = { throttlingRateLimit: 200, throttlingBurstLimit: 400 };
+    // A ceiling on request rate for each route (OWASP API4: unrestricted resource consumption), lower
+    // for the heavy ones.
+    const throttling = ({ rate, burst }: { rate: number; burst: number }) => ({
+      throttlingRateLimit: rate,
+      throttlingBurstLimit: burst,
+    });
+    stage.defaultRouteSettings = throttling(DEFAULT_THROTTLE);
+    // `routeSettings` is untyped JSON, written to the template as it is: CloudFormation's own spelling.
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
 
     // Source maps are bundled but not loaded: `--enable-source-maps` reads and parses a function's
     // map at every cold start (about a fifth of its import time, docs/performance.md). Deploy with
@@ -173,13 +198,22 @@ export class TeamContentStack extends Stack {
     for (const route of routes) {
       const fn = this.routeFunction(route, environment);
       grant(fn, route, targets);
-      api.addRoutes({
+      const [httpRoute] = api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${functionId(route)}Integration`, fn),
-        authorizer: route.auth === false ? new HttpNoneAuthorizer() : auth.authorizer,
+        authorizer: new HttpNoneAuthorizer(),
       });
+      if (route.throttle) {
+        routeSettings[routeKey(route)] = {
+          ThrottlingRateLimit: route.throttle.rate,
+          ThrottlingBurstLimit: route.throttle.burst,
+        };
+        // A stage's route settings name routes that must exist when the stage is written.
+        stage.addDependency(httpRoute!.node.defaultChild as CfnResource);
+      }
     }
+    stage.routeSettings = routeSettings;
 
     // Requests no route matches: API Gateway would answer its own {"message":"Not Found"}; clients of
     // the FastAPI original expect {"detail":"Not Found"} (404) or {"detail":"Method Not Allowed"} (405), and a 307 to a
@@ -215,7 +249,11 @@ export class TeamContentStack extends Stack {
     (bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
       eventBridgeConfiguration: { eventBridgeEnabled: true },
     };
-    bucket.addLifecycleRule({ prefix: CATALOG_KEYS.feedsPrefix, expiration: Duration.days(30) });
+    bucket.addLifecycleRule({
+      prefix: CATALOG_KEYS.feedsPrefix,
+      expiration: Duration.days(30),
+      noncurrentVersionExpiration: Duration.days(1),
+    });
     const importFailures = new Queue(this, 'CatalogImportFailures', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -328,7 +366,8 @@ export class TeamContentStack extends Stack {
     });
   }
 
-  private authorizer(props: TeamContentStackProps) {
+  /** Whose tokens the functions accept: an external issuer's by context, else the stack's own pool. */
+  private tokenIssuer(props: TeamContentStackProps) {
     const { issuerUrl, audience, jwksUrl } = props;
     if (Boolean(issuerUrl) !== Boolean(audience))
       throw new Error(
@@ -344,12 +383,7 @@ export class TeamContentStack extends Stack {
         throw new Error(
           `The JWKS URL must be an https URL, got ${JSON.stringify(jwks)} (set -c jwksUrl=https://…).`,
         );
-      return {
-        issuer: issuerUrl,
-        audience,
-        jwksUrl: jwks,
-        authorizer: new HttpJwtAuthorizer('JwtAuthorizer', issuerUrl, { jwtAudience: [audience] }),
-      };
+      return { issuer: issuerUrl, audience, jwksUrl: jwks };
     }
     const pool = new UserPool(this, 'Users', {
       selfSignUpEnabled: false,
@@ -383,7 +417,6 @@ export class TeamContentStack extends Stack {
       issuer,
       audience: client.userPoolClientId,
       jwksUrl: `${issuer}/.well-known/jwks.json`,
-      authorizer: new HttpJwtAuthorizer('JwtAuthorizer', issuer, { jwtAudience: [client.userPoolClientId] }),
     };
   }
 }

@@ -8,13 +8,17 @@ export const setLogRequestId = (id: string | undefined) => {
   requestId = id;
 };
 
+const METHOD = { info: 'log', warn: 'warn', error: 'error' } as const;
+
 const write = (level: 'info' | 'warn' | 'error', message: string, fields: Fields = {}) => {
   if (process.env.LOG_LEVEL === 'silent') return;
   const core = { level, time: new Date().toISOString(), requestId, message };
   // The line's own keys stay first and win over a caller's field of the same name.
-  const line = JSON.stringify({ ...core, ...fields, ...core });
-  if (level === 'error') console.error(line);
-  else console.log(line);
+  const entry = { ...core, ...fields, ...core };
+  // Under Lambda's JSON log format the runtime wraps each console call in its own JSON object and
+  // keeps a lone object argument as a structured `message`; a string would be stored escaped, its
+  // fields out of Logs Insights' reach. Elsewhere (the local server) one JSON line per entry.
+  console[METHOD[level]](process.env.AWS_LAMBDA_LOG_FORMAT === 'JSON' ? entry : JSON.stringify(entry));
 };
 
 export const log = {

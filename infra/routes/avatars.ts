@@ -23,6 +23,8 @@ export const avatarRoutes: Route[] = [
       list: [OBJECTS.uploads],
     },
     timeoutSeconds: 29,
+    // Training is a rare, deliberate act; each start copies up to 2 GiB and calls the provider.
+    throttle: { rate: 10, burst: 20 },
   },
   {
     method: 'GET',

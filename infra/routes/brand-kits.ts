@@ -16,6 +16,8 @@ export const brandKitRoutes: Route[] = [
     // pdf.js and a decoded 50 MB document need room; extraction stops after 10 s, API Gateway at 30 s.
     memoryMb: 1536,
     timeoutSeconds: 29,
+    // 1.5 GB for up to 29 s each: at the default 200/s it alone could take the account's concurrency.
+    throttle: { rate: 20, burst: 40 },
   },
   {
     method: 'POST',

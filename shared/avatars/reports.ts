@@ -18,8 +18,9 @@ import {
   takeOverCallbackReceipt,
 } from './store.ts';
 
-/** How long another delivery of the same message may still be applying it: the callback function's
- * timeout (29 s), and a second. Past that, one that neither applied it nor gave it back has died. */
+/** How long another delivery of the same message may still be applying it: longer than the callback
+ * function's timeout (10 s; no function behind API Gateway may exceed 29 s). Past that, one that
+ * neither applied it nor gave it back has died. */
 const IN_FLIGHT_SECONDS = 30;
 
 /**

@@ -19,3 +19,34 @@ it("a caller's field cannot overwrite the line's own message or level", (t) => {
   assert.equal(line.message, 'unhandled error');
   assert.equal(line.level, 'error');
 });
+
+it('hands Lambda’s JSON log format the entry as an object, so its fields stay fields; a warning as a warning', (t) => {
+  const calls: unknown[] = [];
+  t.mock.method(console, 'warn', (entry: unknown) => calls.push(entry));
+  const saved = { level: process.env.LOG_LEVEL, format: process.env.AWS_LAMBDA_LOG_FORMAT };
+  process.env.LOG_LEVEL = 'info';
+  try {
+    process.env.AWS_LAMBDA_LOG_FORMAT = 'JSON';
+    log.warn('slow request', { status: 200, ms: 812 });
+    process.env.AWS_LAMBDA_LOG_FORMAT = 'Text';
+    log.warn('slow request', { status: 200, ms: 812 });
+  } finally {
+    for (const [name, value] of [
+      ['LOG_LEVEL', saved.level],
+      ['AWS_LAMBDA_LOG_FORMAT', saved.format],
+    ] as const)
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  }
+  const [structured, line] = calls;
+  // The runtime keeps a lone object as `message` (aws-lambda-nodejs-runtime-interface-client's
+  // formatJsonMessage); a string would be stored escaped inside it.
+  assert.equal(typeof structured, 'object');
+  assert.deepEqual(
+    { ...(structured as object), time: undefined },
+    { level: 'warn', time: undefined, message: 'slow request', status: 200, ms: 812, requestId: undefined },
+  );
+  // Elsewhere, the same entry as one JSON line.
+  const { time: _, ...fields } = JSON.parse(line as string);
+  assert.deepEqual(fields, { level: 'warn', message: 'slow request', status: 200, ms: 812 });
+});
