@@ -8,11 +8,6 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { SECRETS_ENCRYPTION_CONTEXT } from '../shared/crypto/encryption-context.ts';
 import type { Grants, SecretsUse } from './grants.ts';
 
-const TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-} as const;
-
 const SECRETS_ACTIONS: Record<SecretsUse, string> = {
   seal: 'kms:GenerateDataKey',
   open: 'kms:Decrypt',
@@ -27,17 +22,20 @@ export interface GrantTargets {
 /** The statements `grants` allows. */
 function grantStatements(grants: Grants, targets: GrantTargets): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
-  const { table, indexes = [], bucket = {}, secrets = [] } = grants;
-  if (table === 'read' || table === 'readWrite')
+  const { table = [], indexes = [], bucket = {}, secrets = [] } = grants;
+  if (table.length > 0)
     statements.push(
       new PolicyStatement({
-        actions: [...TABLE_ACTIONS.read],
-        resources: [targets.tableArn, ...indexes.map((index) => `${targets.tableArn}/index/${index}`)],
+        actions: table.map((operation) => `dynamodb:${operation}`),
+        resources: [targets.tableArn],
       }),
     );
-  if (table === 'write' || table === 'readWrite')
+  if (indexes.length > 0)
     statements.push(
-      new PolicyStatement({ actions: [...TABLE_ACTIONS.write], resources: [targets.tableArn] }),
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: indexes.map((index) => `${targets.tableArn}/index/${index}`),
+      }),
     );
   const objects = (action: string, patterns: readonly string[] = []) => {
     if (patterns.length > 0)

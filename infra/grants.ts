@@ -8,7 +8,11 @@ import type { IndexName } from '../shared/db/table.ts';
 import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { uploadKey } from '../shared/uploads/keys.ts';
 
-export type Access = 'read' | 'write' | 'readWrite';
+/**
+ * The DynamoDB operations a function may send to the table, one IAM action each: exactly those its
+ * bundle can send (test/infra/table-grants.test.ts), never Scan.
+ */
+export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
 
 /** Object key patterns (IAM wildcards) a route may touch, by what it does to them. */
 export interface BucketAccess {
@@ -32,7 +36,7 @@ export type SecretsUse = 'seal' | 'open';
 
 /** The grant declarations of one route (or event-driven function). */
 export interface Grants {
-  table?: Access;
+  table?: readonly TableOperation[];
   /** Global secondary indexes the function queries (Query on `<table>/index/<name>`). */
   indexes?: readonly IndexName[];
   bucket?: BucketAccess;
@@ -59,3 +63,24 @@ export const OBJECTS = {
   /** Merchant feeds dropped by operators. */
   catalogFeeds: `${CATALOG_KEYS.feedsPrefix}*`,
 } as const;
+
+/** Whether a function reaches the table at all (its items or an index). */
+export const usesTable = (grants: Grants) => (grants.table?.length ?? 0) + (grants.indexes?.length ?? 0) > 0;
+
+/** The table operation an SDK command name stands for (`GetItemCommand` → `GetItem`). */
+export const tableOperationOf = (commandName: string) =>
+  commandName.replace(/Command$/, '') as TableOperation;
+
+/**
+ * Why IAM would refuse a DynamoDB request under `grants`, or undefined when they allow it: an index
+ * query needs the index declared, anything else its operation on the table. The local runtime
+ * refuses such requests as AWS would (infra/local/grants.ts), so every test checks the declarations.
+ */
+export function tableRefusal(grants: Grants, commandName: string, input: { IndexName?: unknown }) {
+  const operation = tableOperationOf(commandName);
+  if (input.IndexName !== undefined)
+    return operation === 'Query' && (grants.indexes ?? []).includes(input.IndexName as IndexName)
+      ? undefined
+      : `dynamodb:${operation} on index ${String(input.IndexName)}`;
+  return (grants.table ?? []).includes(operation) ? undefined : `dynamodb:${operation} on the table`;
+}

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { LAMBDA_RESPONSE_MAX_BYTES } from '../../shared/lambda-response.ts';
 import { functionId, type Route } from '../routes.ts';
+import { withTableGrants } from './grants.ts';
 
 type Handler = (
   event: APIGatewayProxyEventV2,
@@ -49,7 +50,7 @@ const FUNCTION_FAILED: APIGatewayProxyStructuredResultV2 = {
 
 export async function invoke(route: Route, event: APIGatewayProxyEventV2) {
   const handler = await loadHandler(route);
-  const result = await handler(event, lambdaContext(route));
+  const result = await withTableGrants(route, () => handler(event, lambdaContext(route)));
   // As on AWS, a response past the limit is a function error: measured only where it may be one
   // (the result's JSON is at most about three bytes per character of the body).
   if ((result.body?.length ?? 0) * 3 > LAMBDA_RESPONSE_MAX_BYTES) {

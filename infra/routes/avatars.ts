@@ -11,7 +11,7 @@ export const avatarRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/teams/{team_id}/avatar/upload',
     entry: AVATAR_UPLOAD_ENTRY,
-    table: 'readWrite',
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // A ranged GET of a direct upload (404 `Upload not found` when missing) and CopyObject from it;
       // the presigned GET of the source video handed to the provider.
@@ -30,7 +30,7 @@ export const avatarRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/teams/{team_id}/avatar/status',
     entry: 'teams/avatar-status',
-    table: 'read',
+    table: ['GetItem', 'Query'],
     // HeadObject of the consent recording: missing is `consent_received: false`.
     bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
   },
@@ -38,7 +38,7 @@ export const avatarRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/avatar-provider/callback',
     entry: AVATAR_CALLBACK_ENTRY,
-    table: 'readWrite',
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     // HeadObject of the consent recording: no avatar is ready without it.
     bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
     auth: false,

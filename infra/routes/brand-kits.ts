@@ -23,7 +23,7 @@ export const brandKitRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/brand-kits',
     entry: 'brand-kits/create-brand-kit',
-    table: 'readWrite',
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // CopyObject from a draft logo, a direct upload or another kit's logo (404 `Logo not found` when
       // missing) to the kit's own key; presigned GETs of the kit's logos; the copies deleted again when
@@ -38,7 +38,7 @@ export const brandKitRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/brand-kits/{brand_kit_id}',
     entry: 'brand-kits/get-brand-kit',
-    table: 'read',
+    table: ['GetItem'],
     // Presigned GETs of the kit's logos (no request).
     bucket: { read: [OBJECTS.brandKitLogos] },
   },

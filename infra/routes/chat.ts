@@ -2,26 +2,30 @@ import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const chatRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/chat/sessions', entry: 'chat/create-session', table: 'readWrite' },
+  {
+    method: 'POST',
+    path: '/api/v1/chat/sessions',
+    entry: 'chat/create-session',
+    table: ['GetItem', 'PutItem'],
+  },
   // The caller's sessions, newest first, from gsi1.
   {
     method: 'GET',
     path: '/api/v1/chat/sessions',
     entry: 'chat/list-sessions',
-    table: 'read',
     indexes: ['gsi1'],
   },
   {
     method: 'GET',
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/list-messages',
-    table: 'read',
+    table: ['GetItem', 'Query'],
   },
   {
     method: 'POST',
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/send-message',
-    table: 'readWrite',
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     // HeadObject of each attachment, under the caller's uploads (a missing one is a 422).
     bucket: { read: [OBJECTS.uploads], list: [OBJECTS.uploads] },
   },

@@ -2,26 +2,25 @@ import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const shoppingRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/shopping/sessions', entry: 'shopping/create-session', table: 'write' },
+  { method: 'POST', path: '/api/v1/shopping/sessions', entry: 'shopping/create-session', table: ['PutItem'] },
   // The caller's sessions, newest first, from gsi1.
   {
     method: 'GET',
     path: '/api/v1/shopping/sessions',
     entry: 'shopping/list-sessions',
-    table: 'read',
     indexes: ['gsi1'],
   },
   {
     method: 'GET',
     path: '/api/v1/shopping/sessions/{session_id}',
     entry: 'shopping/get-session',
-    table: 'read',
+    table: ['Query'],
   },
   {
     method: 'POST',
     path: '/api/v1/shopping/sessions/{session_id}/search',
     entry: 'shopping/search-products',
-    table: 'readWrite',
+    table: ['GetItem', 'PutItem'],
     // GetObject of the catalogue pointer (missing before the first import) and of the snapshot it
     // names; the in-memory index of 40,000 products takes about 100 MB, and more memory is more CPU
     // for the index build after each new version.

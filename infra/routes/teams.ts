@@ -4,23 +4,43 @@ const TEAM = '/api/v1/teams/{team_id}';
 
 export const teamRoutes: Route[] = [
   // Reads the caller's brand (brand_name) before writing the team.
-  { method: 'POST', path: '/api/v1/teams', entry: 'teams/create-team', table: 'readWrite' },
+  {
+    method: 'POST',
+    path: '/api/v1/teams',
+    entry: 'teams/create-team',
+    table: ['GetItem', 'PutItem'],
+  },
   // The caller's teams, newest first, from gsi1.
-  { method: 'GET', path: '/api/v1/teams', entry: 'teams/list-teams', table: 'read', indexes: ['gsi1'] },
-  { method: 'GET', path: TEAM, entry: 'teams/get-team', table: 'read' },
-  { method: 'GET', path: `${TEAM}/dashboard`, entry: 'teams/get-dashboard', table: 'read' },
-  { method: 'GET', path: `${TEAM}/tasks`, entry: 'teams/list-tasks', table: 'read' },
-  { method: 'GET', path: `${TEAM}/activity`, entry: 'teams/list-activity', table: 'read' },
-  { method: 'GET', path: `${TEAM}/strategy-history`, entry: 'teams/get-strategy-history', table: 'read' },
-  { method: 'GET', path: `${TEAM}/strategy-briefs`, entry: 'teams/get-strategy-briefs', table: 'read' },
-  { method: 'GET', path: `${TEAM}/today`, entry: 'teams/get-today', table: 'read' },
-  { method: 'POST', path: `${TEAM}/unsubscribe`, entry: 'teams/unsubscribe-team', table: 'readWrite' },
+  { method: 'GET', path: '/api/v1/teams', entry: 'teams/list-teams', indexes: ['gsi1'] },
+  { method: 'GET', path: TEAM, entry: 'teams/get-team', table: ['GetItem', 'Query'] },
+  { method: 'GET', path: `${TEAM}/dashboard`, entry: 'teams/get-dashboard', table: ['GetItem', 'Query'] },
+  { method: 'GET', path: `${TEAM}/tasks`, entry: 'teams/list-tasks', table: ['GetItem', 'Query'] },
+  { method: 'GET', path: `${TEAM}/activity`, entry: 'teams/list-activity', table: ['GetItem', 'Query'] },
+  {
+    method: 'GET',
+    path: `${TEAM}/strategy-history`,
+    entry: 'teams/get-strategy-history',
+    table: ['GetItem', 'Query'],
+  },
+  {
+    method: 'GET',
+    path: `${TEAM}/strategy-briefs`,
+    entry: 'teams/get-strategy-briefs',
+    table: ['GetItem', 'Query'],
+  },
+  { method: 'GET', path: `${TEAM}/today`, entry: 'teams/get-today', table: ['GetItem', 'Query'] },
+  {
+    method: 'POST',
+    path: `${TEAM}/unsubscribe`,
+    entry: 'teams/unsubscribe-team',
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+  },
   // Reads the team's scheduled tasks from gsi1.
   {
     method: 'POST',
     path: `${TEAM}/calendar/generate`,
     entry: 'teams/generate-calendar',
-    table: 'readWrite',
+    table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'],
     indexes: ['gsi1'],
   },
 ];

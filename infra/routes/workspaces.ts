@@ -3,22 +3,27 @@ import type { Route } from '../routes.ts';
 const WORKSPACE = '/api/v1/workspaces/{workspace_id}';
 
 export const workspaceRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/workspaces', entry: 'workspaces/create-workspace', table: 'write' },
+  { method: 'POST', path: '/api/v1/workspaces', entry: 'workspaces/create-workspace', table: ['PutItem'] },
   // The caller's workspaces, newest first, from gsi1 (the member items).
   {
     method: 'GET',
     path: '/api/v1/workspaces',
     entry: 'workspaces/list-workspaces',
-    table: 'read',
+    table: ['GetItem'],
     indexes: ['gsi1'],
   },
-  { method: 'GET', path: WORKSPACE, entry: 'workspaces/get-workspace', table: 'read' },
-  { method: 'GET', path: `${WORKSPACE}/integrations`, entry: 'workspaces/list-integrations', table: 'read' },
+  { method: 'GET', path: WORKSPACE, entry: 'workspaces/get-workspace', table: ['GetItem', 'Query'] },
+  {
+    method: 'GET',
+    path: `${WORKSPACE}/integrations`,
+    entry: 'workspaces/list-integrations',
+    table: ['GetItem', 'Query'],
+  },
   {
     method: 'PUT',
     path: `${WORKSPACE}/integrations/ads-provider/credentials`,
     entry: 'workspaces/save-ads-credentials',
-    table: 'readWrite',
+    table: ['GetItem', 'UpdateItem'],
     // Seals the credentials (KMS GenerateDataKey); nothing on an HTTP route opens them.
     secrets: ['seal'],
   },
@@ -27,13 +32,13 @@ export const workspaceRoutes: Route[] = [
     method: 'GET',
     path: `${WORKSPACE}/tasks`,
     entry: 'workspaces/list-workspace-tasks',
-    table: 'read',
+    table: ['GetItem', 'Query'],
     indexes: ['gsi1'],
   },
   {
     method: 'POST',
     path: `${WORKSPACE}/tasks`,
     entry: 'workspaces/create-workspace-task',
-    table: 'readWrite',
+    table: ['GetItem', 'PutItem'],
   },
 ];

@@ -2,6 +2,7 @@
 // declares (the same ones that validate requests), so the description cannot drift from the code.
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { usesTable } from '../../infra/grants.ts';
 import type { Route } from '../../infra/routes.ts';
 import type { JsonHint } from '../http/fields.ts';
 import type { RouteOptions } from '../http/route.ts';
@@ -104,7 +105,7 @@ export function errorStatuses(route: Route, options: Options): number[] {
   if (options.body || options.form) statuses.add(413);
   if (options.body) statuses.add(400);
   if (options.form) statuses.add(415);
-  if (route.table || route.bucket) statuses.add(503);
+  if (usesTable(route) || route.bucket) statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
@@ -123,7 +124,7 @@ const call = (route: Route) => {
   return h.call(spec.method, spec.url, { ...spec.options, token: h.owner.token });
 };
 
-const tableRoutes = authenticatedRoutes.filter((r) => r.table);
+const tableRoutes = authenticatedRoutes.filter(usesTable);
 
 /** Every string in an item, however deep. */
 const strings = (value: unknown): string[] =>

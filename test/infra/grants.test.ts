@@ -7,6 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableOperationOf, tableRefusal } from '../../infra/grants.ts';
+import { buildEvent } from '../../infra/local/events.ts';
+import { invoke } from '../../infra/local/handlers.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import { type Route, routeKey, routes } from '../../infra/routes.ts';
 import { avatarObjects } from '../../shared/avatars/keys.ts';
@@ -18,7 +22,9 @@ import { config } from '../../shared/config.ts';
 import { SECRETS_ENCRYPTION_CONTEXT } from '../../shared/crypto/encryption-context.ts';
 import { decryptDataKey, generateDataKey, kms, resetKms } from '../../shared/crypto/kms.ts';
 import { newId } from '../../shared/ids.ts';
+import { setContentCadence } from '../../shared/teams/agents.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { avatarTeam, mp4, multipart, SECRET, unixNow, videoPart } from '../avatars/support.ts';
 import { guidelinePdf, logoPng } from '../brand-kits/fixtures.ts';
 import { sampleRequest, seedResourcesFor } from '../hardening/support.ts';
@@ -116,26 +122,10 @@ const glob = (pattern: string) =>
 const allows = (patterns: readonly string[] | undefined, key: string) =>
   (patterns ?? []).some((pattern) => glob(pattern).test(key));
 
-const TABLE_ACTIONS: Record<string, 'read' | 'write'> = {
-  GetItemCommand: 'read',
-  QueryCommand: 'read',
-  PutItemCommand: 'write',
-  UpdateItemCommand: 'write',
-  DeleteItemCommand: 'write',
-  BatchWriteItemCommand: 'write',
-};
-
 /** Why `request` would be refused under `route`'s declarations, or undefined when it is allowed. */
 function refusal(route: Route, request: Sent): string | undefined {
   const { command, input } = request;
-  if (request.client === 'dynamodb') {
-    const kind = TABLE_ACTIONS[command];
-    if (!kind) return `${command} is granted to no route`;
-    if (route.table !== kind && route.table !== 'readWrite') return `${command} needs table ${kind}`;
-    const index = input.IndexName as string | undefined;
-    if (index && !(route.indexes ?? []).includes(index as never)) return `Query on ${index} is not declared`;
-    return undefined;
-  }
+  if (request.client === 'dynamodb') return tableRefusal(route, command, input);
   const bucket = route.bucket ?? {};
   const key = String(input.Key ?? '');
   const missing = request.status === 404;
@@ -274,6 +264,51 @@ describe('the route table grants what the handlers send', () => {
       json: { content: 'See attached', attachments: [{ key: missingUpload }] },
     });
     assert.equal(unattached.status, 422, unattached.text);
+    // With an Idempotency-Key: a send and its retry (which seals the claim), and a refused send (its
+    // claim given back).
+    const messages = `/api/v1/chat/sessions/${session}/messages`;
+    const keyed = { 'idempotency-key': `grants-${newId()}` };
+    const once = await call('chat/send-message', messages, { json: { content: 'Once' }, headers: keyed });
+    assert.equal(once.status, 201, once.text);
+    const retried = await call('chat/send-message', messages, { json: { content: 'Once' }, headers: keyed });
+    assert.equal(retried.body.id, once.body.id);
+    const refusedKeyed = await call('chat/send-message', messages, {
+      json: { content: 'See attached', attachments: [{ key: missingUpload }] },
+      headers: { 'idempotency-key': `grants-${newId()}` },
+    });
+    assert.equal(refusedKeyed.status, 422, refusedKeyed.text);
+
+    // A kit save whose brand count fails: the kit is deleted again and the count taken back.
+    const undoneBrand = await call('brands/create-brand', '/api/v1/brands', { json: { name: 'Undone' } });
+    failNextUpdate = true;
+    const undone = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
+      json: { name: 'Undone', brand_id: undoneBrand.body.id },
+    });
+    assert.equal(undone.status, 503, undone.text);
+
+    // A calendar planned again after the team's cadence was emptied: the slots it no longer plans go.
+    const calendar = sampleRequest(routeOf('teams/generate-calendar'), ids);
+    await setContentCadence(ids.team_id!, []);
+    const replanned = await call('teams/generate-calendar', calendar.url, calendar.options);
+    assert.equal(replanned.status, 200, replanned.text);
+
+    // Workspace tasks without a status filter (the workspace's own partition, not the status index).
+    const tasks = sampleRequest(routeOf('workspaces/list-workspace-tasks'), ids);
+    const allTasks = await call('workspaces/list-workspace-tasks', tasks.url.split('?')[0]!);
+    assert.equal(allTasks.status, 200, allTasks.text);
+    // A member item from before member items carried the workspace's summary: read from the workspace.
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: workspaceKeys.member(ids.workspace_id!, h.owner.id),
+        UpdateExpression: 'REMOVE workspace',
+      }),
+    );
+    const workspaces = await call('workspaces/list-workspaces', '/api/v1/workspaces');
+    assert.ok(
+      workspaces.body.some((w: { id: string }) => w.id === ids.workspace_id),
+      workspaces.text,
+    );
 
     for (const route of routes)
       if (route.table || route.bucket)
@@ -325,14 +360,18 @@ describe('the route table grants what the handlers send', () => {
     );
   });
 
-  it('no route is granted table reads or writes it never makes', () => {
-    for (const route of routes) {
-      const kinds = new Set(
-        (sent.get(route) ?? []).flatMap((r) => (r.client === 'dynamodb' ? [TABLE_ACTIONS[r.command]] : [])),
+  it('no route is granted a table operation the calls above never make', () => {
+    const unused = routes.flatMap((route) => {
+      const used = new Set(
+        (sent.get(route) ?? []).flatMap((r) =>
+          r.client === 'dynamodb' && !r.input.IndexName ? [tableOperationOf(r.command)] : [],
+        ),
       );
-      const used = kinds.has('read') && kinds.has('write') ? 'readWrite' : [...kinds][0];
-      assert.equal(used, route.table, route.entry);
-    }
+      return (route.table ?? [])
+        .filter((operation) => !used.has(operation))
+        .map((op) => `${route.entry} ${op}`);
+    });
+    assert.deepEqual(unused, []);
   });
 
   it('every route that queries an index declares it, and no other', () => {
@@ -342,6 +381,30 @@ describe('the route table grants what the handlers send', () => {
       );
       assert.deepEqual([...queried].sort(), [...(route.indexes ?? [])].sort(), route.entry);
     }
+  });
+});
+
+describe('the local runtime', () => {
+  it('refuses a table request its route does not declare, as IAM would on AWS (a 500, nothing written)', async () => {
+    const route = routeOf('brands/create-brand');
+    const name = `Ungranted ${newId()}`;
+    const event = (declared: Route) =>
+      buildEvent(
+        declared,
+        {},
+        {
+          method: 'POST',
+          url: '/api/v1/brands',
+          headers: { authorization: `Bearer ${h.owner.token}`, 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ name })),
+        },
+      );
+    const refused = await invoke({ ...route, table: ['GetItem'] }, event({ ...route, table: ['GetItem'] }));
+    assert.equal(refused.statusCode, 500);
+    const listed = await h.call('GET', '/api/v1/brands?limit=100');
+    assert.ok(!listed.body.some((brand: { name: string }) => brand.name === name), 'nothing written');
+    // Its own declarations allow it.
+    assert.equal((await invoke(route, event(route))).statusCode, 201);
   });
 });
 

@@ -92,8 +92,10 @@ export function stackIds(template: Template, stack: TeamContentStack) {
   };
 }
 
-export const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
-export const TABLE_WRITE = [
+/** The item actions any function may be granted on the table (no Scan, no stream reads). */
+export const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
@@ -109,12 +111,8 @@ export function expectedPermissions(template: Template, stack: TeamContentStack,
   const objects = (pattern: string) => `<${ids.bucket}.Arn>/${pattern}`;
   const logs = `<${ids.logGroupOf(fn)}.Arn>`;
   const lines = [line('logs:CreateLogStream', logs), line('logs:PutLogEvents', logs)];
-  if (route.table === 'read' || route.table === 'readWrite')
-    for (const action of TABLE_READ)
-      for (const resource of [table, ...(route.indexes ?? []).map((index) => `${table}/index/${index}`)])
-        lines.push(line(action, resource));
-  if (route.table === 'write' || route.table === 'readWrite')
-    for (const action of TABLE_WRITE) lines.push(line(action, table));
+  for (const operation of route.table ?? []) lines.push(line(`dynamodb:${operation}`, table));
+  for (const index of route.indexes ?? []) lines.push(line('dynamodb:Query', `${table}/index/${index}`));
   for (const pattern of route.bucket?.read ?? []) lines.push(line('s3:GetObject', objects(pattern)));
   for (const pattern of route.bucket?.write ?? []) lines.push(line('s3:PutObject', objects(pattern)));
   for (const pattern of route.bucket?.delete ?? []) lines.push(line('s3:DeleteObject', objects(pattern)));
