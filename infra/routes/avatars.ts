@@ -13,10 +13,10 @@ export const avatarRoutes: Route[] = [
     entry: AVATAR_UPLOAD_ENTRY,
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
-      // A ranged GET of a direct upload (404 `Upload not found` when missing) and CopyObject from it;
-      // the presigned GET of the source video handed to the provider.
+      // A ranged GET of a direct upload (404 `Upload not found` when missing); the presigned GET of
+      // the source video (a form's copy, or the direct upload itself) handed to the provider.
       read: [OBJECTS.uploads, OBJECTS.avatarSources],
-      // PutObject or CopyObject of the source video; the presigned PUT of the consent recording.
+      // PutObject of a form's video; the presigned PUT of the consent recording.
       write: [OBJECTS.avatarSources, OBJECTS.avatarConsents],
       // The source video again when its record cannot be written.
       delete: [OBJECTS.avatarSources],

@@ -17,6 +17,7 @@ export const avatarKeys = {
 const folder = (teamId: string, avatarId: string) => `teams/${teamId}/avatars/${avatarId}/`;
 
 export const avatarObjects = {
+  folder,
   source: (teamId: string, avatarId: string, ext: string) => `${folder(teamId, avatarId)}source.${ext}`,
   consent: (teamId: string, avatarId: string, ext: string) => `${folder(teamId, avatarId)}consent.${ext}`,
 };

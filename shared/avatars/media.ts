@@ -1,11 +1,6 @@
 // The avatar's objects in the bucket: the source video (written before its record) and the consent
 // recording (uploaded by the client through a presigned PUT; its presence is `consent_received`).
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { log } from '../log.ts';
@@ -39,19 +34,6 @@ export async function readObjectHead(
 export async function putObject(key: string, body: Buffer, contentType: string): Promise<void> {
   await s3().send(
     new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: contentType }),
-  );
-}
-
-/** Server-side copy within the bucket (up to 5 GB in one request). */
-export async function copyObject(from: string, to: string, contentType: string): Promise<void> {
-  await s3().send(
-    new CopyObjectCommand({
-      Bucket: config.bucketName,
-      Key: to,
-      CopySource: `${config.bucketName}/${from.split('/').map(encodeURIComponent).join('/')}`,
-      ContentType: contentType,
-      MetadataDirective: 'REPLACE',
-    }),
   );
 }
 

@@ -22,7 +22,7 @@ import { log } from '../log.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../teams/schemas.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import { avatarObjects } from './keys.ts';
-import { copyObject, deleteObjectQuietly, putObject, readObjectHead } from './media.ts';
+import { deleteObjectQuietly, putObject, readObjectHead } from './media.ts';
 import { type AvatarProvider, avatarProvider } from './provider.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS, type AvatarUploadResult, STUDIO } from './schemas.ts';
 import {
@@ -41,8 +41,8 @@ export type VideoSource = { file: UploadedFile } | { uploadKey: string };
 interface Video {
   format: VideoFormat;
   bytes: number;
-  /** The request's bytes, or the direct upload to copy. */
-  content: Buffer | { uploadKey: string };
+  /** The request's bytes (to store under the avatar); none for a direct upload (used where it is). */
+  content?: Buffer;
 }
 
 export async function uploadAvatar(
@@ -72,7 +72,9 @@ export async function uploadAvatar(
     type: STUDIO,
     status: 'training',
     error: null,
-    source_key: avatarObjects.source(teamId, id, video.format.ext),
+    // A video sent in the form is stored under the avatar; a direct upload is used where it is: a
+    // server-side copy of up to 2 GiB could outlast the function's 29 s (and would store it twice).
+    source_key: 'file' in source ? avatarObjects.source(teamId, id, video.format.ext) : source.uploadKey,
     source_content_type: video.format.contentType,
     source_bytes: video.bytes,
     // The consent recording is expected in the same container format as the source video.
@@ -87,9 +89,7 @@ export async function uploadAvatar(
   };
 
   // The object first, then the record, then the pointer readers start from.
-  if (Buffer.isBuffer(video.content))
-    await putObject(avatar.source_key, video.content, video.format.contentType);
-  else await copyObject(video.content.uploadKey, avatar.source_key, video.format.contentType);
+  if (video.content) await putObject(avatar.source_key, video.content, video.format.contentType);
   let pointed = false;
   try {
     // A new id: a failed condition can only be this write's own, landed with its answer lost.
@@ -138,7 +138,7 @@ async function videoUploaded(userId: string, uploadKey: string): Promise<Video> 
     throw new PayloadTooLargeError(AVATAR_LIMITS.uploadVideoBytes);
   const format = sniffVideo(object.head);
   if (!format) throw new UnsupportedMediaTypeError(AVATAR_TEXTS.notAVideo);
-  return { format, bytes: object.size, content: { uploadKey } };
+  return { format, bytes: object.size };
 }
 
 /** Undoes a write that did not complete: the record first, so nothing ever points at a missing object. */
@@ -153,7 +153,9 @@ async function forget(avatar: AvatarItem) {
     });
     return;
   }
-  await deleteObjectQuietly(avatar.source_key);
+  // Only the avatar's own copy of a video sent in the form; a direct upload stays the caller's.
+  if (avatar.source_key.startsWith(avatarObjects.folder(avatar.team_id, avatar.id)))
+    await deleteObjectQuietly(avatar.source_key);
 }
 
 /** Hands the job to the provider. If it cannot be reached the avatar fails at once (a new upload
@@ -163,7 +165,12 @@ async function startTraining(provider: AvatarProvider, avatar: AvatarItem) {
   try {
     const videoUrl = await getSignedUrl(
       s3(),
-      new GetObjectCommand({ Bucket: config.bucketName, Key: avatar.source_key }),
+      // Served as the type its bytes are, whatever type a direct upload was declared with.
+      new GetObjectCommand({
+        Bucket: config.bucketName,
+        Key: avatar.source_key,
+        ResponseContentType: avatar.source_content_type,
+      }),
       { expiresIn: AVATAR_LIMITS.providerVideoUrlSeconds },
     );
     const { jobId } = await provider.startTraining({

@@ -13,6 +13,7 @@ import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { queryPartition } from '../../shared/db/store.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
+import { newId } from '../../shared/ids.ts';
 import { CONTENT_TEAM_TYPE } from '../../shared/teams/schemas.ts';
 import { createTeam, readTeam } from '../../shared/teams/store.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
@@ -112,17 +113,31 @@ describe('avatar upload: happy path', () => {
     }
   });
 
-  it('accepts a video sent earlier by direct upload (JSON upload_key) and copies it under the team', async () => {
+  it('accepts a video sent earlier by direct upload (JSON upload_key) and trains from it where it is', async () => {
     const team = await avatarTeam(h.owner.id);
     const key = `${userUploadPrefix(h.owner.id)}01a1fc6e-0000-7000-8000-0000000000aa/me.webm`;
     const video = webm();
-    await putUpload(key, video);
+    // Declared as MP4 when it was uploaded; its bytes are WebM.
+    await s3().send(
+      new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: video, ContentType: 'video/mp4' }),
+    );
     const res = await h.call('POST', uploadUrl(team), {
       json: { upload_key: key, consent_attestation: true, subject_is_minor: false },
     });
     assert.equal(res.status, 202);
-    assert.deepEqual(await readObject(`teams/${team}/avatars/${res.body.avatar_id}/source.webm`), video);
-    assert.equal((await readAvatar(team, res.body.avatar_id))?.source_bytes, video.length);
+    // No copy of up to 2 GiB under the team (it could outlast the function): the record names the upload.
+    assert.deepEqual(await teamObjects(team), []);
+    const record = await readAvatar(team, res.body.avatar_id);
+    assert.equal(record?.source_key, key);
+    assert.equal(record?.source_bytes, video.length);
+    assert.equal(record?.source_content_type, 'video/webm');
+    // The provider's URL serves the upload as what its bytes are.
+    const job = recordingProvider.jobs.find((j) => j.avatar_id === res.body.avatar_id);
+    const fetched = await fetch(job!.video_url);
+    assert.equal(fetched.status, 200);
+    assert.equal(fetched.headers.get('content-type'), 'video/webm');
+    assert.deepEqual(Buffer.from(await fetched.arrayBuffer()), video);
+    assert.equal(job?.video_content_type, 'video/webm');
   });
 });
 
@@ -479,14 +494,22 @@ describe('avatar upload: failures leave no record pointing at nothing', () => {
       },
       { step: 'initialize', name: failPointer },
     );
+    const key = `${userUploadPrefix(h.owner.id)}${newId()}/me.mp4`;
+    await putUpload(key, mp4());
     try {
       const res = await uploadVideo(h, team);
       assert.equal(res.status, 503);
+      // From a direct upload: the record goes, the upload (the caller's own object) stays.
+      const direct = await h.call('POST', uploadUrl(team), {
+        json: { upload_key: key, consent_attestation: true },
+      });
+      assert.equal(direct.status, 503);
     } finally {
       dynamo().middlewareStack.remove(failPointer);
     }
     assert.deepEqual(await avatarRecords(team), []);
     assert.deepEqual(await teamObjects(team), []);
+    assert.deepEqual(await readObject(key), mp4());
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 });

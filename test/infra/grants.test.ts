@@ -213,7 +213,7 @@ describe('the route table grants what the handlers send', () => {
     assert.equal(noBrand.status, 404);
     assert.equal((await call('brand-kits/get-brand-kit', `/api/v1/brand-kits/${kit.body.id}`)).status, 200);
 
-    // Avatars: a direct upload copied (and one missing), a multipart upload rolled back, status
+    // Avatars: a direct upload used (and one missing), a multipart upload rolled back, status
     // without and with consent, the provider's callback.
     const team = await avatarTeam(h.owner.id);
     const video = await upload('me.mp4', mp4(), 'video/mp4');
