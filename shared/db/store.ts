@@ -301,70 +301,46 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
 
 type Once = { set: string; token: string };
 
-/** `#c0 :c0, …` with their names and values (negated to take back), and the once-token's set. */
-function counterParts(counters: Record<string, number>, sign: 1 | -1, once?: Once) {
-  const counted = Object.keys(counters);
-  return {
-    adds: counted.map((_, i) => `#c${i} :c${i}`),
-    names: {
-      ...Object.fromEntries(counted.map((name, i) => [`#c${i}`, name])),
-      ...(once ? { '#once': once.set } : {}),
-    },
-    values: {
-      ...Object.fromEntries(counted.map((name, i) => [`:c${i}`, sign * counters[name]!])),
-      ...(once ? { ':onceSet': new Set([once.token]), ':once': once.token } : {}),
-    },
-  };
-}
-
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
- * With `below`, each named counter must stay under its limit: false when one has reached it.
+ * With `once`, only once per token; with `below`, each named counter must stay under its limit:
+ * false when one has reached it.
  */
 export async function addToCounters(
   keys: Keys,
   counters: Record<string, number>,
   options: { once?: Once; below?: Record<string, number> } = {},
 ): Promise<boolean> {
-  const { once, below = {} } = options;
-  const { adds, names, values } = counterParts(counters, 1, once);
-  const limits = Object.entries(below).map(([name, limit], i) => ({
-    name,
-    limit,
-    alias: `#l${i}`,
-    value: `:l${i}`,
-  }));
+  const { once, below } = options;
+  const { name, value, condition, aliases } = expressionParts();
+  const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(by)}`);
+  const conditions = [condition({ exists: ['pk'], below })];
+  if (once) {
+    // The token joins a set in the same update, which refuses a token already there, so a write the
+    // SDK retries after a lost response does not count twice.
+    const set = name(once.set);
+    conditions.push(`NOT contains(${set}, ${value(once.token)})`);
+    adds.push(`${set} ${value(new Set([once.token]))}`);
+  }
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys,
-        // Once per token: the token joins a set in the same update, which refuses a token already
-        // there, so a write the SDK retries after a lost response does not count twice.
-        ConditionExpression: [
-          'attribute_exists(pk)',
-          ...(once ? ['NOT contains(#once, :once)'] : []),
-          // A counter never written is under any limit.
-          ...limits.map(({ alias, value }) => `(attribute_not_exists(${alias}) OR ${alias} < ${value})`),
-        ].join(' AND '),
-        UpdateExpression: `ADD ${[...adds, ...(once ? ['#once :onceSet'] : [])].join(', ')}`,
-        ExpressionAttributeNames: { ...names, ...Object.fromEntries(limits.map((l) => [l.alias, l.name])) },
-        ExpressionAttributeValues: {
-          ...values,
-          ...Object.fromEntries(limits.map((l) => [l.value, l.limit])),
-        },
+        ConditionExpression: conditions.join(' AND '),
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ...aliases(),
       }),
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || limits.length > 0))
-      throw error;
+    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || below)) throw error;
     // Which condition failed: a missing item fails as before; a token already counted is done (only
     // this call's own take-back could have removed it since); otherwise a limit refused the update.
-    const item = await getItem<Record<string, unknown>>(keys, { consistent: true });
+    const item = await getItem<Item>(keys, { consistent: true });
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
-    if (limits.length > 0) return false;
+    if (below) return false;
     throw error;
   }
 }
@@ -378,16 +354,17 @@ export async function takeBackCounters(
   counters: Record<string, number>,
   once: Once,
 ): Promise<void> {
-  const { adds, names, values } = counterParts(counters, -1, once);
+  const { name, value, aliases } = expressionParts();
+  const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(-by)}`);
+  const set = name(once.set);
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys,
-        ConditionExpression: 'contains(#once, :once)',
-        UpdateExpression: `ADD ${adds.join(', ')} DELETE #once :onceSet`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ConditionExpression: `contains(${set}, ${value(once.token)})`,
+        UpdateExpression: `ADD ${adds.join(', ')} DELETE ${set} ${value(new Set([once.token]))}`,
+        ...aliases(),
       }),
     );
   } catch (error) {
