@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { startServer } from '../infra/local/server.ts';
 import { type Route, routeKey, routes } from '../infra/routes.ts';
-import { signCallback } from '../shared/avatars/signature.ts';
+import { signProviderMessage } from '../shared/avatars/signature.ts';
 import { startLocal } from './lib/local.ts';
 import { percentile, round } from './lib/stats.ts';
 import type { Benchmark, Figure } from './lib/types.ts';
@@ -88,7 +88,7 @@ export const loadBenchmark: Benchmark = {
         const report = JSON.parse(body.toString()) as Record<string, unknown>;
         report.event_id = `evt_${randomBytes(8).toString('hex')}`;
         body = Buffer.from(JSON.stringify(report));
-        headers['x-avatar-signature'] = signCallback(
+        headers['x-avatar-signature'] = signProviderMessage(
           process.env.AVATAR_PROVIDER_SECRET!,
           Math.floor(Date.now() / 1000),
           body,

@@ -226,8 +226,9 @@ export class TeamContentStack extends Stack {
       authorizer: new HttpNoneAuthorizer(),
     });
 
-    // Studio avatars: the provider signs its callbacks with this shared secret, and only the callback
-    // function may read it; the upload function reaches the provider at `-c avatarProviderUrl=…`.
+    // Studio avatars: the provider signs its callbacks with this shared secret and we sign the jobs we
+    // send it; only the callback function may read it, and the upload function when it reaches a
+    // provider (at `-c avatarProviderUrl=…`).
     const avatarProviderSecret = new Secret(this, 'AvatarProviderSecret', {
       description: 'HMAC-SHA256 secret shared with the avatar provider (signs its callbacks)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
@@ -237,8 +238,13 @@ export class TeamContentStack extends Stack {
     avatarProviderSecret.grantRead(avatarCallback);
     avatarCallback.addEnvironment('AVATAR_PROVIDER_SECRET_NAME', avatarProviderSecret.secretName);
     const avatarProviderUrl: string | undefined = this.node.tryGetContext('avatarProviderUrl');
-    if (avatarProviderUrl)
-      this.functions.get(AVATAR_UPLOAD_ENTRY)!.addEnvironment('AVATAR_PROVIDER_URL', avatarProviderUrl);
+    if (avatarProviderUrl) {
+      // The upload signs the jobs it sends the provider with the same secret.
+      const avatarUpload = this.functions.get(AVATAR_UPLOAD_ENTRY)!;
+      avatarUpload.addEnvironment('AVATAR_PROVIDER_URL', avatarProviderUrl);
+      avatarProviderSecret.grantRead(avatarUpload);
+      avatarUpload.addEnvironment('AVATAR_PROVIDER_SECRET_NAME', avatarProviderSecret.secretName);
+    }
     new CfnOutput(this, 'AvatarProviderSecretName', { value: avatarProviderSecret.secretName });
 
     // Catalogue import (not an HTTP route): a merchant feed put under catalog/feeds/ raises S3's

@@ -1,6 +1,9 @@
 // The port to the external avatar provider that trains studio avatars, and its adapters. Training
 // runs at the provider; it reports the outcome through the signed callback (functions/avatar-provider).
+import { now } from '../clock.ts';
 import { log } from '../log.ts';
+import { SIGNATURE_HEADER, signProviderMessage } from './signature.ts';
+import { providerSigningSecret } from './signing-secret.ts';
 
 export interface TrainingJob {
   team_id: string;
@@ -31,13 +34,23 @@ export class HttpAvatarProvider implements AvatarProvider {
   ) {}
 
   async startTraining(job: TrainingJob): Promise<{ jobId: string }> {
+    const body = JSON.stringify(job);
     let response: Response;
     try {
+      // Signed like the provider's callbacks, with the same shared secret: the provider can tell a job
+      // of ours from anyone else's POST to its endpoint.
+      const secret = await providerSigningSecret();
       response = await fetch(this.url, {
         method: 'POST',
-        // The avatar id makes a repeated submission of the same job recognisable to the provider.
-        headers: { 'content-type': 'application/json', 'idempotency-key': job.avatar_id },
-        body: JSON.stringify(job),
+        headers: {
+          'content-type': 'application/json',
+          // The avatar id makes a repeated submission of the same job recognisable to the provider.
+          'idempotency-key': job.avatar_id,
+          ...(secret
+            ? { [SIGNATURE_HEADER]: signProviderMessage(secret, Math.floor(now().getTime() / 1000), body) }
+            : {}),
+        },
+        body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {

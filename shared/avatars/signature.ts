@@ -24,8 +24,9 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
 const mac = (secret: string, timestamp: number, body: Buffer) =>
   createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
 
-/** The header value a provider sends for `body` at `timestamp` (tests and local tools use it). */
-export const signCallback = (secret: string, timestamp: number, body: Buffer | string): string =>
+/** The signature header for `body` at `timestamp`, with the secret shared with the provider: what the
+ * provider sends with its callbacks, and what our job submissions carry so it can tell them genuine. */
+export const signProviderMessage = (secret: string, timestamp: number, body: Buffer | string): string =>
   `t=${timestamp},v1=${mac(secret, timestamp, Buffer.from(body)).toString('hex')}`;
 
 /** The header's timestamp and v1 values. A header with more than one `t` has no timestamp: which

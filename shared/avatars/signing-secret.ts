@@ -1,6 +1,7 @@
-// The secret the avatar provider signs its callbacks with. In AWS it is a Secrets Manager secret
-// the stack creates (its name in AVATAR_PROVIDER_SECRET_NAME; only the callback function may read
-// it); locally and in tests the value itself is in AVATAR_PROVIDER_SECRET.
+// The secret shared with the avatar provider: it signs its callbacks with it, we sign the jobs we send
+// it. In AWS it is a Secrets Manager secret the stack creates (its name in AVATAR_PROVIDER_SECRET_NAME;
+// only the callback function may read it, and the upload function when a provider URL is configured);
+// locally and in tests the value itself is in AVATAR_PROVIDER_SECRET.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { sdkLogger } from '../aws/sdk-logger.ts';
 import { config } from '../config.ts';

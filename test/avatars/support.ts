@@ -2,7 +2,7 @@
 // domain, signed provider callbacks.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { setStudioTraining } from '../../shared/accounts/store.ts';
-import { signCallback } from '../../shared/avatars/signature.ts';
+import { signProviderMessage } from '../../shared/avatars/signature.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../../shared/teams/schemas.ts';
@@ -109,7 +109,7 @@ export function callback(
   const body = typeof report === 'string' ? report : JSON.stringify(report);
   const header =
     options.header === undefined
-      ? signCallback(options.secret ?? SECRET, options.t ?? unixNow(), body)
+      ? signProviderMessage(options.secret ?? SECRET, options.t ?? unixNow(), body)
       : options.header;
   return h.call('POST', '/api/v1/avatar-provider/callback', {
     token: null,

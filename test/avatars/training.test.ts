@@ -5,7 +5,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { signedMessageId } from '../../shared/avatars/callback-auth.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
-import { SIGNATURE_TEXTS, signCallback } from '../../shared/avatars/signature.ts';
+import { SIGNATURE_TEXTS, signProviderMessage } from '../../shared/avatars/signature.ts';
 import { moveAvatar, readAvatar, recordCallbackReceipt } from '../../shared/avatars/store.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
@@ -109,7 +109,7 @@ describe('provider callback: signature', () => {
     }
     // Signed for one body, sent with another.
     const t = unixNow();
-    const header = signCallback(SECRET, t, body);
+    const header = signProviderMessage(SECRET, t, body);
     const tampered = await callback(h, body.replace('"failed"', '"ready"'), { header });
     assert.equal(tampered.status, 401);
     assert.equal((await readAvatar(team, avatar))?.status, 'training');
@@ -130,7 +130,7 @@ describe('provider callback: signature', () => {
   it('401 for a replayed message, even with its header rewritten', async () => {
     const { team, avatar } = await training();
     const body = JSON.stringify(report(team, avatar, 'failed'));
-    const header = signCallback(SECRET, unixNow(), body);
+    const header = signProviderMessage(SECRET, unixNow(), body);
     assert.equal((await callback(h, body, { header })).status, 200);
     const replay = await callback(h, body, { header });
     assert.equal(replay.status, 401);
@@ -175,7 +175,7 @@ describe('provider callback: signature', () => {
   it('while another delivery of the message may be applying it: 503; after its timeout it is taken over', async () => {
     const { team, avatar } = await training();
     const body = JSON.stringify(report(team, avatar, 'failed'));
-    const header = signCallback(SECRET, unixNow(), body);
+    const header = signProviderMessage(SECRET, unixNow(), body);
     const messageId = signedMessageId({
       headers: { 'x-avatar-signature': header },
       body,

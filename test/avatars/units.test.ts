@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SIGNATURE_TEXTS, signCallback, verifyCallback } from '../../shared/avatars/signature.ts';
+import { SIGNATURE_TEXTS, signProviderMessage, verifyCallback } from '../../shared/avatars/signature.ts';
 import { AVATAR_STATUSES, statesBefore, TRANSITIONS } from '../../shared/avatars/states.ts';
 import { sniffVideo } from '../../shared/avatars/video.ts';
 import { ebml, isoMedia, mp4, quicktime, webm } from './support.ts';
@@ -37,17 +37,17 @@ describe('callback signatures', () => {
 
   it('signs HMAC-SHA256 over "<t>.<raw body>"', () => {
     const expected = createHmac('sha256', secret).update('1700000000.{"a":1}').digest('hex');
-    assert.equal(signCallback(secret, 1_700_000_000, body), `t=1700000000,v1=${expected}`);
+    assert.equal(signProviderMessage(secret, 1_700_000_000, body), `t=1700000000,v1=${expected}`);
   });
 
   it('accepts its own signature within the tolerance, also among other v1 values', () => {
-    const header = signCallback(secret, 1000, body);
+    const header = signProviderMessage(secret, 1000, body);
     assert.doesNotThrow(() => verifyCallback(header, body, secret, 1000 + 300, 300));
     assert.doesNotThrow(() => verifyCallback(`v1=${'a'.repeat(64)}, ${header}`, body, secret, 1000, 300));
   });
 
   it('refuses everything else with a 401', () => {
-    const header = signCallback(secret, 1000, body);
+    const header = signProviderMessage(secret, 1000, body);
     const refuse = (h: string | undefined, b: Buffer, now: number, text: string) =>
       assert.throws(
         () => verifyCallback(h, b, secret, now, 300),
@@ -58,7 +58,7 @@ describe('callback signatures', () => {
     refuse(header.replace('t=1000', 't=1001'), body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(header, Buffer.from('{"a":2}'), 1000, SIGNATURE_TEXTS.invalid);
     refuse(header.slice(0, -2), body, 1000, SIGNATURE_TEXTS.invalid);
-    refuse(signCallback('other', 1000, body), body, 1000, SIGNATURE_TEXTS.invalid);
+    refuse(signProviderMessage('other', 1000, body), body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(`t=1,${header}`, body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(`${header},t=1000`, body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(header, body, 1301, SIGNATURE_TEXTS.stale);

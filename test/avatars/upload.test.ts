@@ -6,6 +6,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { recordingProvider } from '../../shared/avatars/provider.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
+import { SIGNATURE_HEADER, verifyCallback } from '../../shared/avatars/signature.ts';
 import { readAvatar } from '../../shared/avatars/store.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
@@ -26,6 +27,7 @@ import {
   multipart,
   quicktime,
   readObject,
+  SECRET,
   uploadUrl,
   uploadVideo,
   videoPart,
@@ -527,6 +529,7 @@ describe('avatar provider over HTTP', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    process.env.AVATAR_PROVIDER_SECRET = SECRET;
     try {
       const team = await avatarTeam(h.owner.id);
       const res = await uploadVideo(h, team);
@@ -534,6 +537,20 @@ describe('avatar provider over HTTP', () => {
       assert.equal(received.length, 1);
       const [{ headers, body }] = received as [(typeof received)[0]];
       assert.equal(headers['idempotency-key'], res.body.avatar_id);
+      // Signed with the secret shared with the provider, as its callbacks are.
+      const raw = Buffer.from(JSON.stringify(body));
+      assert.doesNotThrow(() =>
+        verifyCallback(headers[SIGNATURE_HEADER] as string, raw, SECRET, Math.floor(Date.now() / 1000), 300),
+      );
+      assert.throws(() =>
+        verifyCallback(
+          headers[SIGNATURE_HEADER] as string,
+          raw,
+          'another secret',
+          Math.floor(Date.now() / 1000),
+          300,
+        ),
+      );
       assert.deepEqual(Object.keys(body).sort(), [
         'avatar_id',
         'team_id',
@@ -544,6 +561,7 @@ describe('avatar provider over HTTP', () => {
       assert.equal(body.avatar_id, res.body.avatar_id);
       assert.equal((await readAvatar(team, res.body.avatar_id))?.provider, 'http');
     } finally {
+      delete process.env.AVATAR_PROVIDER_SECRET;
       server.close();
     }
   });

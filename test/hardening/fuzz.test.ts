@@ -10,7 +10,7 @@ import type * as v from 'valibot';
 import { loadHandler } from '../../infra/local/handlers.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
-import { signCallback } from '../../shared/avatars/signature.ts';
+import { signProviderMessage } from '../../shared/avatars/signature.ts';
 import { multipartBody, mutatedBody, pathId, queryString } from '../support/fuzz.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import {
@@ -165,7 +165,7 @@ describe('fuzzing every route', () => {
           const headers = { ...spec.options.headers } as Record<string, string>;
           if (body !== undefined) headers['content-type'] = contentType;
           if (route.auth === false && headers['x-avatar-signature']) {
-            headers['x-avatar-signature'] = signCallback(
+            headers['x-avatar-signature'] = signProviderMessage(
               process.env.AVATAR_PROVIDER_SECRET!,
               Math.floor(Date.now() / 1000),
               body ?? '',

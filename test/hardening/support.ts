@@ -8,7 +8,7 @@ import { seedShopping } from '../../infra/local/seed/shopping.ts';
 import { seedTeams } from '../../infra/local/seed/teams.ts';
 import { SEED_SECRETS, seedWorkspaces } from '../../infra/local/seed/workspaces.ts';
 import { eventFile, type Route, routeKey, routes } from '../../infra/routes.ts';
-import { signCallback } from '../../shared/avatars/signature.ts';
+import { signProviderMessage } from '../../shared/avatars/signature.ts';
 import { newId } from '../../shared/ids.ts';
 import { createShoppingSession } from '../../shared/shopping/store.ts';
 import { CreateTeamBody } from '../../shared/teams/schemas.ts';
@@ -158,7 +158,11 @@ export function sampleRequest(
   // Signed the way the provider signs, when the test configured a provider secret.
   const providerSecret = process.env.AVATAR_PROVIDER_SECRET;
   if (headers['x-avatar-signature'] && providerSecret)
-    headers['x-avatar-signature'] = signCallback(providerSecret, Math.floor(Date.now() / 1000), body ?? '');
+    headers['x-avatar-signature'] = signProviderMessage(
+      providerSecret,
+      Math.floor(Date.now() / 1000),
+      body ?? '',
+    );
   return { method: route.method, url, options: { headers, ...(body ? { body } : {}) } };
 }
 

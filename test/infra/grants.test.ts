@@ -14,7 +14,7 @@ import { invoke } from '../../infra/local/handlers.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import { type Route, routeKey, routes } from '../../infra/routes.ts';
 import { avatarObjects } from '../../shared/avatars/keys.ts';
-import { signCallback } from '../../shared/avatars/signature.ts';
+import { signProviderMessage } from '../../shared/avatars/signature.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { brandKitLogoKey, draftLogoKey } from '../../shared/brand-kits/keys.ts';
@@ -242,7 +242,7 @@ describe('the route table grants what the handlers send', () => {
         body,
         headers: {
           'content-type': 'application/json',
-          'x-avatar-signature': signCallback(SECRET, unixNow(), body),
+          'x-avatar-signature': signProviderMessage(SECRET, unixNow(), body),
         },
       });
     };

@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
+import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { TeamContentStack } from '../../infra/stack.ts';
 import { TABLE_INDEXES } from '../../shared/db/table.ts';
@@ -83,6 +84,36 @@ describe('CDK stack', () => {
       new Set(nodeOptions(Template.fromStack(mapped), mapped)),
       new Set(['--enable-source-maps']),
     );
+  });
+
+  it('lets the avatar upload read the provider secret (to sign its jobs) only when it reaches a provider', () => {
+    const uploadOf = (t: Template, s: TeamContentStack) => {
+      const fn = s.functions.get(AVATAR_UPLOAD_ENTRY)!;
+      return {
+        env: t.toJSON().Resources[s.getLogicalId(fn.node.defaultChild as never)].Properties.Environment
+          .Variables,
+        secrets: permissionsOf(t, s, fn).filter((l) => l.startsWith('secretsmanager:')),
+      };
+    };
+    const without = uploadOf(template, stack);
+    assert.deepEqual([without.env.AVATAR_PROVIDER_SECRET_NAME, without.secrets], [undefined, []]);
+    const app = new App({
+      context: {
+        'cli-telemetry': false,
+        avatarProviderUrl: 'https://provider.example/jobs',
+        'aws:cdk:bundling-stacks': [],
+      },
+    });
+    const withProvider = new TeamContentStack(app, 'ProviderStack', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    const upload = uploadOf(Template.fromStack(withProvider), withProvider);
+    assert.equal(upload.env.AVATAR_PROVIDER_URL, 'https://provider.example/jobs');
+    assert.ok(upload.env.AVATAR_PROVIDER_SECRET_NAME);
+    assert.deepEqual(upload.secrets.map((l) => l.split(' ')[0]).sort(), [
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
   });
 
   it('builds the table from the shared key definition, with PITR, deletion protection and a stream', () => {
