@@ -5,6 +5,11 @@ import { CreateUploadBody, UploadSlot } from '#shared/uploads/schemas';
 import { createUpload } from '#shared/uploads/store';
 
 export const handler = httpRoute(
-  { body: CreateUploadBody, response: UploadSlot, summary: 'Get a presigned URL for a direct upload' },
+  {
+    body: CreateUploadBody,
+    response: UploadSlot,
+    summary: 'Get a presigned URL for a direct upload',
+    errors: [429],
+  },
   ({ caller, body }) => createUpload(caller.userId, body),
 );

@@ -7,6 +7,8 @@ export const uploadRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/uploads',
     entry: 'uploads/create-upload',
+    // The caller's daily upload allowance (one conditional ADD).
+    table: ['UpdateItem'],
     bucket: { write: [OBJECTS.uploads] },
   },
 ];

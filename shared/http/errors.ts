@@ -63,6 +63,13 @@ export class BadRequestError extends HttpError {
   }
 }
 
+/** A quota of the caller's is used up until `retryAfterSeconds` from now. */
+export class TooManyRequestsError extends HttpError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, detail, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
 export class ServiceUnavailableError extends HttpError {
   constructor(retryAfterSeconds = 1) {
     super(503, 'Service temporarily unavailable, retry later', { 'retry-after': String(retryAfterSeconds) });

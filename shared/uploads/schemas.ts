@@ -34,7 +34,14 @@ export const UPLOAD_LIMITS = {
   maxBytes: Math.max(...Object.values(UPLOAD_MAX_BYTES)),
   /** How long the presigned PUT URL is valid. */
   urlSeconds: 15 * 60,
+  /**
+   * What one user may ask to upload per UTC day (OWASP API4): ten of the largest videos, or this many
+   * files. Counted when the URL is issued, by the size it is signed for.
+   */
+  daily: { bytes: 20 * 1024 ** 3, uploads: 1000 },
 } as const;
+
+export const DAILY_ALLOWANCE_USED = `Daily upload allowance used: at most ${UPLOAD_LIMITS.daily.bytes} bytes in ${UPLOAD_LIMITS.daily.uploads} uploads per UTC day; try again after midnight UTC`;
 
 export const CreateUploadBody = v.pipe(
   model({

@@ -4,18 +4,39 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
-import { NotFoundError, PayloadTooLargeError } from '../http/errors.ts';
+import { updateItem } from '../db/store.ts';
+import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import { isOwnUploadKey, uploadKey } from './keys.ts';
-import { type CreateUploadInput, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
+import { isOwnUploadKey, uploadAllowanceKeys, uploadKey } from './keys.ts';
+import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
 
 /** How long a presigned GET (a logo URL in a response) is valid. */
 export const DOWNLOAD_URL_SECONDS = 60 * 60;
+
+/**
+ * Counts the upload against the caller's allowance for the day (one conditional update: both totals
+ * stay within the day's limits, or nothing is counted). A resend of the update after a lost answer
+ * counts it twice: the allowance errs towards the user's side of the limit, never past it.
+ */
+async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
+  const { bytes, uploads } = UPLOAD_LIMITS.daily;
+  const counted = await updateItem(uploadAllowanceKeys(userId, at.toISOString().slice(0, 10)), {
+    setIfAbsent: { kind: 'upload_allowance' },
+    add: { bytes: size, uploads: 1 },
+    // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
+    below: { bytes: bytes - size + 1, uploads },
+  });
+  if (!counted) {
+    const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
+    throw new TooManyRequestsError(DAILY_ALLOWANCE_USED, Math.ceil((midnight - at.getTime()) / 1000));
+  }
+}
 
 /** A presigned PUT for exactly `size` bytes of `content_type`: S3 refuses any other length or type. */
 export async function createUpload(userId: string, input: CreateUploadInput): Promise<UploadSlot> {
   const key = uploadKey(userId, newId(), input.filename);
   const signedAt = now();
+  await useDailyAllowance(userId, input.size, signedAt);
   const command = new PutObjectCommand({
     Bucket: config.bucketName,
     Key: key,

@@ -87,6 +87,47 @@ describe('POST /api/v1/uploads', () => {
     assert.ok(other.body.key.startsWith(userUploadPrefix(h.other.id)));
   });
 
+  it('holds each user to a daily allowance of bytes and uploads, counted when the URL is issued (429 past it)', async () => {
+    const { bytes, uploads } = UPLOAD_LIMITS.daily;
+    const video = 'video/mp4';
+    const largest = UPLOAD_MAX_BYTES[video];
+    const user = await h.tokenFor('01a1fc6e-0000-7000-8000-0000000000d1');
+    const other = await h.tokenFor('01a1fc6e-0000-7000-8000-0000000000d2');
+    setClock(new Date('2026-11-21T22:00:00.000Z'));
+    try {
+      // Up to the byte limit exactly: ten of the largest videos, then one byte short of one more.
+      const fits = Math.floor(bytes / largest);
+      for (let i = 0; i < fits; i++)
+        assert.equal(
+          (await request({ filename: 'v.mp4', content_type: video, size: largest }, user)).status,
+          200,
+        );
+      const refused = await request({ filename: 'v.mp4', content_type: video, size: 1 }, user);
+      assert.equal(refused.status, 429, refused.text);
+      assert.deepEqual(refused.body, {
+        detail: `Daily upload allowance used: at most ${bytes} bytes in ${uploads} uploads per UTC day; try again after midnight UTC`,
+      });
+      assert.equal(refused.headers['retry-after'], String(2 * 60 * 60));
+      // Another user's allowance is their own; the next UTC day starts afresh.
+      assert.equal((await request({ filename: 'v.mp4', content_type: video, size: 1 }, other)).status, 200);
+      setClock(new Date('2026-11-22T00:00:01.000Z'));
+      assert.equal(
+        (await request({ filename: 'v.mp4', content_type: video, size: largest }, user)).status,
+        200,
+      );
+    } finally {
+      setClock(undefined);
+    }
+    // The count of uploads has its own limit: a day of small files stops at it.
+    const smalls = await h.tokenFor('01a1fc6e-0000-7000-8000-0000000000d3');
+    const statuses: number[] = [];
+    for (let i = 0; i <= uploads; i++)
+      statuses.push(
+        (await request({ filename: 'n.txt', content_type: 'text/plain', size: 1 }, smalls)).status,
+      );
+    assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.at(-1)], [uploads, 429]);
+  });
+
   it('accepts each listed content type up to its own limit, and refuses a byte more', async () => {
     for (const content_type of UPLOAD_CONTENT_TYPES) {
       const max = UPLOAD_MAX_BYTES[content_type];
