@@ -47,6 +47,7 @@ function grantStatements(grants: Grants, targets: GrantTargets): PolicyStatement
       );
   };
   objects('s3:GetObject', bucket.read);
+  objects('s3:GetObjectVersion', bucket.readVersions);
   objects('s3:PutObject', bucket.write);
   objects('s3:DeleteObject', bucket.delete);
   if (bucket.list && bucket.list.length > 0)

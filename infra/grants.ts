@@ -9,8 +9,9 @@ import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { uploadKey } from '../shared/uploads/keys.ts';
 
 /**
- * The DynamoDB operations a function may send to the table, one IAM action each: exactly those its
- * bundle can send (test/infra/table-grants.test.ts), never Scan.
+ * The DynamoDB operations a function may send to the table, one IAM action each, never Scan: the ones
+ * its paths send, no more (test/infra/grants.test.ts walks them; the local runtime refuses any other,
+ * infra/local/grants.ts).
  */
 export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
 
@@ -18,6 +19,8 @@ export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
 export interface BucketAccess {
   /** s3:GetObject: GetObject, HeadObject, the source of a CopyObject, presigned GET URLs. */
   read?: readonly string[];
+  /** s3:GetObjectVersion: a GET (or presigned GET) of one version by its id. */
+  readVersions?: readonly string[];
   /** s3:PutObject: PutObject, the target of a CopyObject, presigned PUT URLs. */
   write?: readonly string[];
   /** s3:DeleteObject only: on this versioned bucket it leaves a delete marker; no DeleteObjectVersion. */

@@ -210,7 +210,7 @@ export class TeamContentStack extends Stack {
           ThrottlingBurstLimit: route.throttle.burst,
         };
         // A stage's route settings name routes that must exist when the stage is written.
-        stage.addDependency(httpRoute!.node.defaultChild as CfnResource);
+        stage.addResourceDependency(httpRoute!.node.defaultChild as CfnResource);
       }
     }
     stage.routeSettings = routeSettings;

@@ -14,8 +14,10 @@ export const avatarRoutes: Route[] = [
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // A ranged GET of a direct upload (404 `Upload not found` when missing); the presigned GET of
-      // the source video (a form's copy, or the direct upload itself) handed to the provider.
+      // the source video (a form's copy, or the direct upload itself) handed to the provider...
       read: [OBJECTS.uploads, OBJECTS.avatarSources],
+      // ...of the direct upload's version that was checked, on the versioned bucket.
+      readVersions: [OBJECTS.uploads],
       // PutObject of a form's video; the presigned PUT of the consent recording.
       write: [OBJECTS.avatarSources, OBJECTS.avatarConsents],
       // The source video again when its record cannot be written.
@@ -23,7 +25,7 @@ export const avatarRoutes: Route[] = [
       list: [OBJECTS.uploads],
     },
     timeoutSeconds: 29,
-    // Training is a rare, deliberate act; each start copies up to 2 GiB and calls the provider.
+    // Training is a rare, deliberate act; each start may carry a 4 MiB video and calls the provider.
     throttle: { rate: 10, burst: 20 },
   },
   {

@@ -21,6 +21,8 @@ export interface AvatarItem {
   status: AvatarStatusValue;
   error: string | null;
   source_key: string;
+  /** The version of a direct upload that was checked: the provider gets that one, not a later PUT. */
+  source_version_id?: string;
   source_content_type: string;
   source_bytes: number;
   consent_key: string;

@@ -43,6 +43,8 @@ interface Video {
   bytes: number;
   /** The request's bytes (to store under the avatar); none for a direct upload (used where it is). */
   content?: Buffer;
+  /** The direct upload's version that was checked (a versioned bucket). */
+  versionId?: string;
 }
 
 export async function uploadAvatar(
@@ -75,6 +77,8 @@ export async function uploadAvatar(
     // A video sent in the form is stored under the avatar; a direct upload is used where it is: a
     // server-side copy of up to 2 GiB could outlast the function's 29 s (and would store it twice).
     source_key: 'file' in source ? avatarObjects.source(teamId, id, video.format.ext) : source.uploadKey,
+    // Its upload URL may still be used to PUT other bytes of the same length: the version checked is kept.
+    source_version_id: video.versionId,
     source_content_type: video.format.contentType,
     source_bytes: video.bytes,
     // The consent recording is expected in the same container format as the source video.
@@ -138,7 +142,7 @@ async function videoUploaded(userId: string, uploadKey: string): Promise<Video> 
     throw new PayloadTooLargeError(AVATAR_LIMITS.uploadVideoBytes);
   const format = sniffVideo(object.head);
   if (!format) throw new UnsupportedMediaTypeError(AVATAR_TEXTS.notAVideo);
-  return { format, bytes: object.size };
+  return { format, bytes: object.size, versionId: object.versionId };
 }
 
 /** Undoes a write that did not complete: the record first, so nothing ever points at a missing object. */
@@ -169,6 +173,7 @@ async function startTraining(provider: AvatarProvider, avatar: AvatarItem) {
       new GetObjectCommand({
         Bucket: config.bucketName,
         Key: avatar.source_key,
+        VersionId: avatar.source_version_id,
         ResponseContentType: avatar.source_content_type,
       }),
       { expiresIn: AVATAR_LIMITS.providerVideoUrlSeconds },

@@ -141,6 +141,35 @@ describe('avatar upload: happy path', () => {
     assert.deepEqual(Buffer.from(await fetched.arrayBuffer()), video);
     assert.equal(job?.video_content_type, 'video/webm');
   });
+
+  it('hands the provider the version of the direct upload that was checked, not a later PUT', async () => {
+    // On AWS the bucket is versioned and a GET names the version it read; s3rver keeps none, so the
+    // SDK reports one here. The upload's URL stays valid for other bytes of the same length.
+    const team = await avatarTeam(h.owner.id);
+    const key = `${userUploadPrefix(h.owner.id)}${newId()}/me.mp4`;
+    await putUpload(key, mp4());
+    const client = s3();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'GetObjectCommand' && (args.input as { Key?: string }).Key === key)
+          (result.output as { VersionId?: string }).VersionId = 'checked-version';
+        return result;
+      },
+      { step: 'initialize', name: 'versionedBucket' },
+    );
+    try {
+      const res = await h.call('POST', uploadUrl(team), {
+        json: { upload_key: key, consent_attestation: true },
+      });
+      assert.equal(res.status, 202, res.text);
+      assert.equal((await readAvatar(team, res.body.avatar_id))?.source_version_id, 'checked-version');
+      const job = recordingProvider.jobs.find((j) => j.avatar_id === res.body.avatar_id);
+      assert.equal(new URL(job!.video_url).searchParams.get('versionId'), 'checked-version');
+    } finally {
+      client.middlewareStack.remove('versionedBucket');
+    }
+  });
 });
 
 describe('avatar upload: preconditions, checked before any byte is stored', () => {

@@ -114,6 +114,8 @@ export function expectedPermissions(template: Template, stack: TeamContentStack,
   for (const operation of route.table ?? []) lines.push(line(`dynamodb:${operation}`, table));
   for (const index of route.indexes ?? []) lines.push(line('dynamodb:Query', `${table}/index/${index}`));
   for (const pattern of route.bucket?.read ?? []) lines.push(line('s3:GetObject', objects(pattern)));
+  for (const pattern of route.bucket?.readVersions ?? [])
+    lines.push(line('s3:GetObjectVersion', objects(pattern)));
   for (const pattern of route.bucket?.write ?? []) lines.push(line('s3:PutObject', objects(pattern)));
   for (const pattern of route.bucket?.delete ?? []) lines.push(line('s3:DeleteObject', objects(pattern)));
   if (route.bucket?.list?.length) lines.push(line('s3:ListBucket', `<${ids.bucket}.Arn>`));

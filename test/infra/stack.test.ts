@@ -323,7 +323,13 @@ describe('least privilege in the synthesized template', () => {
       for (const l of lines.filter((x) => x.startsWith('s3:'))) {
         const { action, resource, condition } = lineParts(l);
         assert.ok(
-          ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'].includes(action),
+          [
+            's3:GetObject',
+            's3:GetObjectVersion',
+            's3:PutObject',
+            's3:DeleteObject',
+            's3:ListBucket',
+          ].includes(action),
           `${entry}: ${l}`,
         );
         if (action === 's3:ListBucket') {
@@ -384,7 +390,7 @@ describe('least privilege in the synthesized template', () => {
         .filter((l) => l.startsWith('dynamodb:'))
         .map((l) => l.replaceAll(`<${table}.Arn>`, '<table>'))
         .sort();
-    // Each function gets the operations its code sends, no more (test/infra/table-grants.test.ts).
+    // Each function gets the operations its code sends, no more (test/infra/grants.test.ts).
     assert.deepEqual(dynamoOf('brands/get-brand'), ['dynamodb:GetItem <table>']);
     assert.deepEqual(dynamoOf('brands/list-brands'), ['dynamodb:Query <table>/index/gsi1']);
     assert.deepEqual(dynamoOf('brands/create-brand'), ['dynamodb:PutItem <table>']);
