@@ -6,7 +6,12 @@ import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import { headObject } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
-import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
+import {
+  ConflictError,
+  RequestValidationError,
+  ServiceUnavailableError,
+  type ValidationItem,
+} from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
 import { bareMediaType } from '../media-type.ts';
@@ -38,6 +43,8 @@ const fingerprint = (input: SendMessageInput) =>
     .digest('base64url');
 
 const MiB = 1024 * 1024;
+/** Rounds of finding a key's claim given back before a request that would write asks for a retry. */
+const CLAIM_ROUNDS = 3;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
@@ -138,8 +145,11 @@ export async function sendMessage(
       ]);
       if (first) return first;
       if (sealed) break;
-      // Given back by its refused request: claim the key afresh, once.
-      if (attempt > 1) throw new Error('Idempotency-Key given back under us twice');
+      // Given back by its refused request. A request refused itself needs no claim (and gives none
+      // back); one that would write claims the key afresh, and after a few rounds of twins taking it
+      // and giving it back, asks the client to retry (the key's state is then settled).
+      if (attachments.status === 'rejected') throw attachments.reason;
+      if (attempt >= CLAIM_ROUNDS) throw new ServiceUnavailableError();
       claim = await claimIdempotencyKey(userId, sessionId, asked);
     }
     if (attachments.status === 'rejected') throw attachments.reason;

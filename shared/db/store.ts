@@ -388,24 +388,38 @@ export async function deleteItem(keys: Keys, when: ItemCondition = {}): Promise<
   }
 }
 
-/** Writes many items in parallel batches of 25, retrying what DynamoDB leaves unprocessed. */
-export async function putMany(items: (Item & Keys)[]): Promise<void> {
-  const batches: (Item & Keys)[][] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  await Promise.all(
+type WriteRequest = { PutRequest: { Item: Item & Keys } } | { DeleteRequest: { Key: Keys } };
+
+/**
+ * Parallel batches of 25, retrying what DynamoDB leaves unprocessed. Every batch settles before a
+ * failure is thrown, so a caller undoing the writes finds none still in flight.
+ */
+async function writeMany(requests: WriteRequest[]): Promise<void> {
+  const batches: WriteRequest[][] = [];
+  for (let i = 0; i < requests.length; i += 25) batches.push(requests.slice(i, i + 25));
+  const outcomes = await Promise.allSettled(
     batches.map(async (batch) => {
-      let requests = batch.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
+      let pending = batch;
+      for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
         if (attempt > 6) throw new Error('BatchWrite left items unprocessed after retries');
         const { UnprocessedItems } = await dynamo().send(
-          new BatchWriteCommand({ RequestItems: { [config.tableName]: requests } }),
+          new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }),
         );
-        requests = (UnprocessedItems?.[config.tableName] ?? []) as typeof requests;
+        pending = (UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
       }
     }),
   );
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
+
+/** Writes many items (batches of 25). */
+export const putMany = (items: (Item & Keys)[]) => writeMany(items.map((Item) => ({ PutRequest: { Item } })));
+
+/** Deletes many items by their keys (batches of 25). */
+export const deleteMany = (keys: Keys[]) =>
+  writeMany(keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })));
 
 /** The caller's own record, or the same 404 a missing one gives. */
 export function ownedBy<T extends { owner?: unknown }>(

@@ -371,15 +371,25 @@ export const DICT_MAX_BYTES = 16 * 1024;
  * `map['__proto__'] = …` sets a prototype instead of a key, so the value would be lost. */
 const UNSTORABLE_KEY = '__proto__';
 
+/** The smallest non-zero magnitude DynamoDB stores (it answers "Number underflow" below it). */
+const DYNAMO_SMALLEST_NUMBER = 1e-130;
+
 const DICT_RULES = {
   deep: `object nests deeper than ${DICT_MAX_DEPTH} levels`,
+  // The document client refuses larger numbers (it would lose digits), DynamoDB smaller ones.
+  number: `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, and 0 or at least ${DYNAMO_SMALLEST_NUMBER} in size`,
   unstorable: `"${UNSTORABLE_KEY}" is not accepted as a key`,
   illFormed: 'keys and strings must be valid Unicode: a lone surrogate (U+D800 to U+DFFF) is not accepted',
 };
 
-/** The first rule a free-form value breaks, in one walk: nesting, `__proto__`, lone surrogates. */
+const storableNumber = (n: number) =>
+  Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= DYNAMO_SMALLEST_NUMBER);
+
+/** The first rule a free-form value breaks, in one walk: nesting, `__proto__`, lone surrogates,
+ * numbers the table cannot store. */
 function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefined {
   if (typeof value === 'string') return value.isWellFormed() ? undefined : DICT_RULES.illFormed;
+  if (typeof value === 'number') return storableNumber(value) ? undefined : DICT_RULES.number;
   if (typeof value !== 'object' || value === null) return undefined;
   if (levels === 0) return DICT_RULES.deep;
   if (!Array.isArray(value) && Object.hasOwn(value, UNSTORABLE_KEY)) return DICT_RULES.unstorable;
@@ -393,7 +403,8 @@ function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefine
 /**
  * A free-form JSON object (pydantic `dict[str, Any]`): DICT_MAX_DEPTH levels deep at most, with no
  * `__proto__` key at any level (it could not be stored), no lone surrogate in a key or string (as
- * `string()`: it could not be sent back as UTF-8), and at most DICT_MAX_BYTES as JSON (DynamoDB stores
+ * `string()`: it could not be sent back as UTF-8), no number the table cannot store (past ±(2^53 − 1),
+ * or non-zero and under 1e-130 in size), and at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
  * 400 KB item its body fitted in). The first rule broken is the one `value_error`, as pydantic stops
  * at a field's first failing validator. `name` words the size error.

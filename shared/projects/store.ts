@@ -3,7 +3,16 @@
 // The whole task list is paged by id (UUIDv7: creation order) through listProjectTasks.
 import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
-import { addToCounters, getItem, ownedBy, putMany, putNew, queryAfter, queryPartition } from '../db/store.ts';
+import {
+  addToCounters,
+  deleteMany,
+  getItem,
+  ownedBy,
+  putMany,
+  putNew,
+  queryAfter,
+  queryPartition,
+} from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { projectKeys, TASK_PREFIX } from './keys.ts';
 import {
@@ -83,7 +92,8 @@ const taskItem = (projectId: string, input: ProjectTaskInput, at: string) => {
     project_id: projectId,
     title: input.title,
     status: input.status,
-    budget_usd: input.budget_usd,
+    // Kept as the cents it is counted in: a raw 1e-200 could not even be stored.
+    budget_usd: toCents(input.budget_usd) / 100,
     budget_cents: toCents(input.budget_usd),
     created_at: at,
     updated_at: at,
@@ -112,7 +122,13 @@ export async function createProject(userId: string, input: CreateProjectInput): 
     created_at: at,
     updated_at: at,
   };
-  await putMany(tasks);
+  try {
+    await putMany(tasks);
+  } catch (error) {
+    // No project item names them yet: the tasks that were written go again, best effort.
+    await deleteMany(tasks).catch(() => undefined);
+    throw error;
+  }
   await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }

@@ -571,6 +571,25 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     );
   });
 
+  it('refuses numbers in free-form objects that the table cannot store (past ±(2^53 − 1), or under 1e-130): a 500 before', async () => {
+    const storable = [0, 1e-130, -1e-130, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0.5, -3];
+    assert.equal((await save({ name: 'Numbers', social_links: { n: storable } })).status, 201);
+    for (const n of [1e20, -1e300, 2 ** 53, 1e-131, -1e-200]) {
+      const res = await save({ name: 'Numbers', social_links: { deep: { list: [1, n] } } });
+      assert.equal(res.status, 422, String(n));
+      assert.deepEqual(
+        res.body.detail.map((d: { type: string; loc: unknown[]; msg: string }) => [d.type, d.loc, d.msg]),
+        [
+          [
+            'value_error',
+            ['body', 'social_links'],
+            `Value error, numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, and 0 or at least 1e-130 in size`,
+          ],
+        ],
+      );
+    }
+  });
+
   it('refuses social objects over 16 KiB as JSON: 64,000 `[1]` fit the body but not the 400 KB item (a 500)', async () => {
     const res = await save({
       name: 'Big',

@@ -320,6 +320,24 @@ describe('POST /chat/sessions/{id}/messages', () => {
     () => refusedTwinRace('release'),
   );
 
+  it('parallel twins that are all refused each answer 422, never a 500, and store nothing', async () => {
+    const id = await newSession();
+    const body = {
+      content: 'see photo',
+      attachments: [{ key: `${userUploadPrefix(h.owner.id)}${newId()}/gone.png` }],
+    };
+    // Refused twins give the key back under each other: one found it given back twice (a 500).
+    for (let round = 0; round < 3; round++) {
+      const headers = { 'idempotency-key': `refused-twins-${round}` };
+      const statuses = await Promise.all(Array.from({ length: 10 }, () => send(id, body, headers)));
+      assert.deepEqual(
+        statuses.map((res) => res.status),
+        statuses.map(() => 422),
+      );
+    }
+    assert.deepEqual((await h.call('GET', messagesUrl(id))).body.messages, []);
+  });
+
   it("a stranger's request with the owner's key neither blocks nor answers the owner's", async () => {
     const id = await newSession();
     const headers = { 'idempotency-key': 'shared-key' };

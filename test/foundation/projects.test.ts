@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { config } from '../../shared/config.ts';
+import { newId } from '../../shared/ids.ts';
 import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
@@ -12,6 +16,69 @@ before(async () => {
 after(() => h.close());
 
 describe('projects', () => {
+  it('keeps a budget in the cents it is counted in: a tiny one is 0, not a write DynamoDB refuses (a 500)', async () => {
+    const created = await h.call('POST', '/api/v1/projects', {
+      json: {
+        title: 'Tiny',
+        tasks: [
+          { title: 'a', budget_usd: 1e-200 },
+          { title: 'b', budget_usd: 0.004 },
+        ],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(
+      created.body.project_tasks.map((t: { budget_usd: number }) => t.budget_usd),
+      [0, 0],
+    );
+  });
+
+  it('a failing batch of tasks leaves none behind (no project item names them yet)', async () => {
+    const title = `Batch fails ${newId()}`;
+    const tasks = Array.from({ length: 60 }, (_, i) => ({ title: `t${i}` }));
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        // The batch holding task t30 (the second of three) fails for good, the SDK's retries included.
+        if (context.commandName === 'BatchWriteItemCommand' && JSON.stringify(args.input).includes('"t30"'))
+          throw Object.assign(new Error('injected'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'failSecondBatch', priority: 'low' },
+    );
+    let res: Awaited<ReturnType<typeof h.call>>;
+    try {
+      res = await h.call('POST', '/api/v1/projects', { json: { title, tasks } });
+    } finally {
+      client.middlewareStack.remove('failSecondBatch');
+    }
+    assert.ok(res.status >= 500, res.text);
+    const { Items = [] } = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'kind = :kind',
+        ExpressionAttributeValues: { ':kind': 'project_task' },
+      }),
+    );
+    const { Items: projects = [] } = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'kind = :kind',
+        ExpressionAttributeValues: { ':kind': 'project' },
+      }),
+    );
+    const withProject = new Set(projects.map((project) => project.pk));
+    assert.deepEqual(
+      Items.filter((task) => !withProject.has(task.pk)).map((task) => task.title),
+      [],
+    );
+    assert.ok(!projects.some((project) => project.title === title));
+  });
+
   it('creates a project with tasks and reads back counts and budget derived from them', async () => {
     const created = await h.call('POST', '/api/v1/projects', {
       json: {
