@@ -54,6 +54,10 @@ export const hostileNumberText = (): fc.Arbitrary<string> =>
       '9007199254740993',
       '-9007199254740993',
       '123456789012345678901234567890',
+      // Past what the document client (2^53 − 1) or DynamoDB (1e-130) stores: 500s once, in free-form objects.
+      '1e20',
+      '1e-200',
+      '-5e-324',
       '0.1',
       '1.0',
       '1E2',
