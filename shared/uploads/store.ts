@@ -16,7 +16,8 @@ export const DOWNLOAD_URL_SECONDS = 60 * 60;
 /**
  * Counts the upload against the caller's allowance for the day (one conditional update: both totals
  * stay within the day's limits, or nothing is counted). A resend of the update after a lost answer
- * counts it twice: the allowance errs towards the user's side of the limit, never past it.
+ * counts it twice, or near the limit is refused (a 429 for an upload already counted): the allowance
+ * errs on the strict side, never past the limit.
  */
 async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
