@@ -4,13 +4,24 @@ export const UPLOADS_PREFIX = 'uploads/';
 
 export const userUploadPrefix = (userId: string) => `${UPLOADS_PREFIX}${userId}/`;
 
+/** No key of ours has a longer part below the user's prefix (ids, and file names of at most 100). */
+const MAX_KEY_PART_BYTES = 200;
+
 /**
- * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, and no
+ * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, no
  * control character or lone surrogate, which no key of ours holds and the S3 client cannot even
- * encode into a request URL (it throws `URIError`).
+ * encode into a request URL (it throws `URIError`), and no part longer than any key of ours has
+ * (the embedded S3 fails on a file name of about 245 characters, where S3 would answer 404).
  */
 export const isKeyUnder = (prefix: string, key: string) =>
-  key.startsWith(prefix) && !key.includes('..') && !key.includes('//') && !/[\p{Cc}\p{Cs}]/u.test(key);
+  key.startsWith(prefix) &&
+  !key.includes('..') &&
+  !key.includes('//') &&
+  !/[\p{Cc}\p{Cs}]/u.test(key) &&
+  key
+    .slice(prefix.length)
+    .split('/')
+    .every((part) => Buffer.byteLength(part) <= MAX_KEY_PART_BYTES);
 
 export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 

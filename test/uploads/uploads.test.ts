@@ -128,6 +128,22 @@ describe('POST /api/v1/uploads', () => {
     assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.at(-1)], [uploads, 429]);
   });
 
+  it('a key with a part longer than any we issue names no upload: 404, where the embedded S3 failed (a 503)', async () => {
+    const long = `${userUploadPrefix(h.owner.id)}${'a'.repeat(245)}`;
+    // The part is a folder S3 already has for this user, which is where s3rver answered 500.
+    await request({ filename: 'doc.pdf', content_type: PDF, size: 1 });
+    const draft = await h.call('POST', '/api/v1/brand-kits/generate-from-upload', {
+      json: { upload_key: long },
+    });
+    assert.deepEqual([draft.status, draft.body], [404, { detail: 'Upload not found' }]);
+    const fits = `${userUploadPrefix(h.owner.id)}${'a'.repeat(200)}`;
+    assert.equal(
+      (await h.call('POST', '/api/v1/brand-kits/generate-from-upload', { json: { upload_key: fits } }))
+        .status,
+      404,
+    );
+  });
+
   it('accepts each listed content type up to its own limit, and refuses a byte more', async () => {
     for (const content_type of UPLOAD_CONTENT_TYPES) {
       const max = UPLOAD_MAX_BYTES[content_type];
