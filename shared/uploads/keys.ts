@@ -46,12 +46,6 @@ export const safeFileName = (filename: string): string => {
   return safe || 'file';
 };
 
-/** What a user asked to upload on one UTC day (`YYYY-MM-DD`), in their own partition. */
-export const uploadAllowanceKeys = (userId: string, day: string) => ({
-  pk: `USER#${userId}`,
-  sk: `UPLOADS#${day}`,
-});
-
 /** A new direct upload: one folder per upload, so two files with the same name never collide. */
 export const uploadKey = (userId: string, uploadId: string, filename: string) =>
   `${userUploadPrefix(userId)}${uploadId}/${safeFileName(filename)}`;

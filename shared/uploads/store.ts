@@ -1,13 +1,14 @@
 // Direct uploads: presigned PUTs under the caller's own prefix, and bounded reads of what arrived.
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { accountKeys } from '../accounts/keys.ts';
 import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
 import { updateItem } from '../db/store.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import { isOwnUploadKey, uploadAllowanceKeys, uploadKey } from './keys.ts';
+import { isOwnUploadKey, uploadKey } from './keys.ts';
 import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
 
 /** How long a presigned GET (a logo URL in a response) is valid. */
@@ -21,7 +22,7 @@ export const DOWNLOAD_URL_SECONDS = 60 * 60;
  */
 async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
-  const counted = await updateItem(uploadAllowanceKeys(userId, at.toISOString().slice(0, 10)), {
+  const counted = await updateItem(accountKeys.uploadAllowance(userId, at.toISOString().slice(0, 10)), {
     setIfAbsent: { kind: 'upload_allowance' },
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
