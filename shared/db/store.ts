@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { config } from '../config.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
 import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
 
@@ -48,7 +48,8 @@ export async function putNew(item: Item & Keys): Promise<boolean> {
  * Claims a key: writes the item where none is (`attribute_not_exists`), beside a consistent read of
  * it. When the write loses, `existing` is the item found there: a racing writer's, or this write's own,
  * landed with its answer lost (the SDK's resend then fails the condition), which callers tell by a
- * field of theirs. An item given back between the two requests is claimed again, once.
+ * field of theirs. An item given back between the two requests is claimed again, once; given back
+ * again, 503 (Retry-After): the client's retry finds the key settled.
  */
 export async function claimItem<T extends object>(
   item: Item & Keys,
@@ -60,7 +61,8 @@ export async function claimItem<T extends object>(
   // Lost to a claim that landed after our read: read it now.
   const existing = earlier ?? (await getItem<T>(keys, { consistent: true }));
   if (existing) return { won, existing };
-  if (attempt > 1) throw new Error(`${keys.sk} claimed and given back under us twice`);
+  // Taken and given back again: contention the client's retry outlasts, not a server fault.
+  if (attempt > 1) throw new ServiceUnavailableError();
   return claimItem(item, attempt + 1);
 }
 
