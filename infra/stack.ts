@@ -169,13 +169,14 @@ export class TeamContentStack extends Stack {
     };
     // A ceiling on request rate for each route (OWASP API4: unrestricted resource consumption), lower
     // for the heavy ones.
+    // Written in CloudFormation's own spelling: `routeSettings` is untyped JSON that CDK passes on as
+    // it is, so both settings are set the same way.
     const throttling = ({ rate, burst }: { rate: number; burst: number }) => ({
-      throttlingRateLimit: rate,
-      throttlingBurstLimit: burst,
+      ThrottlingRateLimit: rate,
+      ThrottlingBurstLimit: burst,
     });
-    stage.defaultRouteSettings = throttling(DEFAULT_THROTTLE);
-    // `routeSettings` is untyped JSON, written to the template as it is: CloudFormation's own spelling.
-    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    stage.addPropertyOverride('DefaultRouteSettings', throttling(DEFAULT_THROTTLE));
+    const routeSettings: Record<string, ReturnType<typeof throttling>> = {};
 
     // Source maps are bundled but not loaded: `--enable-source-maps` reads and parses a function's
     // map at every cold start (about a fifth of its import time, docs/performance.md). Deploy with
@@ -205,10 +206,7 @@ export class TeamContentStack extends Stack {
         authorizer: new HttpNoneAuthorizer(),
       });
       if (route.throttle) {
-        routeSettings[routeKey(route)] = {
-          ThrottlingRateLimit: route.throttle.rate,
-          ThrottlingBurstLimit: route.throttle.burst,
-        };
+        routeSettings[routeKey(route)] = throttling(route.throttle);
         // A stage's route settings name routes that must exist when the stage is written.
         stage.addResourceDependency(httpRoute!.node.defaultChild as CfnResource);
       }
