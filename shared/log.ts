@@ -2,17 +2,33 @@
 // a token or a secret. The request id ties the lines of one invocation together.
 type Fields = Record<string, string | number | boolean | null | undefined>;
 
-let requestId: string | undefined;
+/** Where the current invocation's request id is kept. Lambda runs one invocation per container at a
+ * time, so a module variable does; the local runtime, which runs many at once in one process, keeps
+ * it per invocation instead (infra/local/invocation.ts). */
+export interface RequestIdSlot {
+  get(): string | undefined;
+  set(id: string | undefined): void;
+}
 
-export const setLogRequestId = (id: string | undefined) => {
-  requestId = id;
+let current: string | undefined;
+let slot: RequestIdSlot = {
+  get: () => current,
+  set: (id) => {
+    current = id;
+  },
 };
+
+export const keepRequestIdIn = (own: RequestIdSlot) => {
+  slot = own;
+};
+
+export const setLogRequestId = (id: string | undefined) => slot.set(id);
 
 const METHOD = { info: 'log', warn: 'warn', error: 'error' } as const;
 
 const write = (level: 'info' | 'warn' | 'error', message: string, fields: Fields = {}) => {
   if (process.env.LOG_LEVEL === 'silent') return;
-  const core = { level, time: new Date().toISOString(), requestId, message };
+  const core = { level, time: new Date().toISOString(), requestId: slot.get(), message };
   // The line's own keys stay first and win over a caller's field of the same name.
   const entry = { ...core, ...fields, ...core };
   // Under Lambda's JSON log format the runtime wraps each console call in its own JSON object and

@@ -2,13 +2,12 @@
 // route does not declare fails with AccessDeniedException, as IAM would fail it on AWS. So every
 // test and the local server check the declarations on every path they take, not only the paths
 // test/infra/grants.test.ts walks. Requests outside an invocation (seeding, imports) are not checked.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { tableRefusal } from '../grants.ts';
 import { functionId, type Route } from '../routes.ts';
+import { currentRoute, runInvocation } from './invocation.ts';
 
-const invocation = new AsyncLocalStorage<Route>();
 const enforcing = new WeakSet<DynamoDBDocumentClient>();
 
 function enforceOn(client: DynamoDBDocumentClient) {
@@ -16,7 +15,7 @@ function enforceOn(client: DynamoDBDocumentClient) {
   enforcing.add(client);
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const route = invocation.getStore();
+      const route = currentRoute();
       const refused = route && tableRefusal(route, context.commandName ?? '', args.input as object);
       if (refused)
         throw Object.assign(
@@ -34,5 +33,5 @@ function enforceOn(client: DynamoDBDocumentClient) {
 /** Runs one invocation of `route`'s function under its table grants. */
 export function withTableGrants<T>(route: Route, invoke: () => Promise<T>): Promise<T> {
   enforceOn(dynamo());
-  return invocation.run(route, invoke);
+  return runInvocation(route, invoke);
 }

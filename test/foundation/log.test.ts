@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { log } from '../../shared/log.ts';
+import { startHarness } from '../support/harness.ts';
 
 it("a caller's field cannot overwrite the line's own message or level", (t) => {
   const lines: string[] = [];
@@ -49,4 +50,28 @@ it('hands Lambda’s JSON log format the entry as an object, so its fields stay 
   // Elsewhere, the same entry as one JSON line.
   const { time: _, ...fields } = JSON.parse(line as string);
   assert.deepEqual(fields, { level: 'warn', message: 'slow request', status: 200, ms: 812 });
+});
+
+it('tags each line with its own invocation’s request id while the local runtime runs many at once', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const brand = await h.call('POST', '/api/v1/brands', { json: { name: 'Concurrent' } });
+  const lines: { requestId?: string; message: string }[] = [];
+  t.mock.method(console, 'log', (line: string) => lines.push(JSON.parse(line)));
+  const level = process.env.LOG_LEVEL;
+  process.env.LOG_LEVEL = 'info';
+  try {
+    // Each request awaits DynamoDB between its first line and its access line, so they interleave.
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 ? h.call('GET', `/api/v1/brands/${brand.body.id}`) : h.call('GET', '/api/v1/brands'),
+      ),
+    );
+  } finally {
+    if (level === undefined) delete process.env.LOG_LEVEL;
+    else process.env.LOG_LEVEL = level;
+  }
+  const ids = lines.filter((line) => line.message === 'request').map((line) => line.requestId);
+  assert.equal(ids.length, 8);
+  assert.equal(new Set(ids).size, 8, `access lines share request ids: ${ids.join(', ')}`);
 });
