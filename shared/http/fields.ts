@@ -344,7 +344,8 @@ export const modelRule = <S extends v.GenericSchema>(
   rule: (value: v.InferOutput<S>) => boolean,
   reason: string,
 ) =>
-  // The OpenAPI document describes the model itself (see the hints above).
+  // The OpenAPI document describes the model itself (see the hints above), and states the rule,
+  // which JSON Schema cannot, in the words of its 422.
   hinted(
     v.pipe(
       v.unknown(),
@@ -354,7 +355,7 @@ export const modelRule = <S extends v.GenericSchema>(
       }, valueError(reason)),
       schema,
     ),
-    { $model: schema },
+    { $model: schema, description: `Also checked by the server (a 422 value_error otherwise): ${reason}.` },
   );
 
 /**
@@ -400,6 +401,16 @@ function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefine
   return undefined;
 }
 
+const dictSizeRule = (name: string) => `${name} must be at most ${DICT_MAX_BYTES} bytes as JSON`;
+
+/** The OpenAPI schema of a free-form object: JSON Schema has no keyword for its size in bytes or for
+ * what the table can store, so the description states each rule in the words of its 422. */
+export const dictJsonSchema = (opts: { name?: string } = {}): JsonHint => ({
+  type: 'object',
+  additionalProperties: true,
+  description: `Any JSON object the table can store: the server refuses one that breaks a rule (a 422 value_error in these words): ${[dictSizeRule(opts.name ?? 'object'), ...Object.values(DICT_RULES)].join('; ')}.`,
+});
+
 /**
  * A free-form JSON object (pydantic `dict[str, Any]`): DICT_MAX_DEPTH levels deep at most, with no
  * `__proto__` key at any level (it could not be stored), no lone surrogate in a key or string (as
@@ -418,15 +429,12 @@ export const dict = (opts: { name?: string } = {}) =>
         const problem =
           dictProblem(dataset.value) ??
           (Buffer.byteLength(JSON.stringify(dataset.value)) > DICT_MAX_BYTES
-            ? `${opts.name ?? 'object'} must be at most ${DICT_MAX_BYTES} bytes as JSON`
+            ? dictSizeRule(opts.name ?? 'object')
             : undefined);
         if (problem) addIssue({ message: valueError(problem) });
       }),
     ),
-    {
-      type: 'object',
-      additionalProperties: true,
-    },
+    dictJsonSchema(opts),
   );
 
 /** `T | None = None`: optional and nullable, stored as null when absent. */

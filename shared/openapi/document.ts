@@ -36,7 +36,8 @@ export function jsonSchemaOf(schema: v.GenericSchema, strict = false): JsonSchem
       const hint = metadata?.jsonSchema;
       if (!hint) return undefined;
       const { $model, $items, ...rest } = hint;
-      if ($model) return jsonSchemaOf($model, strict);
+      // A model's hint may add to the model's own schema (a rule's description, allOf).
+      if ($model) return { ...jsonSchemaOf($model, strict), ...rest };
       if ($items) return { ...rest, items: jsonSchemaOf($items, strict) };
       return rest;
     },
