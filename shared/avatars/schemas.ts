@@ -2,7 +2,7 @@
 // open decided here (docs/avatars.md says why).
 import * as v from 'valibot';
 import { boolean, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
-import { isUploadedFile, type UploadedFile } from '../http/multipart.ts';
+import { uploadedFile } from '../http/multipart.ts';
 import { AVATAR_STATUSES } from './states.ts';
 
 const MiB = 1024 * 1024;
@@ -66,15 +66,9 @@ const onlyBoolean = <const B extends boolean>(accepted: B, reason: string) =>
 const consentAttestation = onlyBoolean(true, AVATAR_TEXTS.consentRequired);
 const subjectIsMinor = v.optional(onlyBoolean(false, AVATAR_TEXTS.minorRefused), false);
 
-/** FastAPI's `UploadFile` refusing a text part. */
-const videoFile = v.pipe(
-  v.custom<UploadedFile>(isUploadedFile, valueError("Expected UploadFile, received: <class 'str'>")),
-  v.metadata({ jsonSchema: { type: 'string', format: 'binary' } }),
-);
-
 /** multipart/form-data: the video itself. */
 export const UploadAvatarForm = model({
-  video: videoFile,
+  video: uploadedFile(),
   consent_attestation: consentAttestation,
   subject_is_minor: subjectIsMinor,
 });

@@ -2,12 +2,11 @@
 // under the caller's draft prefix (a lifecycle rule expires them). The extractor (pdf.js, the DOCX
 // reader) is imported on first use, so no other function's bundle carries it.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import * as v from 'valibot';
 import { s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
 import { model, string, valueError } from '../http/fields.ts';
-import { isUploadedFile, type UploadedFile } from '../http/multipart.ts';
+import { type UploadedFile, uploadedFile } from '../http/multipart.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
 import { readOwnUpload } from '../uploads/store.ts';
@@ -17,12 +16,7 @@ import { BRAND_KIT_LIMITS, type BrandKitDraft, LOGO_FIELDS, LOGO_ROLES } from '.
 import { draftFields } from './store.ts';
 
 /** The multipart form: one file part. A text part named `file` fails as FastAPI's UploadFile does. */
-export const GenerateFromUploadForm = model({
-  file: v.pipe(
-    v.custom<UploadedFile>(isUploadedFile, valueError("Expected UploadFile, received: <class 'str'>")),
-    v.metadata({ jsonSchema: { type: 'string', format: 'binary' } }),
-  ),
-});
+export const GenerateFromUploadForm = model({ file: uploadedFile() });
 
 /** The JSON alternative: one of the caller's direct uploads, for documents over the multipart limit. */
 export const GenerateFromUploadBody = model({

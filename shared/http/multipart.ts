@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
+import { valueError } from './fields.ts';
 
 /** An uploaded file part, as the parser hands it over. */
 export interface UploadedFile {
@@ -24,6 +25,22 @@ export interface FormBody<S extends v.GenericSchema = v.GenericSchema> {
 
 export const isUploadedFile = (part: unknown): part is UploadedFile =>
   typeof part === 'object' && part !== null && Buffer.isBuffer((part as UploadedFile).content);
+
+const NOT_A_FILE = "Expected UploadFile, received: <class 'str'>";
+
+/** A form field taking a file (FastAPI's `UploadFile`): a text part in its place fails as there. What
+ * makes a part a file is in its headers, which JSON Schema cannot see: the description says it. */
+export const uploadedFile = () =>
+  v.pipe(
+    v.custom<UploadedFile>(isUploadedFile, valueError(NOT_A_FILE)),
+    v.metadata({
+      jsonSchema: {
+        type: 'string',
+        format: 'binary',
+        description: `A file part: its Content-Disposition names a filename (or its Content-Type is application/octet-stream). A text part is refused with a 422 value_error: ${NOT_A_FILE}`,
+      },
+    }),
+  );
 
 // ---- the Content-Type header ---------------------------------------------------------------
 // RFC 9110 §8.3.1 / §5.6, strictly: a header that breaks this grammar is read as no form at all (an
