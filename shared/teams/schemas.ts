@@ -110,7 +110,8 @@ const TeamConfig = v.pipe(
 
 const clockTime = v.pipe(
   string(),
-  v.check((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s), valueError('time must be HH:MM (24-hour)')),
+  // A regex (not a custom check): the OpenAPI document carries it as the items' pattern.
+  v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, valueError('time must be HH:MM (24-hour)')),
 );
 
 /** One line of the content cadence: how many pieces of a kind the team publishes per week. */
