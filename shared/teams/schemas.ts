@@ -218,7 +218,15 @@ const calendarDate = () =>
         Number(date.slice(0, 4)) >= CALENDAR_YEARS.min && Number(date.slice(0, 4)) <= CALENDAR_YEARS.max,
       valueError(`start must be a date in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}`),
     ),
-    v.metadata({ jsonSchema: { type: 'string', format: 'date' } }),
+    v.metadata({
+      jsonSchema: {
+        type: 'string',
+        format: 'date',
+        // The years CALENDAR_YEARS allows (the request-fidelity test probes them).
+        pattern: '^(?:19[7-9]\\d|2\\d{3})-',
+        description: `A date (YYYY-MM-DD) in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}.`,
+      },
+    }),
   );
 
 export const CalendarQuery = model({
