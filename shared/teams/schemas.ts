@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import {
   dict,
+  dictJsonSchema,
   fastapi,
   integer,
   list,
@@ -83,12 +84,16 @@ export const WEEKDAYS = [
 
 // ---- requests -----------------------------------------------------------------------------
 
+/** What a time-zone database name is made of (the names themselves are the runtime's ICU's). */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-/]*$/;
+const NOT_A_ZONE = 'timezone must be an IANA time zone name such as Europe/Paris';
+
 /** The zone as the time-zone database spells it, or undefined when it names none. Intl accepts any
  * letter case (`utc`, `europe/paris`); ICU's spelling is stored, so clients read back one form. A name
  * ICU knows as an alias keeps the name sent: ICU's are sometimes the older names (`Asia/Kolkata` would
  * become `Asia/Calcutta`), and it has no list of the aliases' own spellings to correct their case. */
 const ianaTimeZone = (name: unknown): string | undefined => {
-  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
+  if (typeof name !== 'string' || !ZONE_NAME.test(name)) return undefined;
   try {
     const canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
     return canonical.toLowerCase() === name.toLowerCase() ? canonical : name;
@@ -103,8 +108,23 @@ const TeamConfig = v.pipe(
     if (config.timezone === undefined) return config;
     const timezone = ianaTimeZone(config.timezone);
     if (timezone !== undefined) return { ...config, timezone };
-    addIssue({ message: valueError('timezone must be an IANA time zone name such as Europe/Paris') });
+    addIssue({ message: valueError(NOT_A_ZONE) });
     return NEVER;
+  }),
+  // Which names the database holds changes with the runtime: the pattern bounds the spelling, the
+  // description (where the 422 points: at config) says the rest.
+  v.metadata({
+    jsonSchema: {
+      ...dictJsonSchema(),
+      description: `${dictJsonSchema().description} Its timezone, when given, is one the server's time-zone database knows, else a 422 value_error: ${NOT_A_ZONE}.`,
+      properties: {
+        timezone: {
+          type: 'string',
+          pattern: ZONE_NAME.source,
+          description: `The team's IANA time zone, in any letter case (${TEAM_DEFAULTS.timezone} when absent).`,
+        },
+      },
+    },
   }),
 );
 
