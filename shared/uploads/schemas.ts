@@ -43,12 +43,28 @@ export const UPLOAD_LIMITS = {
 
 export const DAILY_ALLOWANCE_USED = `Daily upload allowance used: at most ${UPLOAD_LIMITS.daily.bytes} bytes in ${UPLOAD_LIMITS.daily.uploads} uploads per UTC day; try again after midnight UTC`;
 
+const UploadFields = model({
+  filename: string(UPLOAD_LIMITS.filename),
+  content_type: literal(UPLOAD_CONTENT_TYPES),
+  size: integer({ ge: 1, le: UPLOAD_LIMITS.maxBytes }),
+});
+
+/** The limits below the largest, as JSON Schema states them: if content_type is one of these, size is
+ * at most that. */
+const sizeLimitsByType = () => {
+  const byLimit = new Map<number, UploadContentType[]>();
+  for (const type of UPLOAD_CONTENT_TYPES)
+    if (UPLOAD_MAX_BYTES[type] < UPLOAD_LIMITS.maxBytes)
+      byLimit.set(UPLOAD_MAX_BYTES[type], [...(byLimit.get(UPLOAD_MAX_BYTES[type]) ?? []), type]);
+  return [...byLimit].map(([max, types]) => ({
+    if: { properties: { content_type: { enum: types } }, required: ['content_type'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, in a plain object never awaited
+    then: { properties: { size: { maximum: max } } },
+  }));
+};
+
 export const CreateUploadBody = v.pipe(
-  model({
-    filename: string(UPLOAD_LIMITS.filename),
-    content_type: literal(UPLOAD_CONTENT_TYPES),
-    size: integer({ ge: 1, le: UPLOAD_LIMITS.maxBytes }),
-  }),
+  UploadFields,
   // The limit of the type named, reported on `size` (where a client fixes it).
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
@@ -60,6 +76,17 @@ export const CreateUploadBody = v.pipe(
         input: size,
         path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'size', value: size }],
       });
+  }),
+  v.metadata({
+    jsonSchema: {
+      $model: UploadFields,
+      allOf: sizeLimitsByType(),
+      description: `size is at most the limit of its content_type, in bytes: ${Object.entries(
+        UPLOAD_MAX_BYTES,
+      )
+        .map(([type, max]) => `${type} ${max}`)
+        .join(', ')}.`,
+    },
   }),
 );
 export type CreateUploadInput = v.InferOutput<typeof CreateUploadBody>;
