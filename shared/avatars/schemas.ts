@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { boolean, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
 import { uploadedFile } from '../http/multipart.ts';
+import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { AVATAR_STATUSES } from './states.ts';
 
 const MiB = 1024 * 1024;
@@ -75,7 +76,7 @@ export const UploadAvatarForm = model({
 
 /** JSON: a video sent earlier by direct upload (POST /api/v1/uploads). */
 export const UploadAvatarBody = model({
-  upload_key: string(AVATAR_LIMITS.uploadKey),
+  upload_key: v.pipe(string(AVATAR_LIMITS.uploadKey), v.description(UPLOAD_KEY_DESCRIPTION)),
   consent_attestation: consentAttestation,
   subject_is_minor: subjectIsMinor,
 });

@@ -2,6 +2,7 @@
 // under the caller's draft prefix (a lifecycle rule expires them). The extractor (pdf.js, the DOCX
 // reader) is imported on first use, so no other function's bundle carries it.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
 import { s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
@@ -9,6 +10,7 @@ import { model, string, valueError } from '../http/fields.ts';
 import { type UploadedFile, uploadedFile } from '../http/multipart.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
+import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { readOwnUpload } from '../uploads/store.ts';
 import type { ExtractedLogo } from './extract/index.ts';
 import { draftLogoKey } from './keys.ts';
@@ -20,7 +22,7 @@ export const GenerateFromUploadForm = model({ file: uploadedFile() });
 
 /** The JSON alternative: one of the caller's direct uploads, for documents over the multipart limit. */
 export const GenerateFromUploadBody = model({
-  upload_key: string({ min: 1, max: BRAND_KIT_LIMITS.key }),
+  upload_key: v.pipe(string({ min: 1, max: BRAND_KIT_LIMITS.key }), v.description(UPLOAD_KEY_DESCRIPTION)),
 });
 
 /** Time kept back from the function's own timeout for storing logos and answering. */

@@ -2,7 +2,7 @@
 // open; ours is `{key, name?, media_type?}` (docs/chat.md).
 import * as v from 'valibot';
 import { cursorPageQuery, list, model, optionalNullable, string, uuid } from '../http/fields.ts';
-import { ATTACHMENT_LIMITS } from './content-blocks.ts';
+import { ATTACHMENT_LIMITS, DOCUMENT_FORMATS, IMAGE_FORMATS } from './content-blocks.ts';
 
 export const CHAT_LIMITS = {
   title: { min: 1, max: 200 },
@@ -27,11 +27,23 @@ export type CreateChatSessionInput = v.InferOutput<typeof CreateChatSessionBody>
 
 export const AttachmentInput = model({
   /** An object key under the caller's own upload prefix (see POST /api/v1/uploads). */
-  key: string(CHAT_LIMITS.key),
+  key: v.pipe(
+    string(CHAT_LIMITS.key),
+    v.description(
+      `The key POST /api/v1/uploads answered for one of your uploads, holding an image (at most ${ATTACHMENT_LIMITS.images} a message) or a document (at most ${ATTACHMENT_LIMITS.documents}); otherwise a 422 value_error at this key.`,
+    ),
+  ),
   /** Shown to the model as the document's name; defaults to the key's file name. */
   name: optionalNullable(string(CHAT_LIMITS.name)),
   /** Overrides the stored object's Content-Type and the file extension. */
-  media_type: optionalNullable(string(CHAT_LIMITS.mediaType)),
+  media_type: optionalNullable(
+    v.pipe(
+      string(CHAT_LIMITS.mediaType),
+      v.description(
+        `Overrides the stored object's Content-Type: one of ${[...Object.keys(IMAGE_FORMATS), ...Object.keys(DOCUMENT_FORMATS)].join(', ')} (parameters allowed), else a 422 value_error at this field.`,
+      ),
+    ),
+  ),
 });
 export type AttachmentInput = v.InferOutput<typeof AttachmentInput>;
 

@@ -25,6 +25,9 @@ export const isKeyUnder = (prefix: string, key: string) =>
 
 export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 
+/** What the OpenAPI document says of an `upload_key`: the rule is the handler's (a 404, not a 422). */
+export const UPLOAD_KEY_DESCRIPTION = `The key POST /api/v1/uploads answered for one of your uploads (under ${UPLOADS_PREFIX}<your user id>/); any other key answers 404 Upload not found.`;
+
 /** Draft brand-kit logos expire after a day (the bucket's lifecycle rule on this prefix). */
 export const DRAFTS_PREFIX = 'drafts/';
 export const draftPrefix = (userId: string) => `${DRAFTS_PREFIX}${userId}/`;
