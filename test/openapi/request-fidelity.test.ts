@@ -25,6 +25,8 @@ import { isUploadedFile, type UploadedFile } from '../../shared/http/multipart.t
 import { validateRequest } from '../../shared/http/validation.ts';
 import { type DocumentedRoute, operationFor } from '../../shared/openapi/document.ts';
 import { hostileNumberText, hostileString } from '../support/fuzz.ts';
+import { startHarness } from '../support/harness.ts';
+import { multipart } from '../support/multipart.ts';
 
 type Json = Record<string, unknown>;
 type Params = Record<string, string>;
@@ -355,7 +357,17 @@ function* fieldsOf(schema: Json, place: Place, path: (string | number)[] = []): 
   if (node.items) yield* fieldsOf(node.items as Json, place, [...path, 0]);
 }
 
+const fieldsCache = new Map<Subject, Field[]>();
 function fieldsOfSubject(subject: Subject): Field[] {
+  let fields = fieldsCache.get(subject);
+  if (!fields) {
+    fields = listFields(subject);
+    fieldsCache.set(subject, fields);
+  }
+  return fields;
+}
+
+function listFields(subject: Subject): Field[] {
   const fields: Field[] = subject.operation.parameters.map((p) => ({
     place: p.in,
     path: [p.name],
@@ -446,6 +458,8 @@ const FORMAT_TEXTS = [
 
 const SEED = 20_261_126;
 const HOSTILE_TEXTS = [
+  // Lone surrogates: high, low, after an astral character.
+  ...['ok\uDC00', `${'𝕏'.repeat(3)}\uD83D`],
   ...fc.sample(hostileString(), { numRuns: 60, seed: SEED }),
   ...fc.sample(hostileNumberText(), { numRuns: 20, seed: SEED }),
 ];
@@ -500,7 +514,17 @@ function probe(accepts: (n: number) => boolean, anchors: number[], low: number, 
 const around = (bounds: (number | undefined)[], step = 1) =>
   bounds.flatMap((b) => (b === undefined ? [] : [b - step, b, b + step]));
 
+const candidatesCache = new Map<Field, unknown[]>();
 function candidates(subject: Subject, field: Field): unknown[] {
+  let values = candidatesCache.get(field);
+  if (!values) {
+    values = candidatesOf(subject, field);
+    candidatesCache.set(field, values);
+  }
+  return values;
+}
+
+function candidatesOf(subject: Subject, field: Field): unknown[] {
   const schema = nonNull(field.schema);
   const types = typesOf(schema);
   const text = field.place !== 'body' || (subject.kind === 'form' && field.path.length === 1);
@@ -610,6 +634,28 @@ function untranslated(root: SchemaNode, at: string, found: string[] = [], seen =
   return found;
 }
 
+// ---- the same requests over HTTP ------------------------------------------------------------------
+
+const urlOf = (route: Route, input: Input) => {
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(input.path[name] ?? ''),
+  );
+  const query = new URLSearchParams(input.query).toString();
+  return query ? `${path}?${query}` : path;
+};
+
+const httpOptions = (subject: Subject, input: Input) => {
+  if (subject.kind === 'json')
+    return { headers: input.header, ...(input.body === undefined ? {} : { json: input.body }) };
+  const parts = Object.entries(input.body as Record<string, unknown>).map(([name, value]) =>
+    isUploadedFile(value)
+      ? { name, content: value.content, filename: value.filename, type: value.mimetype }
+      : { name, content: String(value) },
+  );
+  const form = multipart(...parts);
+  return { body: form.body, headers: { ...input.header, ...form.headers } };
+};
+
 // ---- the measurement ----------------------------------------------------------------------------
 
 const show = (value: unknown): string => {
@@ -703,6 +749,56 @@ describe('request schemas: the OpenAPI document against the server’s validatio
     assert.ok(compared > 10_000, `only ${compared} comparisons`);
     const shown = unexcused.slice(0, 60).join('\n');
     assert.ok(unexcused.length === 0, `${unexcused.length} disagreements (the first 60):\n${shown}`);
+  });
+
+  it('measures what the HTTP pipeline answers (a sample through the harness: the same 422 items)', async () => {
+    const h = await startHarness();
+    let calls = 0;
+    try {
+      for (const subject of subjects) {
+        // The signed callback answers 503 (no signing secret here) before it validates anything.
+        if (subject.options.verify) continue;
+        // Per field the first refused candidate; per route one accepted (they write, and are slower).
+        let accepted = false;
+        for (const field of fieldsOfSubject(subject)) {
+          const picked = new Map<boolean, Input>();
+          for (const value of candidates(subject, field)) {
+            if (
+              value === ABSENT ||
+              hasLoneSurrogate(value) ||
+              (field.place === 'path' && !/^[\w.{}:-]+$/.test(String(value)))
+            )
+              continue;
+            const input = withValue(subject, field, value);
+            const ok = serverVerdict(subject, input).ok;
+            if (ok && accepted) continue;
+            if (!picked.has(ok)) picked.set(ok, input);
+            if (picked.has(false) && (accepted || picked.has(true))) break;
+          }
+          accepted ||= picked.has(true);
+          for (const input of picked.values()) {
+            const verdict = serverVerdict(subject, input);
+            const res = await h.call(
+              subject.route.method,
+              urlOf(subject.route, input),
+              httpOptions(subject, input),
+            );
+            calls++;
+            const label = `${routeKey(subject.route)} [${subject.kind}] ${field.place}.${field.path.join('.')}`;
+            if (verdict.ok) assert.notEqual(res.status, 422, `${label}: ${res.text.slice(0, 300)}`);
+            else {
+              assert.equal(res.status, 422, `${label}: ${res.status} ${res.text.slice(0, 300)}`);
+              const items = (list: ValidationItem[]) =>
+                list.map(({ type, loc, msg }) => ({ type, loc, msg }));
+              assert.deepEqual(items(res.body.detail), items(verdict.items!), label);
+            }
+          }
+        }
+      }
+    } finally {
+      await h.close();
+    }
+    assert.ok(calls > 150, `only ${calls} requests`);
   });
 
   it('uses every named exception (a stale one would hide the next gap)', () => {
