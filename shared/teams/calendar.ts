@@ -127,11 +127,11 @@ export function planCalendar(input: {
       // Days that already carry a task of this kind come last; then the first `needed` candidates.
       const candidates = weekCandidates(line, monday)
         .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
-        // A day the zone skipped has no slots: its times would land on the next day's.
-        .filter(
-          (candidate) =>
-            inPeriod(candidate.date) && candidate.at < endsAt && dayExists(candidate.date, timeZone),
-        )
+        // A day the zone skipped has no slots: its times would land on the next day's. A time in a
+        // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once.
+        .filter((candidate) => dayExists(candidate.date, timeZone))
+        .filter((candidate, k, all) => all.findIndex((other) => other.at === candidate.at) === k)
+        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt)
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
         .slice(0, needed);

@@ -1,7 +1,9 @@
 // Pure logic of the team domain: time-zone arithmetic, paid periods and the calendar's slot spreading.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
+import { WEEKDAYS } from '../../shared/teams/schemas.ts';
 import type { TaskItem } from '../../shared/teams/store.ts';
 import {
   addDays,
@@ -164,6 +166,155 @@ describe('calendar slots', () => {
         ['A', '2026-11-17T08:00'],
         ['B', '2026-11-18T14:00'],
       ],
+    );
+  });
+
+  it('plans an instant once when a time in a DST gap moves onto another slot of the line', () => {
+    // New York springs from 02:00 EST to 03:00 EDT on Sunday 8 March 2026: 02:30 moves forward by the
+    // gap to 03:30 EDT, which is the line's other slot (07:30 UTC).
+    const sunday = (timeZone: string, monday: string, times: string[]) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone,
+        period: periodOf('weekly', monday),
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 2,
+            preferred_days: ['sunday'],
+            preferred_times: times,
+            title: null,
+          },
+        ],
+        members: [],
+        tasks: [],
+      }).map((entry) => entry.scheduled_for);
+    assert.deepEqual(sunday('America/New_York', '2026-03-02', ['02:30', '03:30']), [
+      '2026-03-08T07:30:00.000Z',
+    ]);
+    assert.deepEqual(sunday('America/New_York', '2026-03-09', ['02:30', '03:30']), [
+      '2026-03-15T06:30:00.000Z',
+      '2026-03-15T07:30:00.000Z',
+    ]);
+    // Lord Howe moves from 02:00 (+10:30) to 02:30 (+11) on 4 October: 02:00 becomes 02:30, 15:30 UTC the day before.
+    assert.deepEqual(sunday('Australia/Lord_Howe', '2026-09-28', ['02:00', '02:30']), [
+      '2026-10-03T15:30:00.000Z',
+    ]);
+  });
+
+  // Local wall clock of an instant, read with Intl alone: ['2026-03-08', 'sunday', minutes since midnight].
+  const wallFormats = new Map<string, Intl.DateTimeFormat>();
+  const wallOf = (instant: string, timeZone: string) => {
+    if (!wallFormats.has(timeZone))
+      wallFormats.set(
+        timeZone,
+        new Intl.DateTimeFormat('en-US', {
+          timeZone,
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          weekday: 'long',
+          hour: '2-digit',
+          minute: '2-digit',
+        }),
+      );
+    const parts = Object.fromEntries(
+      wallFormats
+        .get(timeZone)!
+        .formatToParts(new Date(instant))
+        .map((part) => [part.type, part.value]),
+    );
+    return {
+      date: `${parts.year}-${parts.month}-${parts.day}`,
+      weekday: parts.weekday!.toLowerCase(),
+      minutes: Number(parts.hour) * 60 + Number(parts.minute),
+    };
+  };
+  const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+
+  it('plans each line at distinct instants on its preferred days and times, through DST gaps and overlaps', () => {
+    // Zones with the Monday of each week holding one of their 2026 transitions.
+    const transitions: [string, string][] = [
+      ['America/New_York', '2026-03-02'], // 02:00 → 03:00 on Sunday 8 March
+      ['America/New_York', '2026-10-26'], // 02:00 → 01:00 on Sunday 1 November
+      ['Europe/London', '2026-03-23'], // 01:00 → 02:00 on 29 March
+      ['Europe/London', '2026-10-19'], // 02:00 → 01:00 on 25 October
+      ['Australia/Lord_Howe', '2026-03-30'], // 02:00 → 01:30 on 5 April
+      ['Australia/Lord_Howe', '2026-09-28'], // 02:00 → 02:30 on 4 October
+      ['America/Havana', '2026-03-02'], // 00:00 → 01:00 on 8 March
+      ['America/Havana', '2026-10-26'], // 01:00 → 00:00 on 1 November
+      ['America/Santiago', '2026-03-30'], // Saturday 4 April 24:00 → 23:00
+      ['America/Santiago', '2026-08-31'], // 00:00 → 01:00 on 6 September
+      ['Pacific/Chatham', '2026-03-30'], // +13:45 → +12:45: 03:45 → 02:45 on 5 April
+      ['Pacific/Chatham', '2026-09-21'], // 02:45 → 03:45 on 27 September
+      ['Asia/Kathmandu', '2026-03-02'], // +05:45, no DST
+    ];
+    const times = [
+      '00:00',
+      '00:30',
+      '01:00',
+      '01:30',
+      '02:00',
+      '02:15',
+      '02:30',
+      '02:45',
+      '03:00',
+      '03:30',
+      '03:45',
+      '09:00',
+    ];
+    // Weekends always, so most runs meet the transition; per_week often the most the line allows.
+    const line = fc
+      .record({
+        days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS.slice(0, 5)), { maxLength: 3 }),
+        times: fc.uniqueArray(fc.constantFrom(...times), { minLength: 1, maxLength: 6 }),
+        per_week: fc.oneof(fc.constant(21), fc.integer({ min: 1, max: 21 })),
+      })
+      .map((l) => {
+        const days = [...l.days, 'saturday', 'sunday'] as (typeof WEEKDAYS)[number][];
+        return { ...l, days, per_week: Math.min(l.per_week, days.length * l.times.length) };
+      });
+    fc.assert(
+      fc.property(fc.constantFrom(...transitions), line, ([timeZone, monday], l) => {
+        const entries = planCalendar({
+          teamId: '0193a0a0-0000-7000-8000-000000000001',
+          timeZone,
+          period: periodOf('weekly', monday),
+          cadence: [
+            {
+              platform: 'x',
+              task_type: 'post',
+              per_week: l.per_week,
+              preferred_days: l.days,
+              preferred_times: l.times,
+              title: null,
+            },
+          ],
+          members: [],
+          tasks: [],
+        });
+        const instants = entries.map((entry) => entry.scheduled_for);
+        assert.equal(new Set(instants).size, instants.length, `two slots at one instant: ${instants}`);
+        assert.ok(instants.length <= l.per_week);
+        for (const instant of instants) {
+          const wall = wallOf(instant, timeZone);
+          assert.ok(wall.date >= monday && wall.date <= addDays(monday, 6), `${instant} outside the week`);
+          assert.ok(
+            l.days.includes(wall.weekday as (typeof WEEKDAYS)[number]),
+            `${instant} on ${wall.weekday}`,
+          );
+          // At a preferred time, or moved forward by a DST gap (an hour at most here).
+          assert.ok(
+            l.times.some(
+              (time) => wall.minutes - minutesOf(time) >= 0 && wall.minutes - minutesOf(time) <= 60,
+            ),
+            `${instant} is ${wall.minutes} min into the local day`,
+          );
+        }
+      }),
+      { numRuns: 200, seed: 20261126 },
     );
   });
 });
