@@ -49,6 +49,12 @@ export function periodOf(period: CalendarPeriod, date: string): Period {
   return { period, from, to, key: `${period}#${from}` };
 }
 
+/** The whole ISO weeks the period overlaps: a month's first and last weeks reach into its neighbours. */
+export const weeksOf = (period: Period) => ({
+  from: weekStart(period.from),
+  to: addDays(weekStart(addDays(period.to, -1)), 7),
+});
+
 interface Slot {
   id: string;
   cadence: CadenceEntry;
@@ -87,6 +93,11 @@ export function planCalendar(input: {
   cadence: CadenceEntry[];
   members: TeamMember[];
   tasks: TaskItem[];
+  /**
+   * The tasks scheduled in the period's weeks outside the period (the ends of a month's first and
+   * last weeks): they count towards their week's cadence but are not the period's entries.
+   */
+  neighbourTasks?: TaskItem[];
   /** A cancelled team's `subscription_ends_at`: it works until then, so no slot is planned after. */
   subscriptionEndsAt?: string | null | undefined;
 }): CalendarEntry[] {
@@ -97,7 +108,7 @@ export function planCalendar(input: {
   // Tasks already scheduled, by ISO week and kind: they count towards the cadence.
   const scheduled = new Map<string, number>();
   const scheduledDays = new Set<string>();
-  for (const task of tasks) {
+  for (const task of [...tasks, ...(input.neighbourTasks ?? [])]) {
     const date = localDate(Date.parse(task.scheduled_for!), timeZone);
     const weekKind = `${weekStart(date)}\u0000${kindOf(task.platform, task.task_type)}`;
     scheduled.set(weekKind, (scheduled.get(weekKind) ?? 0) + 1);
@@ -124,17 +135,19 @@ export function planCalendar(input: {
       scheduled.set(weekKind, Math.max(0, tasksLeft - line.per_week));
       const needed = line.per_week - tasksLeft;
       if (needed <= 0) continue;
-      // Days that already carry a task of this kind come last; then the first `needed` candidates.
+      // The week's plan: days that already carry a task of this kind come last; then the first
+      // `needed` candidates. The period keeps the part of it that falls in the period before the
+      // subscription ends, so a month and the weekly plan agree on the days they share.
       const candidates = weekCandidates(line, monday)
         .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
         // A day the zone skipped has no slots: its times would land on the next day's. A time in a
         // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once.
         .filter((candidate) => dayExists(candidate.date, timeZone))
         .filter((candidate, k, all) => all.findIndex((other) => other.at === candidate.at) === k)
-        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt)
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
-        .slice(0, needed);
+        .slice(0, needed)
+        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt);
       for (const candidate of candidates) {
         const slot = firstSlot[i]! + candidate.index;
         slots.push({
@@ -232,7 +245,9 @@ const readStoredEntries = (teamId: string, period: Period) =>
  * Queries, so that the cap is spent on the team's own period and not on its neighbours: the hours
  * around the period's first midnight newest first (the zone's period starts somewhere in them, so its
  * tasks come before the previous period's), then the rest oldest first (before the next period's).
- * BETWEEN is inclusive, but the sort keys are `<scheduled_for>#<id>`: the two ranges do not overlap.
+ * A month whose first or last week reaches into its neighbours reads the rest of those weeks too
+ * (one Query each): their tasks count towards the week's cadence.
+ * BETWEEN is inclusive, but the sort keys are `<scheduled_for>#<id>`: the ranges do not overlap.
  */
 const readScheduledTasks = (teamId: string, period: Period) => {
   const query = (between: [string, string], newestFirst: boolean) =>
@@ -242,11 +257,21 @@ const readScheduledTasks = (teamId: string, period: Period) => {
       newestFirst,
       limit: TEAM_LIMITS.calendarTasks,
     });
+  const weeks = weeksOf(period);
   const split = aroundMidnight(period.from, ZONE_MARGIN_MS);
   return Promise.all([
     query([aroundMidnight(period.from, -ZONE_MARGIN_MS), split], true),
     query([split, aroundMidnight(period.to, ZONE_MARGIN_MS)], false),
-  ]).then(([head, rest]) => [...head, ...rest]);
+    weeks.from < period.from
+      ? query(
+          [aroundMidnight(weeks.from, -ZONE_MARGIN_MS), aroundMidnight(period.from, -ZONE_MARGIN_MS)],
+          true,
+        )
+      : [],
+    weeks.to > period.to
+      ? query([aroundMidnight(period.to, ZONE_MARGIN_MS), aroundMidnight(weeks.to, ZONE_MARGIN_MS)], false)
+      : [],
+  ]).then((reads) => reads.flat());
 };
 
 export async function generateCalendar(
@@ -284,21 +309,24 @@ export async function generateCalendar(
   const owned = ownedBy(team, userId, 'Team');
   const timeZone = teamTimeZone(owned);
   const period = periodOf(request.period, request.start ?? localDate(at, timeZone));
-  const [fromMs, toMs] = [period.from, period.to].map((date) => startOfDay(date, timeZone)) as [
-    number,
-    number,
-  ];
+  const weeks = weeksOf(period);
+  const [fromMs, toMs, weeksFromMs, weeksToMs] = [period.from, period.to, weeks.from, weeks.to].map((date) =>
+    startOfDay(date, timeZone),
+  ) as [number, number, number, number];
   const [scheduled, stored] = byPeriod[spans.findIndex((candidate) => candidate.key === period.key)] ?? [
     [],
     [],
   ];
+  const scheduledMs = (task: TaskItem) => Date.parse(task.scheduled_for!);
   const tasks = scheduled
-    .filter((task) => {
-      const ms = Date.parse(task.scheduled_for!);
-      return ms >= fromMs && ms < toMs;
-    })
+    .filter((task) => scheduledMs(task) >= fromMs && scheduledMs(task) < toMs)
     .sort((a, b) => a.scheduled_for!.localeCompare(b.scheduled_for!) || a.id.localeCompare(b.id))
     .slice(0, TEAM_LIMITS.calendarTasks);
+  const neighbourTasks = scheduled.filter(
+    (task) =>
+      (scheduledMs(task) >= weeksFromMs && scheduledMs(task) < fromMs) ||
+      (scheduledMs(task) >= toMs && scheduledMs(task) < weeksToMs),
+  );
 
   const entries = planCalendar({
     teamId,
@@ -307,6 +335,7 @@ export async function generateCalendar(
     cadence: owned.content_cadence ?? [],
     members: members.map(toMember),
     tasks,
+    neighbourTasks,
     subscriptionEndsAt: owned.subscription_ends_at,
   });
 

@@ -199,11 +199,11 @@ describe('calendar generation', () => {
     assert.equal(entries[0]!.title, 'First of December');
     assert.ok(!entries.some((e) => e.title === 'Last of November'));
     // Mondays, Wednesdays and Fridays of December 2026 (Wed 2 … Wed 30), 09:30 in Paris = 08:30 UTC;
-    // the week of 30 Nov – 6 Dec has its task on Tuesday 1st, so it needs two slots (Wed 2, Fri 4).
+    // the week of 30 Nov – 6 Dec has both tasks (Monday 30th and Tuesday 1st), so it needs one slot
+    // (Wed 2), as the weekly plan below says.
     const slots = entries.filter((e) => e.status === 'planned').map((e) => e.scheduled_for.slice(0, 10));
     assert.deepEqual(slots, [
       '2026-12-02',
-      '2026-12-04',
       '2026-12-07',
       '2026-12-09',
       '2026-12-11',
@@ -264,6 +264,43 @@ describe('calendar generation', () => {
       ['Monday post', 'A', 'B'],
     );
     assert.equal((await storedEntries(team.id)).length, 3);
+  });
+
+  it('plans a month’s first and last weeks as the weekly plan does: tasks in the next month count', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam(); // Mon/Wed/Fri at 09:30 in Paris (08:30 UTC), 3 a week
+    // Two posts in each week shared by two months: Mon 30 Nov and Tue 1 Dec, Fri 1 and Sat 2 Jan.
+    for (const at of [
+      '2026-11-30T10:00:00Z',
+      '2026-12-01T10:00:00Z',
+      '2027-01-01T10:00:00Z',
+      '2027-01-02T10:00:00Z',
+    ])
+      await addTask(team.id, {
+        task_type: 'social_post',
+        title: `Post ${at}`,
+        platform: 'instagram',
+        scheduled_for: at,
+      });
+    const planned = async (query: string) =>
+      ((await generate(team.id, query)).body.entries as Entry[])
+        .filter((e) => e.status === 'planned')
+        .map((e) => e.scheduled_for.slice(0, 10));
+    // Each shared week has two posts, so it needs one slot, on its first Mon/Wed/Fri without a post.
+    assert.deepEqual(await planned('?start=2026-11-30'), ['2026-12-02']);
+    assert.deepEqual(await planned('?start=2026-12-28'), ['2026-12-28']);
+    const months = [
+      ...(await planned('?period=monthly&start=2026-11-01')),
+      ...(await planned('?period=monthly&start=2026-12-01')),
+      ...(await planned('?period=monthly&start=2027-01-01')),
+    ];
+    // The months hold those two slots and nothing else in the shared weeks (no second Monday post on
+    // 30 November, no Friday 4 or Wednesday 30 December).
+    const shared = (date: string) =>
+      (date >= '2026-11-30' && date <= '2026-12-06') || (date >= '2026-12-28' && date <= '2027-01-03');
+    assert.deepEqual(months.filter(shared), ['2026-12-02', '2026-12-28']);
+    // The other weeks are whole: 3 slots each (November from the 2nd, December 7–27, January from the 4th).
+    assert.equal(months.filter((date) => !shared(date)).length, 3 * 4 + 3 * 3 + 3 * 4);
   });
 
   it('caps the scheduled tasks read at 500 within the team’s own period, not the neighbouring one', async () => {

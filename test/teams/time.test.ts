@@ -169,6 +169,43 @@ describe('calendar slots', () => {
     );
   });
 
+  it('ends a cancelled team’s week where its subscription ends, without moving slots earlier', () => {
+    // A post on Monday covers one of Mon/Wed/Fri: the week's plan is Wednesday and Friday. Ending on
+    // Thursday leaves Wednesday, not a second Monday post in Friday's place.
+    const monday = {
+      id: '0193a0a0-0000-7000-8000-0000000000aa',
+      title: 'Monday post',
+      task_type: 'post',
+      platform: 'x',
+      status: 'scheduled',
+      scheduled_for: '2026-11-16T12:00:00.000Z',
+      assigned_member_id: null,
+      published_at: null,
+    } as TaskItem;
+    const entries = planCalendar({
+      teamId: '0193a0a0-0000-7000-8000-000000000001',
+      timeZone: 'UTC',
+      period: periodOf('weekly', '2026-11-16'),
+      cadence: [
+        {
+          platform: 'x',
+          task_type: 'post',
+          per_week: 3,
+          preferred_days: ['monday', 'wednesday', 'friday'],
+          preferred_times: ['09:00'],
+          title: null,
+        },
+      ],
+      members: [],
+      tasks: [monday],
+      subscriptionEndsAt: '2026-11-19T00:00:00.000Z',
+    });
+    assert.deepEqual(
+      entries.map((entry) => entry.scheduled_for.slice(0, 16)),
+      ['2026-11-16T12:00', '2026-11-18T09:00'],
+    );
+  });
+
   it('plans an instant once when a time in a DST gap moves onto another slot of the line', () => {
     // New York springs from 02:00 EST to 03:00 EDT on Sunday 8 March 2026: 02:30 moves forward by the
     // gap to 03:30 EDT, which is the line's other slot (07:30 UTC).
