@@ -15,7 +15,7 @@ import {
   type TeamMember,
   WEEKDAYS,
 } from './schemas.ts';
-import { type MemberItem, readTeam, type TaskItem, toMember } from './store.ts';
+import { type MemberItem, readTeam, type TaskItem, teamTimeZone, toMember } from './store.ts';
 import {
   addDays,
   dayExists,
@@ -26,7 +26,6 @@ import {
   weekStart,
   zonedInstant,
 } from './time.ts';
-import { teamTimeZone } from './today.ts';
 
 /** Namespace of the calendar's name-based (v5) entry ids. */
 const CALENDAR_ID_NAMESPACE = '5b0f3c1e-8d2a-4e57-9a61-3c7f0d9e2b14';

@@ -122,8 +122,12 @@ export interface CanvasItem {
 }
 
 /** Monthly from `hired_at`; a team never hired (no subscription) ends when it is cancelled. */
-export const subscriptionEnd = (team: Pick<TeamItem, 'hired_at'>, cancelledAt: string) =>
-  team.hired_at ? paidPeriodEnd(team.hired_at, cancelledAt) : cancelledAt;
+/** The team's IANA zone: every "today", "this week" and "this month" of the team is in it. */
+export const teamTimeZone = (team: Pick<TeamItem, 'config'>) =>
+  typeof team.config?.timezone === 'string' ? team.config.timezone : TEAM_DEFAULTS.timezone;
+
+export const subscriptionEnd = (team: Pick<TeamItem, 'hired_at' | 'config'>, cancelledAt: string) =>
+  team.hired_at ? paidPeriodEnd(team.hired_at, cancelledAt, teamTimeZone(team)) : cancelledAt;
 
 // ---- presenters: the spec's fields only, never the item minus some keys ----------------------
 

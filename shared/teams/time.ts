@@ -49,7 +49,11 @@ export const localDate = (instant: number, timeZone: string): string =>
 /** The instant a local wall time ('HH:MM') of a date happens in the zone. */
 export function zonedInstant(date: string, time: string, timeZone: string): number {
   const [hour, minute] = time.split(':').map(Number);
-  const wall = utcOfDate(date) + (hour! * 60 + minute!) * 60_000;
+  return instantOfWall(utcOfDate(date) + (hour! * 60 + minute!) * 60_000, timeZone);
+}
+
+/** The instant of a wall-clock reading (ms, as if it were UTC) in the zone. */
+function instantOfWall(wall: number, timeZone: string): number {
   // The offset in force a day before and a day after: one of them is the offset at that wall time.
   const candidates = [offsetAt(wall - DAY_MS, timeZone), offsetAt(wall + DAY_MS, timeZone)]
     .map((offset) => wall - offset)
@@ -88,19 +92,22 @@ export const nextMonthStart = (date: string) => {
 
 /**
  * The end of the paid period an instant falls in, for a monthly subscription that began at
- * `hiredAt`: the first monthly anniversary strictly after it. Anniversaries keep the hiring day of
- * the month, clamped to the month's length (hired on the 31st renews on 30 April, 28/29 February),
- * and its UTC time of day. The first paid period is the month after `hiredAt`, so the earliest end
- * is one month after hiring.
+ * `hiredAt`: the first monthly anniversary strictly after it, in the team's zone. Anniversaries keep
+ * the local hiring day of the month, clamped to the month's length (hired on the 31st renews on
+ * 30 April, 28/29 February), and its local time of day (through a DST gap forward, in an overlap the
+ * earlier instant). The first paid period is the month after `hiredAt`, so the earliest end is one
+ * month after hiring.
  */
-export function paidPeriodEnd(hiredAt: string, at: string): string {
-  const hired = new Date(hiredAt);
+export function paidPeriodEnd(hiredAt: string, at: string, timeZone: string): string {
+  const hiredMs = Date.parse(hiredAt);
   const instant = Date.parse(at);
+  // The hiring reading in the zone, with the milliseconds the formatter leaves out.
+  const hired = new Date(wallClock(hiredMs, timeZone) + (((hiredMs % 1000) + 1000) % 1000));
   const anniversary = (months: number) => {
     const year = hired.getUTCFullYear();
     const month = hired.getUTCMonth() + months;
     const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-    return Date.UTC(
+    const wall = Date.UTC(
       year,
       month,
       Math.min(hired.getUTCDate(), lastDay),
@@ -109,9 +116,10 @@ export function paidPeriodEnd(hiredAt: string, at: string): string {
       hired.getUTCSeconds(),
       hired.getUTCMilliseconds(),
     );
+    return instantOfWall(wall, timeZone);
   };
-  // Start a month short of the calendar difference, then step to the first anniversary after `at`.
-  const target = new Date(instant);
+  // Start a month short of the local calendar difference, then step to the first anniversary after `at`.
+  const target = new Date(wallClock(instant, timeZone));
   let months = Math.max(
     1,
     (target.getUTCFullYear() - hired.getUTCFullYear()) * 12 + target.getUTCMonth() - hired.getUTCMonth() - 1,

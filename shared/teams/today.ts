@@ -12,7 +12,7 @@ import {
   TEAM_LIMITS,
   type TodayView,
 } from './schemas.ts';
-import { type CycleItem, readCycles, readTeam, type TeamItem } from './store.ts';
+import { type CycleItem, readCycles, readTeam, type TeamItem, teamTimeZone } from './store.ts';
 import { addDays, daysBetween, localDate, startOfDay } from './time.ts';
 
 export const LOOP_STATUS = {
@@ -38,9 +38,6 @@ const toLoopInstance = (item: LoopInstanceItem): LoopInstance => ({
   task_scheduled_for: item.task_scheduled_for,
   signals_emitted: item.signals_emitted,
 });
-
-export const teamTimeZone = (team: Pick<TeamItem, 'config'>) =>
-  typeof team.config?.timezone === 'string' ? team.config.timezone : TEAM_DEFAULTS.timezone;
 
 /** The local day as an instant range [from, to) and the window of loop instances read for it. */
 export function todayWindow(at: number, timeZone: string) {

@@ -62,11 +62,86 @@ describe('time zones with Intl', () => {
 
   it('ends a monthly subscription at the first anniversary after the cancellation', () => {
     const hired = '2026-01-31T10:00:00.000Z';
-    assert.equal(paidPeriodEnd(hired, '2026-02-15T00:00:00Z'), '2026-02-28T10:00:00.000Z');
-    assert.equal(paidPeriodEnd(hired, '2026-02-28T10:00:00Z'), '2026-03-31T10:00:00.000Z');
-    assert.equal(paidPeriodEnd(hired, hired), '2026-02-28T10:00:00.000Z');
-    assert.equal(paidPeriodEnd('2024-01-31T00:00:00Z', '2024-02-10T00:00:00Z'), '2024-02-29T00:00:00.000Z');
-    assert.equal(paidPeriodEnd('2025-01-15T10:00:00Z', '2026-11-20T10:00:00Z'), '2026-12-15T10:00:00.000Z');
+    assert.equal(paidPeriodEnd(hired, '2026-02-15T00:00:00Z', 'UTC'), '2026-02-28T10:00:00.000Z');
+    assert.equal(paidPeriodEnd(hired, '2026-02-28T10:00:00Z', 'UTC'), '2026-03-31T10:00:00.000Z');
+    assert.equal(paidPeriodEnd(hired, hired, 'UTC'), '2026-02-28T10:00:00.000Z');
+    assert.equal(
+      paidPeriodEnd('2024-01-31T00:00:00Z', '2024-02-10T00:00:00Z', 'UTC'),
+      '2024-02-29T00:00:00.000Z',
+    );
+    assert.equal(
+      paidPeriodEnd('2025-01-15T10:00:00Z', '2026-11-20T10:00:00Z', 'UTC'),
+      '2026-12-15T10:00:00.000Z',
+    );
+    assert.equal(
+      paidPeriodEnd('2026-11-30T12:00:00Z', '2027-01-05T00:00:00Z', 'UTC'),
+      '2027-01-30T12:00:00.000Z',
+    );
+  });
+
+  it('counts the paid months in the team’s zone: its hiring day and time of day', () => {
+    // The local reading of an instant, by Intl alone: '2026-02-28 00:30:00'.
+    const local = (instant: string, timeZone: string) =>
+      new Intl.DateTimeFormat('sv-SE', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(instant));
+    const ends = (timeZone: string, hiredLocal: string, hiredAt: string, at: string) => {
+      assert.equal(local(hiredAt, timeZone), hiredLocal, 'the test’s own hiring instant');
+      return local(paidPeriodEnd(hiredAt, at, timeZone), timeZone);
+    };
+    // Hired at 00:30 on 31 January in Kolkata (+05:30), the 30th in UTC: the months end on the 28th
+    // of February and the 30th of April there (UTC's day gave 1 March and 1 May, 00:30).
+    const kolkata = ['Asia/Kolkata', '2026-01-31 00:30:00', '2026-01-30T19:00:00.000Z'] as const;
+    assert.equal(ends(...kolkata, '2026-02-10T00:00:00Z'), '2026-02-28 00:30:00');
+    assert.equal(ends(...kolkata, '2026-04-10T00:00:00Z'), '2026-04-30 00:30:00');
+    // Kiritimati (+14), hired at 10:00 on 31 January (the 30th in UTC).
+    assert.equal(
+      ends('Pacific/Kiritimati', '2026-01-31 10:00:00', '2026-01-30T20:00:00.000Z', '2026-02-03T00:00:00Z'),
+      '2026-02-28 10:00:00',
+    );
+    // Pago Pago (−11), hired at 20:00 on 30 January (the 31st in UTC: UTC's day ended on 27 February there).
+    assert.equal(
+      ends('Pacific/Pago_Pago', '2026-01-30 20:00:00', '2026-01-31T07:00:00.000Z', '2026-02-03T00:00:00Z'),
+      '2026-02-28 20:00:00',
+    );
+    // Leap year, and December to January, in Kathmandu (+05:45).
+    assert.equal(
+      ends('Asia/Kathmandu', '2024-01-31 03:15:00', '2024-01-30T21:30:00.000Z', '2024-02-10T00:00:00Z'),
+      '2024-02-29 03:15:00',
+    );
+    assert.equal(
+      ends('Asia/Kathmandu', '2025-12-31 03:15:00', '2025-12-30T21:30:00.000Z', '2026-01-05T00:00:00Z'),
+      '2026-01-31 03:15:00',
+    );
+    // New York keeps 09:00 through DST (UTC's time of day gave 10:00 EDT in summer).
+    assert.equal(
+      ends('America/New_York', '2026-01-15 09:00:00', '2026-01-15T14:00:00.000Z', '2026-07-01T00:00:00Z'),
+      '2026-07-15 09:00:00',
+    );
+    // Hired at 02:30 on 8 February: 8 March has no 02:30 (02:00 → 03:00), the gap moves it to 03:30.
+    assert.equal(
+      ends('America/New_York', '2026-02-08 02:30:00', '2026-02-08T07:30:00.000Z', '2026-02-20T00:00:00Z'),
+      '2026-03-08 03:30:00',
+    );
+    // Hired at 01:30 on 1 October: 1 November has two 01:30s, the earlier (EDT) one ends the month.
+    const overlap = paidPeriodEnd('2026-10-01T05:30:00.000Z', '2026-10-20T00:00:00Z', 'America/New_York');
+    assert.equal(overlap, '2026-11-01T05:30:00.000Z');
+    assert.equal(local(overlap, 'America/New_York'), '2026-11-01 01:30:00');
+    // Lord Howe's 30-minute shift: 02:15 on 4 October is in the gap (02:00 → 02:30), so 02:45.
+    assert.equal(
+      ends('Australia/Lord_Howe', '2026-09-04 02:15:00', '2026-09-03T15:45:00.000Z', '2026-09-20T00:00:00Z'),
+      '2026-10-04 02:45:00',
+    );
+    // A cancellation just before the local anniversary still ends on it; just after, a month later.
+    assert.equal(ends(...kolkata, '2026-02-27T18:59:59.999Z'), '2026-02-28 00:30:00');
+    assert.equal(ends(...kolkata, '2026-02-27T19:00:00.000Z'), '2026-03-31 00:30:00');
   });
 });
 

@@ -54,6 +54,19 @@ describe('unsubscribe', () => {
     });
   });
 
+  it('counts the paid month in the team’s zone', async () => {
+    // Hired at 00:30 on 31 January in Kolkata (+05:30), which is 19:00 UTC on the 30th.
+    setClock(new Date('2026-01-30T19:00:00Z'));
+    const team = await createTeam(h, { config: { timezone: 'Asia/Kolkata' } });
+    await updateTeam(team.id, { hired_at: '2026-01-30T19:00:00Z' });
+    setClock(new Date('2026-02-10T08:00:00Z'));
+    const res = await unsubscribe(team.id);
+    // 00:30 on 28 February there; the UTC hiring day (the 30th) gave 28 February 19:00 UTC, 1 March there.
+    assert.equal(res.body.subscription_ends_at, '2026-02-27T19:00:00.000Z');
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.equal(read.body.subscription_ends_at, '2026-02-27T19:00:00.000Z');
+  });
+
   it('ends now when the team has no subscription', async () => {
     setClock(new Date('2026-04-01T12:00:00Z'));
     const team = await createTeam(h);
