@@ -15,7 +15,14 @@ import {
   type TeamMember,
   WEEKDAYS,
 } from './schemas.ts';
-import { type MemberItem, readTeam, type TaskItem, teamTimeZone, toMember } from './store.ts';
+import {
+  type MemberItem,
+  readTeam,
+  subscriptionEndsAt,
+  type TaskItem,
+  teamTimeZone,
+  toMember,
+} from './store.ts';
 import {
   addDays,
   dayExists,
@@ -335,7 +342,7 @@ export async function generateCalendar(
     members: members.map(toMember),
     tasks,
     neighbourTasks,
-    subscriptionEndsAt: owned.subscription_ends_at,
+    subscriptionEndsAt: subscriptionEndsAt(owned),
   });
 
   // Wave 2: store what changed, drop what a previous run planned and this one does not.

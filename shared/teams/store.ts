@@ -121,13 +121,22 @@ export interface CanvasItem {
   updated_at: string;
 }
 
-/** Monthly from `hired_at`; a team never hired (no subscription) ends when it is cancelled. */
 /** The team's IANA zone: every "today", "this week" and "this month" of the team is in it. */
 export const teamTimeZone = (team: Pick<TeamItem, 'config'>) =>
   typeof team.config?.timezone === 'string' ? team.config.timezone : TEAM_DEFAULTS.timezone;
 
+/** Monthly from `hired_at`; a team never hired (no subscription) ends when it is cancelled. */
 export const subscriptionEnd = (team: Pick<TeamItem, 'hired_at' | 'config'>, cancelledAt: string) =>
   team.hired_at ? paidPeriodEnd(team.hired_at, cancelledAt, teamTimeZone(team)) : cancelledAt;
+
+/**
+ * When a cancelled team stops working (null while it is not cancelled): the stored end, or, while the
+ * cancelling call has not stored it yet (its second write), the same rule's answer, so that every
+ * reader (the team detail, the calendar) agrees.
+ */
+export const subscriptionEndsAt = (
+  team: Pick<TeamItem, 'hired_at' | 'config' | 'cancelled_at' | 'subscription_ends_at'>,
+) => team.subscription_ends_at ?? (team.cancelled_at ? subscriptionEnd(team, team.cancelled_at) : null);
 
 // ---- presenters: the spec's fields only, never the item minus some keys ----------------------
 
@@ -157,9 +166,7 @@ export const toTeamDetail = (item: TeamItem): TeamDetail => ({
   hired_at: item.hired_at ?? null,
   paused_at: item.paused_at ?? null,
   cancelled_at: item.cancelled_at ?? null,
-  // Derived while the cancelling call has not stored it yet (its second write), so every reader agrees.
-  subscription_ends_at:
-    item.subscription_ends_at ?? (item.cancelled_at ? subscriptionEnd(item, item.cancelled_at) : null),
+  subscription_ends_at: subscriptionEndsAt(item),
 });
 
 export const toMember = (item: MemberItem): TeamMember => ({

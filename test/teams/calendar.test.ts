@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
-import { queryPartition } from '../../shared/db/store.ts';
+import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
@@ -392,6 +392,23 @@ describe('calendar generation', () => {
     ]);
     assert.equal((await storedEntries(team.id)).length, 2, 'the Friday slot stored by the first run is gone');
     assert.deepEqual(planned(await generate(team.id, '?start=2026-11-23')), []);
+  });
+
+  it('stops planning a cancelled team whose end date is not stored yet at the end the rule gives', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday; slots Mon/Wed/Fri 08:30 UTC
+    const { team } = await parisTeam();
+    // What unsubscribe's first wave writes; its second (subscription_ends_at) failed and was not retried.
+    await updateItem(teamKeys.team(team.id), {
+      set: { status: 'cancelled', cancelled_at: '2026-11-18T12:00:00.000Z' },
+      exists: ['pk'],
+    });
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.equal(read.body.subscription_ends_at, '2026-11-18T12:00:00.000Z'); // never hired: ends now
+    const res = await generate(team.id);
+    assert.deepEqual(
+      res.body.entries.map((e: Entry) => e.scheduled_for),
+      ['2026-11-16T08:30:00.000Z', '2026-11-18T08:30:00.000Z'],
+    );
   });
 
   it('refuses another period or a bad start date with FastAPI 422 bodies', async () => {
