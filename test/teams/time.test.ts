@@ -429,4 +429,85 @@ describe('calendar slots', () => {
       { numRuns: 200, seed: 20261126 },
     );
   });
+
+  it('plans a week two months share as the weekly plan does, half in each month', () => {
+    const dateFormats = new Map<string, Intl.DateTimeFormat>();
+    const dateIn = (instant: string, timeZone: string) => {
+      if (!dateFormats.has(timeZone))
+        dateFormats.set(
+          timeZone,
+          new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
+        );
+      return dateFormats.get(timeZone)!.format(new Date(instant));
+    };
+    const line = fc
+      .record({
+        platform: fc.constantFrom('x', 'y'),
+        days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 7 }),
+        times: fc.uniqueArray(fc.constantFrom('08:00', '12:30', '18:00'), { minLength: 1, maxLength: 3 }),
+        per_week: fc.integer({ min: 1, max: 21 }),
+      })
+      .map((l) => ({
+        platform: l.platform,
+        task_type: 'post',
+        per_week: Math.min(l.per_week, l.days.length * l.times.length),
+        preferred_days: l.days,
+        preferred_times: l.times,
+        title: null,
+      }));
+    // Posts from 11 h after the week's Monday (UTC) to 15 h before its end: inside the week in every zone.
+    const post = fc.record({
+      minutes: fc.integer({ min: 11 * 60, max: 153 * 60 }),
+      platform: fc.constantFrom('x', 'y'),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Pacific/Kiritimati', 'Pacific/Pago_Pago'),
+        fc.integer({ min: 0, max: 23 }),
+        fc.array(line, { minLength: 1, maxLength: 2 }),
+        fc.array(post, { maxLength: 8 }),
+        (timeZone, m, cadence, posts) => {
+          const first = `${2026 + Math.floor(m / 12)}-${String((m % 12) + 1).padStart(2, '0')}-01`;
+          const monday = weekStart(first);
+          const tasks = posts.map(
+            (p, i) =>
+              ({
+                id: `0193a0a0-0000-7000-8000-${String(i).padStart(12, '0')}`,
+                title: 'Post',
+                task_type: 'post',
+                platform: p.platform,
+                status: 'scheduled',
+                scheduled_for: new Date(Date.parse(`${monday}T00:00:00Z`) + p.minutes * 60_000).toISOString(),
+                assigned_member_id: null,
+                published_at: null,
+              }) as TaskItem,
+          );
+          const plan = (period: ReturnType<typeof periodOf>) => {
+            const mine = (task: TaskItem) => {
+              const date = dateIn(task.scheduled_for!, timeZone);
+              return date >= period.from && date < period.to;
+            };
+            return planCalendar({
+              teamId: '0193a0a0-0000-7000-8000-000000000001',
+              timeZone,
+              period,
+              cadence,
+              members: [],
+              tasks: tasks.filter(mine),
+              neighbourTasks: tasks.filter((task) => !mine(task)),
+            })
+              .filter((entry) => entry.status === 'planned')
+              .map((entry) => entry.scheduled_for)
+              .filter((at) => dateIn(at, timeZone) >= monday && dateIn(at, timeZone) < addDays(monday, 7));
+          };
+          const months = [
+            ...plan(periodOf('monthly', addDays(first, -1))),
+            ...plan(periodOf('monthly', first)),
+          ];
+          assert.deepEqual(months.sort(), plan(periodOf('weekly', monday)).sort());
+        },
+      ),
+      { numRuns: 50, seed: 20261126 },
+    );
+  });
 });
