@@ -405,6 +405,30 @@ async function copyTaskToLoops(teamId: string, task: TaskItem, loopKeys: string[
   );
 }
 
+const loopInstanceItem = (
+  teamId: string,
+  id: string,
+  input: LoopInstanceInput,
+  task: TaskItem | undefined,
+): LoopInstanceItem => ({
+  kind: 'loop_instance',
+  team_id: teamId,
+  id,
+  loop_id: input.loop_id,
+  cycle_instance_id: input.cycle_instance_id,
+  occurrence_day: input.occurrence_day,
+  status: input.status ?? 'scheduled',
+  task_id: input.task_id ?? null,
+  ...loopCopyOfTask(task),
+  task_version: task?.version ?? 0,
+  scheduled_at: new Date(input.scheduled_at).toISOString(),
+  publish_at: iso(input.publish_at),
+  started_at: iso(input.started_at),
+  completed_at: iso(input.completed_at),
+  created_at: now().toISOString(),
+  signals_emitted: input.signals_emitted ?? [],
+});
+
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
   const id = newId();
   const scheduled_at = new Date(input.scheduled_at).toISOString();
@@ -419,24 +443,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
       })
     : undefined;
   if (input.task_id && !task) throw new Error(`No task ${input.task_id} in team ${teamId}`);
-  const item: LoopInstanceItem = {
-    kind: 'loop_instance',
-    team_id: teamId,
-    id,
-    loop_id: input.loop_id,
-    cycle_instance_id: input.cycle_instance_id,
-    occurrence_day: input.occurrence_day,
-    status: input.status ?? 'scheduled',
-    task_id: input.task_id ?? null,
-    ...loopCopyOfTask(task),
-    task_version: task?.version ?? 0,
-    scheduled_at,
-    publish_at: iso(input.publish_at),
-    started_at: iso(input.started_at),
-    completed_at: iso(input.completed_at),
-    created_at: now().toISOString(),
-    signals_emitted: input.signals_emitted ?? [],
-  };
+  const item = loopInstanceItem(teamId, id, input, task);
   await putNew({ ...keys, ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.
   if (task) {
@@ -445,6 +452,18 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
       await copyTaskToLoops(teamId, current, [keys.sk]);
   }
   return item;
+}
+
+/** Many loop instances that run no task at once (a day's schedule, backfills): batch writes. */
+export async function addLoopInstances(teamId: string, inputs: LoopInstanceInput[]): Promise<void> {
+  if (inputs.some((input) => input.task_id)) throw new Error('addLoopInstances takes no task_id');
+  await requireTeam(teamId);
+  await putMany(
+    inputs.map((input) => {
+      const item = loopInstanceItem(teamId, newId(), input, undefined);
+      return { ...teamKeys.loop(teamId, item.scheduled_at, item.id), ...item };
+    }),
+  );
 }
 
 export type LoopChanges = Partial<

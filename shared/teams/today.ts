@@ -114,23 +114,28 @@ export function buildTodayView(
 }
 
 /** The loop instances scheduled in [from, to): one key range of the team partition. */
-const readLoops = (teamId: string, from: number, to: number) =>
+const readLoops = (teamId: string, from: number, to: number, newestFirst: boolean) =>
   queryPartition<LoopInstanceItem>(teamKeys.partition(teamId), {
     // `LOOP#<to>` sorts before every `LOOP#<to>#<id>`, so the upper bound is exclusive.
     between: [teamKeys.loopAt(new Date(from).toISOString()), teamKeys.loopAt(new Date(to).toISOString())],
+    newestFirst,
     limit: TEAM_LIMITS.loopsRead,
   });
 
 export async function getToday(userId: string, teamId: string): Promise<TodayView> {
   const at = now().getTime();
   // The time zone is on the team item, read in the same wave: read the widest window any zone
-  // needs (local yesterday began at most 49 h before now, tomorrow begins at most 25 h after it)
-  // and cut it to the team's days in memory.
-  const [team, cycles, loops] = await Promise.all([
+  // needs and cut it to the team's days in memory. A local day lasts 23 to 25 hours, so every
+  // zone's yesterday began between now − 50 h and now − 23 h, and its tomorrow begins before
+  // now + 26 h. Two Queries split at now − 23 h, the earlier newest first and the later oldest
+  // first: each reaches the team's own instances before another zone's, so those cannot use up the cap.
+  const [team, cycles, earlier, later] = await Promise.all([
     readTeam(teamId),
     readCycles(teamId, 1),
-    readLoops(teamId, at - 50 * HOUR_MS, at + 26 * HOUR_MS),
+    readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true),
+    readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false),
   ]);
+  const loops = [...earlier, ...later];
   const owned = ownedBy(team, userId, 'Team');
   const { readFrom, to } = todayWindow(at, teamTimeZone(owned));
   const inWindow = loops.filter((loop) => {

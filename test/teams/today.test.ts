@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
-import { addCycle, addLoopInstance, addTask, updateTask } from '../../shared/teams/agents.ts';
+import {
+  addCycle,
+  addLoopInstance,
+  addLoopInstances,
+  addTask,
+  updateTask,
+} from '../../shared/teams/agents.ts';
 import { loopId } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -188,6 +194,30 @@ describe('today view', () => {
     assert.deepEqual([last.cycle_day, last.cycle_progress, last.current_phase], [8, 1, 'onboarding']);
   });
 
+  it('reads all of the team’s two days when they hold fewer than the cap, whatever came before', async () => {
+    // A UTC team whose loops run every 2.5 minutes: 576 a day, 1,152 in its yesterday and today
+    // (under the 1,500 a read takes), and as many a day before. At 00:30 the window read begins 50 h
+    // back, at 22:30 on the 17th: read from there, the cap ran out at 13:00 today.
+    setClock(new Date('2026-11-01T00:00:00Z'));
+    const team = await createTeam(h);
+    const first = Date.parse('2026-11-17T22:30:00Z');
+    const count = (Date.parse('2026-11-21T00:00:00Z') - first) / 150_000;
+    await addLoopInstances(
+      team.id,
+      Array.from({ length: count }, (_, i) => ({
+        loop_id: loopId('every-150-seconds'),
+        cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+        occurrence_day: 1,
+        scheduled_at: new Date(first + i * 150_000).toISOString(),
+      })),
+    );
+    setClock(new Date('2026-11-20T00:30:00Z'));
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    // Every instance of the 20th is upcoming (nothing has run): 576, the last at 23:57:30.
+    assert.equal(view.upcoming.length, 576);
+    assert.equal(view.upcoming.at(-1).scheduled_at, '2026-11-20T23:57:30.000Z');
+  });
+
   it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
     const { team } = await teamIn('Pacific/Auckland');
     const { result, commands, waves } = await dynamoRequestsOf(() =>
@@ -195,6 +225,6 @@ describe('today view', () => {
     );
     assert.equal(result.status, 200);
     assert.equal(waves, 1);
-    assert.deepEqual(commands.sort(), ['GetItemCommand', 'QueryCommand', 'QueryCommand']);
+    assert.deepEqual(commands.sort(), ['GetItemCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
   });
 });
