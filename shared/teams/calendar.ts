@@ -56,7 +56,7 @@ export function periodOf(period: CalendarPeriod, date: string): Period {
 }
 
 /** The whole ISO weeks the period overlaps: a month's first and last weeks reach into its neighbours. */
-export const weeksOf = (period: Period) => ({
+const weeksOf = (period: Period) => ({
   from: weekStart(period.from),
   to: addDays(weekStart(addDays(period.to, -1)), 7),
 });
