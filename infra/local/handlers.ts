@@ -5,10 +5,14 @@ import { LAMBDA_RESPONSE_MAX_BYTES } from '../../shared/lambda-response.ts';
 import { functionId, type Route } from '../routes.ts';
 import { withTableGrants } from './grants.ts';
 
-type Handler = (
+export type Handler = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Where a route's handler comes from: its source module by default; the bundle test loads the
+ * function as esbuild built it (test/infra/bundles.test.ts). */
+export type HandlerLoader = (route: Route) => Promise<Handler>;
 
 const loaded = new Map<string, Promise<Handler>>();
 
@@ -48,8 +52,8 @@ const FUNCTION_FAILED: APIGatewayProxyStructuredResultV2 = {
   body: '{"message":"Internal Server Error"}',
 };
 
-export async function invoke(route: Route, event: APIGatewayProxyEventV2) {
-  const handler = await loadHandler(route);
+export async function invoke(route: Route, event: APIGatewayProxyEventV2, load: HandlerLoader = loadHandler) {
+  const handler = await load(route);
   const result = await withTableGrants(route, () => handler(event, lambdaContext(route)));
   // As on AWS, a response past the limit is a function error: measured only where it may be one
   // (the result's JSON is at most about three bytes per character of the body).

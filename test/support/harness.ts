@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.ts';
 import { buildEvent } from '../../infra/local/events.ts';
-import { invoke } from '../../infra/local/handlers.ts';
+import { type HandlerLoader, invoke } from '../../infra/local/handlers.ts';
 import { signDevToken, useDevAuth } from '../../infra/local/tokens.ts';
 import { routeRequest, unmatchedRoute } from '../../infra/routes.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
@@ -17,6 +17,8 @@ export interface CallOptions {
   json?: unknown;
   body?: Buffer | string;
   headers?: Record<string, string>;
+  /** Invokes the handlers this loads (the bundled functions) instead of the source modules. */
+  handlers?: HandlerLoader;
 }
 
 export interface CallResult {
@@ -81,7 +83,7 @@ export async function startHarness(): Promise<Harness> {
       headers['content-type'] ??= 'application/json';
     } else if (options.body !== undefined) body = Buffer.from(options.body);
     const event = buildEvent(route, pathParameters, { method, url, headers, body });
-    const result = await invoke(route, event);
+    const result = await invoke(route, event, options.handlers);
     const text = result.body ?? '';
     let parsed: unknown = text;
     try {
