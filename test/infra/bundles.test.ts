@@ -18,6 +18,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { build } from 'esbuild';
 import { handler as sourceCatalogImport } from '../../functions/shopping/import-catalog-feed.ts';
 import { esbuildOptions } from '../../infra/bundling.ts';
+import { buildEvent } from '../../infra/local/events.ts';
 import { type Handler, type HandlerLoader, invoke } from '../../infra/local/handlers.ts';
 import { fillFromSeed, type SeedFile } from '../../infra/local/runtime.ts';
 import { seedDemoData } from '../../infra/local/seed/index.ts';
@@ -197,6 +198,11 @@ describe('every route’s bundle answers its sample event as its source does', (
   }
 });
 
+const GENERATE_ENTRY = 'brand-kits/generate-from-upload';
+const GENERATE = '/api/v1/brand-kits/generate-from-upload';
+const pdfForm = async () =>
+  multipart({ name: 'file', content: await guidelinePdf(), filename: 'g.pdf', type: 'application/pdf' });
+
 describe('bundled functions beyond the sample events', () => {
   const call = (harness: Harness, method: string, url: string, options?: CallOptions) =>
     harness.call(method, url, options);
@@ -217,13 +223,7 @@ describe('bundled functions beyond the sample events', () => {
   });
 
   it('generate-from-upload drafts from a PDF and a direct-upload DOCX as its source does', async () => {
-    const GENERATE = '/api/v1/brand-kits/generate-from-upload';
-    const pdf = multipart({
-      name: 'file',
-      content: await guidelinePdf(),
-      filename: 'g.pdf',
-      type: 'application/pdf',
-    });
+    const pdf = await pdfForm();
     const fromPdf = await bundled.call('POST', GENERATE, pdf);
     assert.equal(fromPdf.status, 200, fromPdf.text);
     assert.equal(fromPdf.body.name, 'Acme Rocket');
@@ -265,6 +265,41 @@ describe('bundled functions beyond the sample events', () => {
       json: { ...fromDocx.body, brand_id: brand.body.id },
     });
     assert.equal(kit.status, 201, kit.text);
+  });
+
+  it('a generate-from-upload bundle that cannot load pdf.js answers 500, not the caller’s corrupt PDF', async () => {
+    // Built with unpdf left out, as an import esbuild could not follow would ship: the parser is
+    // missing from the deployment, which is our fault (a 500 in the function's metrics), not the
+    // document's (a 422 that tells every caller their file is broken).
+    const without = join(dir, 'without-pdfjs');
+    await build({
+      ...esbuildOptions,
+      mainFields: [...esbuildOptions.mainFields],
+      external: [...esbuildOptions.external, 'unpdf'],
+      entryPoints: { index: join(ROOT, 'functions', `${GENERATE_ENTRY}.ts`) },
+      outdir: without,
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'silent',
+    });
+    const { handler } = (await import(pathToFileURL(join(without, 'index.mjs')).href)) as {
+      handler: Handler;
+    };
+    // Invoked without the harness's contract check: a 500 is no answer of the API's document.
+    const route = routes.find((r) => r.entry === GENERATE_ENTRY)!;
+    const form = await pdfForm();
+    const event = buildEvent(
+      route,
+      {},
+      {
+        method: 'POST',
+        url: GENERATE,
+        ...form,
+        headers: { ...form.headers, authorization: `Bearer ${h.owner.token}` },
+      },
+    );
+    const res = await invoke(route, event, async () => handler);
+    assert.equal(res.statusCode, 500, res.body);
+    assert.deepEqual(JSON.parse(res.body ?? ''), { detail: 'Internal Server Error' });
   });
 
   it('the avatar functions: upload, status and the signed callback, as their sources', async () => {

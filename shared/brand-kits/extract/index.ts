@@ -3,7 +3,7 @@ import { readDocx, sniffDocx } from './docx.ts';
 import { findFonts } from './fonts.ts';
 import { withoutRunningLines } from './layout.ts';
 import { pickLogos } from './logos.ts';
-import { readPdf } from './pdf.ts';
+import { loadPdfJs, readPdf } from './pdf.ts';
 import {
   type BrandKitDraft,
   type BrandKitExtraction,
@@ -32,6 +32,9 @@ async function readDocument(bytes: Uint8Array, deadline: number, signal: CancelS
     throw new DocumentError('unsupported', 'The file is neither a PDF nor a Word (DOCX) document.');
   if (zip === 'corrupt')
     throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
+  // Loaded outside the catch below: a parser that fails to load is a broken deployment (a 500), not
+  // a corrupt document.
+  if (pdf) await loadPdfJs();
   try {
     return pdf ? await readPdf(bytes, deadline, signal) : readDocx(bytes);
   } catch (error) {

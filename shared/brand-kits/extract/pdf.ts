@@ -37,7 +37,7 @@ let pdfjsLoading: Promise<{
 }> | null = null;
 
 /** pdf.js is heavy; only PDF extraction needs it, so load it on first use. */
-function loadPdfJs() {
+export function loadPdfJs() {
   pdfjsLoading ??= (async () => {
     polyfillTransferToFixedLength();
     const unpdf = await import('unpdf');
