@@ -1,6 +1,7 @@
 // The brand-kit and upload functions bundle as CDK bundles them: pdf.js (unpdf) and the DOCX reader
 // stay out of every function but generate-from-upload (which imports them lazily; bundling it takes
-// long, so it is left to the stack test), and the others keep within their size budget.
+// long, so it is left to test/infra/bundles.test.ts, which builds every function once and invokes
+// it), and the others keep within their size budget.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
