@@ -30,6 +30,7 @@ import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { avatarTeam, callback, SECRET, statusUrl, uploadVideo, webm } from '../avatars/support.ts';
 import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
+import { assertMatchesContract } from '../support/contract.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
 
@@ -141,8 +142,10 @@ const parsed = (result: APIGatewayProxyStructuredResultV2) => {
   }
 };
 
-const contentType = (result: APIGatewayProxyStructuredResultV2) =>
-  Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+const contentType = (result: APIGatewayProxyStructuredResultV2) => {
+  const header = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
+  return header === undefined ? '' : String(header[1]);
+};
 
 describe('the bundles', () => {
   it('build without a warning, each alone in a folder no node_modules is above', () => {
@@ -190,6 +193,7 @@ describe('every route’s bundle answers its sample event as its source does', (
       assert.ok((result.statusCode ?? 200) < 300, `${result.statusCode} ${result.body}`);
       assert.equal(result.statusCode, source.statusCode);
       assert.equal(contentType(result), contentType(source));
+      await assertMatchesContract(route, result.statusCode ?? 200, contentType(result), parsed(result));
       // A read answers exactly what the source answers; a write, a body of the same shape (new ids and
       // times; the chat send is the same message, its Idempotency-Key sent twice).
       if (route.method === 'GET') assert.equal(comparable(result.body), comparable(source.body));
