@@ -196,8 +196,13 @@ describe('every route’s bundle answers its sample event as its source does', (
       await assertMatchesContract(route, result.statusCode ?? 200, contentType(result), parsed(result));
       // A read answers exactly what the source answers; a write, a body of the same shape (new ids and
       // times; the chat send is the same message, its Idempotency-Key sent twice).
-      if (route.method === 'GET') assert.equal(comparable(result.body), comparable(source.body));
-      else assert.deepEqual(shape(parsed(result)), shape(parsed(source)));
+      if (route.method === 'GET') {
+        // A read that follows the clock (the today view's progress, to 1e-4 of a cycle) may move
+        // between the two calls: then the bundle's answer must be the source's one call later.
+        const same = comparable(result.body) === comparable(source.body);
+        const next = same ? source : await invoke(route, structuredClone(event) as APIGatewayProxyEventV2);
+        assert.equal(comparable(result.body), comparable(next.body));
+      } else assert.deepEqual(shape(parsed(result)), shape(parsed(source)));
     });
   }
 });
