@@ -51,7 +51,16 @@ interface ProjectTaskItem extends ProjectTask {
   budget_cents: number;
 }
 
-const toCents = (usd: number) => Math.round(usd * 100);
+/**
+ * Whole cents, half up, of the dollar amount as the client wrote it. JSON.parse hands over a binary
+ * float (1.005 is 1.00499999999999989…), so `usd * 100` rounds some half cents down and others up;
+ * the float's shortest decimal (`String`) is the literal sent, for any of up to 15 significant
+ * digits, and shifting that decimal two places (`1.005e2`) is exact at every half cent.
+ */
+const toCents = (usd: number) => {
+  const [digits, exponent = '0'] = String(usd).split('e');
+  return Math.round(Number(`${digits}e${Number(exponent) + 2}`));
+};
 
 const toProjectTask = (item: ProjectTaskItem): ProjectTask => ({
   id: item.id,

@@ -33,6 +33,36 @@ describe('projects', () => {
     );
   });
 
+  it('rounds a budget half up on the decimal the client wrote, not on its binary float', async () => {
+    // 1.005, 0.285 and 0.145 are just below the half cent as floats (1.00499…); x * 100 rounded them
+    // down, while 0.015 and 1.115 (also below it as floats) came out rounded up: no rule a client can
+    // follow. Every one is a half cent as written, so each goes up.
+    const budgets = [1.005, 0.285, 0.145, 0.015, 1.115, 2.675];
+    const rounded = [1.01, 0.29, 0.15, 0.02, 1.12, 2.68];
+    const created = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Half cents', tasks: budgets.map((budget_usd, i) => ({ title: `t${i}`, budget_usd })) },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(
+      created.body.project_tasks.map((t: { budget_usd: number }) => t.budget_usd),
+      rounded,
+    );
+    assert.equal(created.body.total_budget_usd, 5.27);
+    // The agents' write path rounds alike.
+    const added = await addProjectTask(created.body.id, {
+      title: 'late',
+      status: 'pending',
+      budget_usd: 4.005,
+    });
+    assert.equal(added.budget_usd, 4.01);
+    const read = await h.call('GET', `/api/v1/projects/${created.body.id}`);
+    assert.equal(read.body.total_budget_usd, 9.28);
+    assert.deepEqual(
+      read.body.project_tasks.map((t: { budget_usd: number }) => t.budget_usd),
+      [...rounded, 4.01],
+    );
+  });
+
   it('a failing batch of tasks leaves none behind (no project item names them yet)', async () => {
     const title = `Batch fails ${newId()}`;
     const tasks = Array.from({ length: 60 }, (_, i) => ({ title: `t${i}` }));
