@@ -1,6 +1,7 @@
 // Integration status, the read side. The item also holds sealed secrets (the user's OAuth
 // application credentials, the provider's extra data such as page access tokens); responses are
 // built from the spec's allow-list below, so nothing else can reach a client.
+import { now } from '../clock.ts';
 import type { Sealed } from '../crypto/envelope.ts';
 import { queryPartition } from '../db/store.ts';
 import { workspaceKeys } from './keys.ts';
@@ -30,12 +31,21 @@ export interface IntegrationItem {
   revision: number;
 }
 
+/** A connection is `expired` from its token's expiry on: no write marks that moment, so every
+ * answer reads it off the clock (a new connection through the OAuth callback makes it current). */
+const statusNow = (item: IntegrationItem): string =>
+  item.status === 'connected' &&
+  typeof item.token_expires_at === 'string' &&
+  Date.parse(item.token_expires_at) <= now().getTime()
+    ? 'expired'
+    : item.status;
+
 export const toIntegrationStatus = (item: IntegrationItem): IntegrationStatus => ({
   id: item.id,
   provider: item.provider,
   account_id: item.account_id ?? null,
   account_name: item.account_name ?? null,
-  status: item.status,
+  status: statusNow(item),
   scopes: [...(item.scopes ?? [])],
   last_synced_at: item.last_synced_at ?? null,
   token_expires_at: item.token_expires_at ?? null,

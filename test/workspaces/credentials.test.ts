@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import {
   connectAdsAccount,
@@ -81,12 +82,15 @@ const rawIntegration = async (workspaceId: string) =>
     )
   ).Item!;
 
-const connect = (workspaceId: string) =>
+/** Far enough ahead that the token has not expired while these tests run (the status says so). */
+const TOKEN_EXPIRES_AT = '2099-01-01T00:00:00.000Z';
+
+const connect = (workspaceId: string, token_expires_at: string | null = TOKEN_EXPIRES_AT) =>
   connectAdsAccount(workspaceId, {
     account_id: 'act_1001',
     account_name: 'Acme Ads',
     scopes: ['ads_management', 'pages_manage_posts'],
-    token_expires_at: '2027-01-01T00:00:00.000Z',
+    token_expires_at,
     social_user_id: 'u-77',
     user_access_token: USER_TOKEN,
     pages: [{ id: 'p-1', name: 'Acme', access_token: PAGE_TOKEN }],
@@ -178,7 +182,7 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       status: 'connected',
       scopes: ['ads_management', 'pages_manage_posts'],
       last_synced_at: connected.last_synced_at,
-      token_expires_at: '2027-01-01T00:00:00.000Z',
+      token_expires_at: TOKEN_EXPIRES_AT,
       created_at: first.body.created_at,
       has_oauth_credentials: true,
       social_pages: [{ id: 'p-1', name: 'Acme' }],
@@ -218,6 +222,30 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
     );
     assert.equal(item.status, 'connected');
     assert.equal(item.account_id, 'act_1001');
+  });
+
+  it('a connection whose token has expired reads expired in every answer, until the next connection', async () => {
+    const id = await newWorkspace();
+    await save(id, { client_id: CLIENT_ID, client_secret: SECRET });
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    assert.equal((await connect(id, inAnHour)).status, 'connected');
+    const statuses = async () => [
+      (await h.call('GET', `/api/v1/workspaces/${id}/integrations`)).body[0].status,
+      (await h.call('GET', `/api/v1/workspaces/${id}`)).body.integrations[0].status,
+      (await save(id, { client_id: CLIENT_ID, client_secret: SECRET })).body.status,
+    ];
+    assert.deepEqual(await statuses(), ['connected', 'connected', 'connected']);
+    // Two hours later the token is an hour past its expiry: nothing may still call the account connected.
+    setClock(new Date(Date.now() + 2 * 3_600_000));
+    try {
+      assert.deepEqual(await statuses(), ['expired', 'expired', 'expired']);
+    } finally {
+      setClock(undefined);
+    }
+    // A token that expired before it was stored, and one without an expiry.
+    assert.equal((await connect(id, new Date(Date.now() - 1000).toISOString())).status, 'expired');
+    assert.equal((await connect(id, null)).status, 'connected');
+    assert.equal((await connect(id)).status, 'connected');
   });
 
   it('the OAuth connection is refused before credentials were saved', async () => {
