@@ -1,11 +1,24 @@
 // Ids are UUIDv7: valid UUIDs that sort by creation time, so sort keys list records in time order.
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { v7 } from 'uuid';
 
 export const newId = (): string => v7();
 
-/** An id whose time part is `at`, so records listed by id sort exactly like their `created_at`. */
-export const newIdAt = (at: Date): string => v7({ msecs: at.getTime() });
+/** The millisecond and counter of the last `newIdAt` id. */
+const lastAt = { msecs: Number.NaN, seq: 0 };
+
+/**
+ * An id whose time part is `at`, so records listed by id sort exactly like their `created_at`. Ids
+ * for the millisecond of the one before count up from it (as `v7()`'s own do), so records made within
+ * one millisecond list in the order they were made, not in the order of a random sequence.
+ */
+export const newIdAt = (at: Date): string => {
+  const msecs = at.getTime();
+  // A new millisecond starts at a random count below 2^31, leaving 2^31 ids of room above it.
+  lastAt.seq = msecs === lastAt.msecs ? lastAt.seq + 1 : randomInt(2 ** 31);
+  lastAt.msecs = msecs;
+  return v7({ msecs, seq: lastAt.seq });
+};
 
 /** The same id for the same `name` every time, sorting at `at`: a record several writers may each
  * try to create once (the first write wins, the others find it there). */

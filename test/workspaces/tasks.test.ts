@@ -6,7 +6,11 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import type { WorkspaceTaskStatus } from '../../shared/workspaces/schemas.ts';
-import { advanceWorkspaceTask, createWorkspaceTask } from '../../shared/workspaces/tasks.ts';
+import {
+  advanceWorkspaceTask,
+  createWorkspaceTask,
+  createWorkspaceTasks,
+} from '../../shared/workspaces/tasks.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -162,6 +166,38 @@ describe('POST /api/v1/workspaces/{workspace_id}/tasks', () => {
 });
 
 describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
+  it('lists tasks made in the same millisecond newest first too: the later one first', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'same millisecond' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const input = (title: string) => ({ skill_slug: 's', title, hired_agent_id: agent });
+    setClock(new Date(Date.UTC(2026, 10, 2, 9, 0, 0, 123)));
+    try {
+      // One after another through the route, then an import of several at once.
+      for (const title of ['a1', 'a2', 'a3', 'a4', 'a5'])
+        assert.equal((await h.call('POST', url, { json: input(title) })).status, 201);
+      await createWorkspaceTasks(
+        h.owner.id,
+        ws.body.id,
+        ['b1', 'b2', 'b3', 'b4', 'b5'].map((title) => ({
+          ...input(title),
+          description: null,
+          schedule_type: 'once' as const,
+          priority: 'normal' as const,
+          approval_level: 'review' as const,
+          trigger: {},
+        })),
+      );
+    } finally {
+      setClock(undefined);
+    }
+    const listed = (await h.call('GET', url)).body as { title: string; created_at: string }[];
+    assert.deepEqual(new Set(listed.map((t) => t.created_at)), new Set(['2026-11-02T09:00:00.123Z']));
+    assert.deepEqual(
+      listed.map((t) => t.title),
+      ['b5', 'b4', 'b3', 'b2', 'b1', 'a5', 'a4', 'a3', 'a2', 'a1'],
+    );
+  });
+
   it('answers a bare array of the newest 50 by default, newest first and ties by id', async () => {
     const res = await list();
     assert.equal(res.status, 200);
