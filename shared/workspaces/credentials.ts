@@ -94,6 +94,10 @@ export async function connectAdsAccount(
   workspaceId: string,
   connection: AdsConnection,
 ): Promise<IntegrationStatus> {
+  // Answered as every timestamp is (UTC, milliseconds), whatever form the provider used; not a time
+  // at all, a RangeError before anything is written.
+  const tokenExpiresAt =
+    connection.token_expires_at === null ? null : new Date(connection.token_expires_at).toISOString();
   const providerData: AdsProviderData = {
     user_access_token: connection.user_access_token,
     page_access_tokens: Object.fromEntries(connection.pages.map((page) => [page.id, page.access_token])),
@@ -106,7 +110,7 @@ export async function connectAdsAccount(
       account_id: connection.account_id,
       account_name: connection.account_name,
       scopes: connection.scopes,
-      token_expires_at: connection.token_expires_at,
+      token_expires_at: tokenExpiresAt,
       social_user_id: connection.social_user_id,
       social_pages: connection.pages.map((page) => ({ id: page.id, name: page.name })),
       provider_data: sealed,

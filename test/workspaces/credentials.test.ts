@@ -248,6 +248,22 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
     assert.equal((await connect(id)).status, 'connected');
   });
 
+  it("stores the provider's token expiry as every timestamp is answered: UTC with milliseconds", async () => {
+    const id = await newWorkspace();
+    await save(id, { client_id: CLIENT_ID, client_secret: SECRET });
+    // An expiry with an offset, and one without milliseconds, as a provider may hand them over.
+    assert.equal(
+      (await connect(id, '2098-12-25T10:00:00+02:00')).token_expires_at,
+      '2098-12-25T08:00:00.000Z',
+    );
+    const listed = await h.call('GET', `/api/v1/workspaces/${id}/integrations`);
+    assert.equal(listed.body[0].token_expires_at, '2098-12-25T08:00:00.000Z');
+    assert.equal((await connect(id, '2099-01-01T00:00:00Z')).token_expires_at, TOKEN_EXPIRES_AT);
+    // Not a time at all: refused before anything is written.
+    await assert.rejects(connect(id, 'next tuesday'), RangeError);
+    assert.equal((await rawIntegration(id)).token_expires_at, TOKEN_EXPIRES_AT);
+  });
+
   it('the OAuth connection is refused before credentials were saved', async () => {
     const id = await newWorkspace();
     await assert.rejects(connect(id), { name: 'ConflictError', status: 409 });
