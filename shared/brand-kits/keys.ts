@@ -1,6 +1,6 @@
 // Brand kits in the table, and their logos in the bucket.
 import { draftPrefix, isKeyUnder, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
-import type { LogoRole } from './schemas.ts';
+import { LOGO_EXTENSIONS, type LogoRole } from './schemas.ts';
 
 export const brandKitKeys = {
   brandKit: (kitId: string) => ({ pk: `KIT#${kitId}`, sk: 'KIT' }),
@@ -14,9 +14,23 @@ export const draftLogoKey = (userId: string, draftId: string, role: LogoRole) =>
 
 const brandKitPrefix = (userId: string) => `brand-kits/${userId}/`;
 
-/** A saved kit's logo, kept for as long as the kit; the extension follows the source object's. */
-export const brandKitLogoKey = (userId: string, kitId: string, role: LogoRole, sourceKey: string) =>
-  `${brandKitPrefix(userId)}${kitId}/${role}${/\.[a-z0-9]{1,5}$/i.exec(sourceKey)?.[0].toLowerCase() ?? '.png'}`;
+/**
+ * A saved kit's logo, kept for as long as the kit, named for the image type it holds: the stored type
+ * of a direct upload (whose file name the user chose, `logo` or `mark.jpeg` for a PNG), else the
+ * source's own extension (draft logos are PNGs named so, kit logos were named by this rule).
+ */
+export const brandKitLogoKey = (
+  userId: string,
+  kitId: string,
+  role: LogoRole,
+  sourceKey: string,
+  mediaType?: string,
+) =>
+  `${brandKitPrefix(userId)}${kitId}/${role}${
+    (mediaType && LOGO_EXTENSIONS[mediaType]) ??
+    /\.[a-z0-9]{1,5}$/i.exec(sourceKey)?.[0].toLowerCase() ??
+    '.png'
+  }`;
 
 /** Logo keys a save may name: the caller's draft logos, direct uploads and other kits' logos. */
 export const isOwnLogoSource = (userId: string, key: string) =>

@@ -99,12 +99,14 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
   for (const { source } of named) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
   const copies = await Promise.allSettled(
     named.map(async ({ role, source }) => {
+      let mediaType: string | undefined;
       if (isOwnUploadKey(userId, source)) {
         const head = await headObject(source);
+        mediaType = head && bareMediaType(head.ContentType);
         // No object: the copy below fails with the 404 a missing logo gets.
-        if (head && !LOGO_MEDIA_TYPES.has(bareMediaType(head.ContentType))) return { role, source };
+        if (mediaType !== undefined && !LOGO_MEDIA_TYPES.has(mediaType)) return { role, source };
       }
-      const key = brandKitLogoKey(userId, kitId, role, source);
+      const key = brandKitLogoKey(userId, kitId, role, source, mediaType);
       await s3().send(
         new CopyObjectCommand({
           Bucket: config.bucketName,

@@ -518,6 +518,29 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     assert.equal(saved.body.logo_key, `brand-kits/${h.owner.id}/${saved.body.id}/logo.png`);
   });
 
+  it('names a logo copy by the image type it holds, not by the extension of the upload’s file name', async () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);
+    const noExtension = await upload(jpeg, h.owner.token, 'brand-mark', 'image/jpeg');
+    const misnamed = await upload(PNG_SIGNATURE, h.owner.token, 'mark.jpeg', 'image/png');
+    const webp = await upload(Buffer.from('RIFF\0\0\0\0WEBP'), h.owner.token, 'mark.v2', 'image/webp');
+    const saved = await save({ logo_key: noExtension, logo_icon_key: misnamed, logo_dark_key: webp });
+    assert.equal(saved.status, 201, saved.text);
+    const folder = `brand-kits/${h.owner.id}/${saved.body.id}`;
+    const copies = [saved.body.logo_key, saved.body.logo_icon_key, saved.body.logo_dark_key];
+    assert.deepEqual(copies, [`${folder}/logo.jpg`, `${folder}/icon.png`, `${folder}/dark.webp`]);
+    const types = async (keys: string[]) =>
+      Promise.all(
+        keys.map(
+          async (Key) =>
+            (await s3().send(new HeadObjectCommand({ Bucket: config.bucketName, Key }))).ContentType,
+        ),
+      );
+    assert.deepEqual(await types(copies), ['image/jpeg', 'image/png', 'image/webp']);
+    // A kit's logo saved again on another kit keeps its name.
+    const again = await save({ logo_square_key: saved.body.logo_key });
+    assert.equal(again.body.logo_square_key, `brand-kits/${h.owner.id}/${again.body.id}/square.jpg`);
+  });
+
   it('validates the body with FastAPI’s error items', async () => {
     const res = await save({
       brand_id: 'nope',
