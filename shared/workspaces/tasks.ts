@@ -130,8 +130,27 @@ export interface TaskProgress {
 }
 
 /**
- * The agents' write path: moves a task from the status it is known to be in to the next one,
- * stamping approved_at / started_at / completed_at. Conditional on the expected status, so a
+ * The stamps a move to `status` writes: its own (now), and null for those of the steps after it, so a
+ * task moved back (a failed one retried, a run sent back for review) answers none of the states it
+ * left: running again is not completed, awaiting approval again is not approved.
+ */
+function stampsFor(status: WorkspaceTaskStatus, at: string): Partial<WorkspaceTask> {
+  switch (status) {
+    case 'pending':
+    case 'awaiting_approval':
+      return { approved_by: null, approved_at: null, started_at: null, completed_at: null };
+    case 'approved':
+      return { approved_at: at, started_at: null, completed_at: null };
+    case 'in_progress':
+      return { started_at: at, completed_at: null };
+    default:
+      return { completed_at: at };
+  }
+}
+
+/**
+ * The agents' write path: moves a task from the status it is known to be in to another, stamping
+ * approved_at / started_at / completed_at (stampsFor). Conditional on the expected status, so a
  * stale writer gets a 409 instead of overwriting a newer state.
  */
 export async function advanceWorkspaceTask(
@@ -140,18 +159,14 @@ export async function advanceWorkspaceTask(
   from: WorkspaceTaskStatus,
   progress: TaskProgress,
 ): Promise<WorkspaceTask> {
-  const at = now().toISOString();
   const { status, ...fields } = progress;
-  const stamps: Record<string, string> = {};
-  if (status === 'approved') stamps.approved_at = at;
-  if (status === 'in_progress') stamps.started_at = at;
-  if (status === 'completed' || status === 'failed' || status === 'cancelled') stamps.completed_at = at;
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,
       gsi1pk: workspaceKeys.statusPartition(workspaceId, status),
-      ...stamps,
-      ...fields, // an undefined field changes nothing (updateItem)
+      ...stampsFor(status, now().toISOString()),
+      // What the writer sends (approved_by, output, cost); one it leaves undefined changes nothing.
+      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
     },
     exists: ['pk'],
     expect: { status: from },

@@ -10,6 +10,7 @@ import {
   advanceWorkspaceTask,
   createWorkspaceTask,
   createWorkspaceTasks,
+  type TaskProgress,
 } from '../../shared/workspaces/tasks.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -291,6 +292,60 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     await advanceWorkspaceTask(workspaceId, task.id, 'awaiting_approval', {
       status: 'pending',
     });
+  });
+
+  it('a task moved back to an earlier status answers no stamp of the states it left', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'retries' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const created = await h.call('POST', url, {
+      json: { skill_slug: 's', title: 'retried', hired_agent_id: agent },
+    });
+    const id = created.body.id as string;
+    const reviewer = newId();
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 3, 9, minute)).toISOString();
+    const move = async (minute: number, from: WorkspaceTaskStatus, progress: TaskProgress) => {
+      setClock(new Date(at(minute)));
+      try {
+        await advanceWorkspaceTask(ws.body.id, id, from, progress);
+      } finally {
+        setClock(undefined);
+      }
+      const [task] = (await h.call('GET', url)).body;
+      return [task.status, task.approved_by, task.approved_at, task.started_at, task.completed_at];
+    };
+    await move(1, 'pending', { status: 'awaiting_approval' });
+    await move(2, 'awaiting_approval', { status: 'approved', approved_by: reviewer });
+    await move(3, 'approved', { status: 'in_progress' });
+    assert.deepEqual(await move(4, 'in_progress', { status: 'failed' }), [
+      'failed',
+      reviewer,
+      at(2),
+      at(3),
+      at(4),
+    ]);
+    // Retried: running again, so not completed (the failure's time is not its completion).
+    assert.deepEqual(await move(5, 'failed', { status: 'in_progress' }), [
+      'in_progress',
+      reviewer,
+      at(2),
+      at(5),
+      null,
+    ]);
+    // Sent back for review: neither approved nor started any more.
+    assert.deepEqual(await move(6, 'in_progress', { status: 'awaiting_approval' }), [
+      'awaiting_approval',
+      null,
+      null,
+      null,
+      null,
+    ]);
+    assert.deepEqual(await move(7, 'awaiting_approval', { status: 'cancelled' }), [
+      'cancelled',
+      null,
+      null,
+      null,
+      at(7),
+    ]);
   });
 
   const bound = (loc: string, type: string, msg: string, input: string, ctx?: object) => ({
