@@ -138,8 +138,8 @@ const discardLogos = (keys: string[]) =>
     keys.map((Key) => s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key }))),
   );
 
-const countKit = async (brandId: string, kitId: string) => {
-  if (!(await countBrandKit(brandId, kitId, BRAND_KIT_LIMITS.perBrand)))
+const countKit = async (brandId: string, kitId: string, at: string) => {
+  if (!(await countBrandKit(brandId, kitId, BRAND_KIT_LIMITS.perBrand, at)))
     throw new ConflictError(TOO_MANY_KITS);
 };
 
@@ -184,7 +184,7 @@ export async function createBrandKit(userId: string, input: CreateBrandKitInput)
   // that was not written and taking back a count that was not added change nothing).
   const [written, counted] = await Promise.allSettled([
     putNew({ ...brandKitKeys.brandKit(id), ...brandKitKeys.byOwner(userId, id), kind: 'brand-kit', ...item }),
-    brand_id ? countKit(brand_id, id) : undefined,
+    brand_id ? countKit(brand_id, id, at) : undefined,
   ]);
   const failed = [written, counted].find((outcome) => outcome.status === 'rejected');
   if (failed) {

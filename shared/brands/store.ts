@@ -59,13 +59,14 @@ const KIT_COUNT = { brand_kit_count: 1 };
 const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });
 
 /**
- * A brand kit was saved for the brand: its `brand_kit_count` goes up by one, once per kit, while it
- * is under `limit` (false when the brand already holds that many).
+ * A brand kit was saved for the brand `at`: its `brand_kit_count` goes up by one, once per kit, while
+ * it is under `limit` (false when the brand already holds that many), and its `updated_at` is `at`.
  */
-export const countBrandKit = (brandId: string, kitId: string, limit: number) =>
+export const countBrandKit = (brandId: string, kitId: string, limit: number, at: string) =>
   addToCounters(brandKeys.brand(brandId), KIT_COUNT, {
     once: countedKit(kitId),
     below: { brand_kit_count: limit },
+    set: { updated_at: at },
   });
 
 /** The kit was not saved after all: the count it added (if any) is taken back. */

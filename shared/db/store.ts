@@ -306,15 +306,17 @@ type Once = { set: string; token: string };
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
  * With `once`, only once per token; with `below`, each named counter must stay under its limit:
- * false when one has reached it.
+ * false when one has reached it. `set` writes attributes in the same update (the parent's
+ * `updated_at`: its read answers the counters, so their change is its change).
  */
 export async function addToCounters(
   keys: Keys,
   counters: Record<string, number>,
-  options: { once?: Once; below?: Record<string, number> } = {},
+  options: { once?: Once; below?: Record<string, number>; set?: Item } = {},
 ): Promise<boolean> {
   const { once, below } = options;
   const { name, value, condition, aliases } = expressionParts();
+  const sets = Object.entries(options.set ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`);
   const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(by)}`);
   const conditions = [condition({ exists: ['pk'], below })];
   if (once) {
@@ -330,7 +332,7 @@ export async function addToCounters(
         TableName: config.tableName,
         Key: keys,
         ConditionExpression: conditions.join(' AND '),
-        UpdateExpression: `ADD ${adds.join(', ')}`,
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD ${adds.join(', ')}`,
         ...aliases(),
       }),
     );

@@ -184,10 +184,14 @@ export async function addProjectTask(projectId: string, input: ProjectTaskInput)
   if (!project) throw new Error(`No project ${projectId}`);
   const item = taskItem(projectId, input, nowIso());
   await putNew(item);
-  await addToCounters(projectKeys.project(projectId), {
-    task_count: 1,
-    completed_count: item.status === 'completed' ? 1 : 0,
-    total_budget_cents: item.budget_cents,
-  });
+  await addToCounters(
+    projectKeys.project(projectId),
+    {
+      task_count: 1,
+      completed_count: item.status === 'completed' ? 1 : 0,
+      total_budget_cents: item.budget_cents,
+    },
+    { set: { updated_at: item.created_at } },
+  );
   return toProjectTask(item);
 }

@@ -13,10 +13,12 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
 import { brandKeys } from '../../shared/brands/keys.ts';
+import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { DICT_MAX_DEPTH } from '../../shared/http/fields.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { CUT_ECHO_LENGTH } from '../../shared/http/validation.ts';
+import { newId } from '../../shared/ids.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
@@ -393,6 +395,26 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     assert.equal(read.status, 200);
     assert.deepEqual({ ...read.body, logo_url: undefined }, { ...kit, logo_url: undefined });
     await fetchPng(read.body.logo_url);
+  });
+
+  it('a kit counted on its brand moves the brand’s updated_at, in its read and in the list', async () => {
+    const token = await h.tokenFor(newId());
+    const brandId = await brandOf(token);
+    const brand = (await h.call('GET', `/api/v1/brands/${brandId}`, { token })).body;
+    const later = new Date(Date.parse(brand.created_at) + 60_000).toISOString();
+    setClock(new Date(later));
+    let kit: Awaited<ReturnType<typeof save>>;
+    try {
+      kit = await save({ brand_id: brandId, name: 'Counted' }, token);
+    } finally {
+      setClock(undefined);
+    }
+    assert.equal(kit.status, 201, kit.text);
+    assert.equal(kit.body.created_at, later);
+    const read = (await h.call('GET', `/api/v1/brands/${brandId}`, { token })).body;
+    assert.deepEqual([read.created_at, read.updated_at, read.brand_kit_count], [brand.created_at, later, 1]);
+    const [entry] = (await h.call('GET', '/api/v1/brands', { token })).body;
+    assert.equal(entry.updated_at, later);
   });
 
   it('saves a kit with no brand and every field defaulted', async () => {

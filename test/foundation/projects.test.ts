@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
 import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
@@ -173,6 +174,26 @@ describe('projects', () => {
     assert.equal(read.body.task_count, 1);
     assert.equal(read.body.completed_count, 1);
     assert.equal(read.body.total_budget_usd, 5);
+  });
+
+  it('a task added later moves the project’s updated_at, in its read and in the list', async () => {
+    const token = await h.tokenFor(newId());
+    const created = await h.call('POST', '/api/v1/projects', { json: { title: 'Touched' }, token });
+    const later = new Date(Date.parse(created.body.created_at) + 60_000).toISOString();
+    setClock(new Date(later));
+    try {
+      await addProjectTask(created.body.id, { title: 'late', status: 'pending', budget_usd: 2 });
+    } finally {
+      setClock(undefined);
+    }
+    const read = await h.call('GET', `/api/v1/projects/${created.body.id}`, { token });
+    // Its counts and budget changed a minute after it was made: that is when it was last updated.
+    assert.deepEqual(
+      [read.body.created_at, read.body.updated_at, read.body.task_count, read.body.total_budget_usd],
+      [created.body.created_at, later, 1, 2],
+    );
+    const [entry] = (await h.call('GET', '/api/v1/projects', { token })).body;
+    assert.equal(entry.updated_at, later);
   });
 
   it('validates the body in FastAPI format, nested locations included', async () => {
