@@ -5,6 +5,7 @@ import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import {
   addToCounters,
+  deleteItem,
   deleteMany,
   getItem,
   ownedBy,
@@ -184,8 +185,18 @@ export async function addProjectTask(projectId: string, input: ProjectTaskInput)
   if (!project) throw new Error(`No project ${projectId}`);
   const item = taskItem(projectId, input, nowIso());
   await putNew(item);
-  await addToCounters(
-    projectKeys.project(projectId),
+  // The task is listed once written: if its counters cannot follow, it goes again (a retry adds it
+  // anew), so no list holds a task the counts leave out.
+  await countTask(item).catch(async (error) => {
+    await deleteItem(projectKeys.task(projectId, item.id)).catch(() => undefined);
+    throw error;
+  });
+  return toProjectTask(item);
+}
+
+const countTask = (item: ProjectTaskItem) =>
+  addToCounters(
+    projectKeys.project(item.project_id),
     {
       task_count: 1,
       completed_count: item.status === 'completed' ? 1 : 0,
@@ -193,5 +204,3 @@ export async function addProjectTask(projectId: string, input: ProjectTaskInput)
     },
     { set: { updated_at: item.created_at } },
   );
-  return toProjectTask(item);
-}

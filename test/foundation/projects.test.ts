@@ -196,6 +196,46 @@ describe('projects', () => {
     assert.equal(entry.updated_at, later);
   });
 
+  it('a task whose counters cannot be written is taken back: no task is listed that the counts leave out', async () => {
+    const created = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Counted or not', tasks: [{ title: 'first', budget_usd: 1 }] },
+    });
+    const id = created.body.id as string;
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        // The project's counter update fails for good (the SDK's retries included).
+        if (context.commandName === 'UpdateItemCommand' && JSON.stringify(args.input).includes(id))
+          throw Object.assign(new Error('injected'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'failCounters', priority: 'low' },
+    );
+    try {
+      await assert.rejects(addProjectTask(id, { title: 'late', status: 'completed', budget_usd: 5 }));
+    } finally {
+      client.middlewareStack.remove('failCounters');
+    }
+    const read = (await h.call('GET', `/api/v1/projects/${id}`)).body;
+    const listed = (await h.call('GET', tasksUrl(id))).body.tasks;
+    assert.deepEqual([read.task_count, read.completed_count, read.total_budget_usd], [1, 0, 1]);
+    assert.deepEqual(
+      [read.project_tasks, listed].map((tasks) => tasks.map((t: { title: string }) => t.title)),
+      [['first'], ['first']],
+    );
+    // The agent's retry is counted like any add.
+    await addProjectTask(id, { title: 'late', status: 'completed', budget_usd: 5 });
+    const again = (await h.call('GET', `/api/v1/projects/${id}`)).body;
+    assert.deepEqual(
+      [again.task_count, again.completed_count, again.total_budget_usd, again.project_tasks.length],
+      [2, 1, 6, 2],
+    );
+  });
+
   it('validates the body in FastAPI format, nested locations included', async () => {
     const res = await h.call('POST', '/api/v1/projects', {
       json: { title: '', mode: 'auto', tasks: [{ title: 'ok' }, { status: 'done', budget_usd: -1 }] },
