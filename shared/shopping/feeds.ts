@@ -3,6 +3,7 @@
 // into CatalogProduct. Row problems are reported and the row skipped; a file that cannot be read as
 // a whole throws FeedError so the caller keeps its current catalogue untouched.
 import { parse as parseCsv } from 'csv-parse/sync';
+import { now } from '../clock.ts';
 import type { CatalogProduct, MerchantType } from './catalog.ts';
 
 export type FeedFormat = 'gmc' | 'acp' | 'jsonl';
@@ -14,6 +15,8 @@ export interface ParseFeedOptions {
   /** Affiliate tracking parameters appended to product_url to make affiliate_url. */
   trackingParams?: Record<string, string>;
   format?: 'auto' | FeedFormat;
+  /** The moment a sale price's effective period is checked against; the clock's now by default. */
+  at?: Date;
 }
 
 export interface FeedRowError {
@@ -184,6 +187,7 @@ const ALIASES = {
   image: ['image_link', 'image_url', 'image', 'main_image_url'],
   price: ['price'],
   sale_price: ['sale_price'],
+  sale_window: ['sale_price_effective_date'],
   currency: ['currency', 'price_currency', 'currency_code'],
   availability: ['availability', 'stock_status'],
   brand: ['brand', 'vendor'],
@@ -282,6 +286,40 @@ const jsonPrice = (value: unknown, currencyField: unknown, label: string): Price
   throw new RowError(`${label} is missing or not understood`);
 };
 
+const DAY_MS = 86_400_000;
+
+/** One end of a sale period: an ISO 8601 date-time, or a date (the whole day, UTC). */
+const periodEdge = (text: string, end: boolean): number => {
+  const t = text.trim();
+  const ms = Date.parse(t);
+  return /^\d{4}-\d{2}-\d{2}$/.test(t) && end ? ms + DAY_MS : ms;
+};
+
+/**
+ * Whether a sale price applies at `at`. No period: always. A period ("start/end", Merchant Center and
+ * ACP; `{startTime, endTime}` in JSON) applies from its start until its end; an unreadable one never
+ * does, so the regular price is shown rather than a sale the merchant may not be running.
+ */
+const saleApplies = (period: unknown, at: number): boolean => {
+  if (period === undefined || period === null || period === '') return true;
+  let start: number;
+  let end: number;
+  if (typeof period === 'string') {
+    const sides = period.split('/');
+    if (sides.length !== 2) return false;
+    start = periodEdge(sides[0]!, false);
+    end = periodEdge(sides[1]!, true);
+  } else if (typeof period === 'object' && !Array.isArray(period)) {
+    const o = period as Record<string, unknown>;
+    const from = o.startTime ?? o.start_time ?? o.start;
+    const to = o.endTime ?? o.end_time ?? o.end;
+    if (typeof from !== 'string' || typeof to !== 'string') return false;
+    start = periodEdge(from, false);
+    end = periodEdge(to, true);
+  } else return false;
+  return start <= at && at < end;
+};
+
 const minorInteger = (value: unknown, label: string): number => {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
@@ -297,6 +335,8 @@ interface Context {
   merchant: string;
   merchantType: MerchantType;
   trackingParams: Record<string, string>;
+  /** Epoch ms that sale periods are checked against. */
+  at: number;
   seen: Map<string, number>;
   products: CatalogProduct[];
   errors: FeedRowError[];
@@ -320,7 +360,12 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
 
   const price = priceOf(row.price, row.currency, 'price', ctx.json);
   if (price.amount_minor <= 0) throw new RowError('price must be greater than zero');
-  if (row.sale_price !== undefined && row.sale_price !== '' && row.sale_price !== null) {
+  if (
+    row.sale_price !== undefined &&
+    row.sale_price !== '' &&
+    row.sale_price !== null &&
+    saleApplies(row.sale_window, ctx.at)
+  ) {
     // A broken or foreign-currency sale price is ignored: the regular price is still right.
     try {
       const sale = priceOf(row.sale_price, row.currency ?? price.currency, 'sale_price', ctx.json);
@@ -503,6 +548,7 @@ const JSON_ALIASES: Record<Field, readonly string[]> = {
   category: [...ALIASES.category, 'categories'],
   price: ['price', 'price_cents', 'price_minor'],
   sale_price: ['sale_price', 'salePrice'],
+  sale_window: ['sale_price_effective_date', 'salePriceEffectiveDate'],
   product_type: ['product_type', 'productType'],
 };
 
@@ -586,6 +632,7 @@ export const parseFeed = (input: string | Uint8Array, opts: ParseFeedOptions): P
     merchant: normalizeMerchantDomain(opts.merchant),
     merchantType: opts.merchantType,
     trackingParams,
+    at: (opts.at ?? now()).getTime(),
     seen: new Map(),
     products: [],
     errors: [],

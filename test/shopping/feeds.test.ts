@@ -216,6 +216,74 @@ describe('parseFeed: Google Merchant Center', () => {
   });
 });
 
+describe('parseFeed: sale prices and their effective period', () => {
+  // Regular 50.00, sale 30.00; the import runs at noon UTC on 15 November 2026.
+  const at = new Date('2026-11-15T12:00:00Z');
+  const rows = [
+    ['ended', '2026-10-01T00:00:00Z/2026-10-31T23:59:59Z'],
+    ['not-yet', '2026-11-27T00:00-0800/2026-11-30T23:59-0800'],
+    ['running', '2026-11-01T00:00:00+0100/2026-11-30T23:59:00+0100'],
+    ['last-day', '2026-11-01 / 2026-11-15'],
+    ['unreadable', 'all of November'],
+    ['no-period', ''],
+  ];
+  const text = tsv([
+    ['id', 'title', 'link', 'price', 'sale_price', 'sale_price_effective_date'],
+    ...rows.map(([id, period]) => [
+      id!,
+      'Kettle',
+      `https://shop.com/${id}`,
+      '50.00 USD',
+      '30.00 USD',
+      period!,
+    ]),
+  ]);
+
+  test('the sale price counts only within its period; outside it, or unreadable, the regular price', () => {
+    const { products, errors } = parseFeed(text, { merchant: 'shop.com', merchantType: 'affiliate', at });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents]),
+      [
+        ['ended', 5000],
+        ['not-yet', 5000],
+        ['running', 3000],
+        ['last-day', 3000],
+        ['unreadable', 5000],
+        ['no-period', 3000],
+      ],
+    );
+  });
+
+  test('JSON Lines: the period as a string or as {startTime, endTime}', () => {
+    const line = (id: string, period: unknown) =>
+      JSON.stringify({
+        id,
+        title: 'Kettle',
+        url: `https://shop.com/${id}`,
+        price: { amount: 5000, currency: 'USD' },
+        sale_price: { amount: 3000 },
+        salePriceEffectiveDate: period,
+      });
+    const { products } = parseFeed(
+      [
+        line('ended', { startTime: '2026-10-01T00:00:00Z', endTime: '2026-11-01T00:00:00Z' }),
+        line('running', { startTime: '2026-11-15T00:00:00Z', endTime: '2026-11-16T00:00:00Z' }),
+        line('string', '2026-11-14T00:00:00Z/2026-11-15T11:59:59Z'),
+      ].join('\n'),
+      { merchant: 'shop.com', merchantType: 'ucp', at },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents]),
+      [
+        ['ended', 5000],
+        ['running', 3000],
+        ['string', 5000],
+      ],
+    );
+  });
+});
+
 describe('parseFeed: Agentic Commerce Protocol flat feed', () => {
   test('is detected by its columns and accepts price as number plus currency', () => {
     const text =
