@@ -447,8 +447,9 @@ const pickDelimiter = (headerLine: string): string => {
 };
 
 const parseDelimited = (text: string, requested: 'auto' | 'gmc' | 'acp', ctx: Context): FeedFormat => {
-  const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
-  const delimiter = pickDelimiter(firstLine);
+  // The header is the first line with something on it: exports sometimes start with blank lines.
+  const headerLine = /^.*\S.*$/m.exec(text)?.[0] ?? '';
+  const delimiter = pickDelimiter(headerLine);
   let columns: Partial<Record<Field, number>> = {};
   let width = 0;
   let format: FeedFormat = requested === 'auto' ? 'gmc' : requested;
@@ -492,12 +493,12 @@ const parseDelimited = (text: string, requested: 'auto' | 'gmc' | 'acp', ctx: Co
         const rec = record as unknown as { record: string[]; raw: string };
         const line = startLine(rec.raw, info.lines);
         lastEndLine = info.lines;
-        if (info.records === 1) {
-          onHeader(rec.record);
-          return null;
-        }
         const fields = rec.record;
         if (fields.every((f) => f.trim() === '')) return null;
+        if (width === 0) {
+          onHeader(fields);
+          return null;
+        }
         if (fields.length > width) {
           ctx.errors.push({
             line,

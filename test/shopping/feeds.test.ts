@@ -177,6 +177,24 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.match(errors[4]!.reason, /5 fields/);
   });
 
+  test('a TSV whose header follows blank lines is read as TSV, rows reported on their own lines', () => {
+    const text =
+      '\r\n  \r\n' + // lines 1-2: an empty line and one of spaces
+      'id\ttitle\tlink\tprice\r\n' + // line 3
+      'a\tLamp, brass\thttps://shop.com/a\t15.00 USD\r\n' +
+      'b\t\thttps://shop.com/b\t5.00 USD\r\n'; // line 5: no title
+    const { format, products, errors } = parseFeed(text, { merchant: 'shop.com', merchantType: 'ucp' });
+    assert.equal(format, 'gmc');
+    assert.deepEqual(
+      products.map((p) => [p.id, p.title, p.price_cents]),
+      [['a', 'Lamp, brass', 1500]],
+    );
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [5],
+    );
+  });
+
   test('throws for files that are bad as a whole', () => {
     const opts = { merchant: 'shop.com', merchantType: 'affiliate' as const };
     assert.throws(() => parseFeed('', opts), FeedError);
