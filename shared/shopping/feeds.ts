@@ -553,6 +553,9 @@ const JSON_ALIASES: Record<Field, readonly string[]> = {
   product_type: ['product_type', 'productType'],
 };
 
+/** Keys whose name says minor units, whatever the JSON type of their value. */
+const MINOR_UNIT_KEYS: ReadonlySet<string> = new Set(['price_cents', 'price_minor']);
+
 const parseJsonLines = (text: string, ctx: Context): void => {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -575,7 +578,8 @@ const parseJsonLines = (text: string, ctx: Context): void => {
     for (const field of Object.keys(JSON_ALIASES) as Field[]) {
       for (const key of JSON_ALIASES[field]) {
         if (o[key] !== undefined && o[key] !== null) {
-          row[field] = o[key];
+          // Under price_cents a string of digits is minor units too, never a decimal amount.
+          row[field] = MINOR_UNIT_KEYS.has(key) && typeof o[key] !== 'object' ? { amount: o[key] } : o[key];
           break;
         }
       }

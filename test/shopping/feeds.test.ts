@@ -383,6 +383,37 @@ describe('parseFeed: JSON Lines with minor units', () => {
   });
 });
 
+describe('parseFeed: JSON Lines price_cents', () => {
+  test('a price_cents given as a string of digits is minor units, as the number would be', () => {
+    const line = (id: string, cents: unknown, currency: string) =>
+      JSON.stringify({ id, title: 'Mug', url: `https://shop.com/${id}`, price_cents: cents, currency });
+    const { products, errors } = parseFeed(
+      [
+        line('n', 4999, 'USD'),
+        line('s', '4999', 'USD'),
+        line('jpy', '1299', 'JPY'),
+        line('kwd', '12500', 'KWD'),
+        line('decimal', '49.99', 'USD'),
+      ].join('\n'),
+      { merchant: 'shop.com', merchantType: 'ucp' },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents, p.currency]),
+      [
+        ['n', 4999, 'USD'],
+        ['s', 4999, 'USD'],
+        ['jpy', 1299, 'JPY'],
+        ['kwd', 12500, 'KWD'],
+      ],
+    );
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [5],
+    );
+    assert.match(errors[0]!.reason, /minor units/);
+  });
+});
+
 describe('catalog snapshot', () => {
   const { products } = parseFeed(
     'id,title,link,price,product_rating\n1,Lamp,https://shop.com/1,15 USD,4.5\n2,Rug,https://shop.com/2,99 USD,\n',
