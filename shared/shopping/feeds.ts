@@ -46,12 +46,17 @@ class RowError extends Error {}
 // Prices
 
 const minorDigitsCache = new Map<string, number>();
+// ICU formats any three letters as a currency ("12 pcs" would be 12.00 PCS); only known codes pass.
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
-/** Decimal places of a currency's minor unit (2 for USD, 0 for JPY, 3 for KWD), from ICU. */
+/**
+ * Decimal places of a currency's minor unit (2 for USD, 0 for JPY, 3 for KWD), from ICU. Every price
+ * passes through here, so it is also where a currency code is checked.
+ */
 export const currencyMinorDigits = (currency: string): number => {
   let digits = minorDigitsCache.get(currency);
   if (digits === undefined) {
-    if (!/^[A-Z]{3}$/.test(currency)) throw new RowError(`"${currency}" is not an ISO 4217 currency code`);
+    if (!CURRENCIES.has(currency)) throw new RowError(`"${currency}" is not an ISO 4217 currency code`);
     digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
       .maximumFractionDigits as number;
     minorDigitsCache.set(currency, digits);
@@ -267,6 +272,7 @@ const jsonPrice = (value: unknown, currencyField: unknown, label: string): Price
   const fallback = typeof currencyField === 'string' ? currencyField.trim().toUpperCase() : undefined;
   if (typeof value === 'number') {
     if (!fallback) throw new RowError(`${label} has no currency`);
+    currencyMinorDigits(fallback);
     return { amount_minor: minorInteger(value, label), currency: fallback };
   }
   if (typeof value === 'string') return parsePrice(value, fallback);

@@ -46,6 +46,45 @@ describe('parsePrice', () => {
   });
 });
 
+describe('currencies', () => {
+  test('three letters that are no currency make the row skipped, in every format', () => {
+    assert.throws(() => parsePrice('12 pcs'), /"PCS" is not an ISO 4217 currency code/);
+    assert.throws(() => parsePrice('12.99 EUO'), /"EUO" is not an ISO 4217 currency code/);
+    assert.throws(() => parsePrice('12.99', 'ABC'), /ISO 4217/);
+    const opts = { merchant: 'shop.com', merchantType: 'ucp' as const };
+    const tsvFeed = parseFeed(
+      'id\ttitle\tlink\tprice\na\tRope\thttps://shop.com/a\t12 pcs\nb\tRope\thttps://shop.com/b\t12 CHF\n',
+      opts,
+    );
+    assert.deepEqual(
+      tsvFeed.products.map((p) => [p.id, p.price_cents, p.currency]),
+      [['b', 1200, 'CHF']],
+    );
+    assert.deepEqual(
+      tsvFeed.errors.map((e) => e.line),
+      [2],
+    );
+    const row = (id: string, extra: object) =>
+      JSON.stringify({ id, title: 'Rope', url: `https://shop.com/${id}`, ...extra });
+    const jsonFeed = parseFeed(
+      [
+        row('a', { price: 1200, currency: 'dollars' }),
+        row('b', { price: 1200, currency: 'usd' }),
+        row('c', { price: { amount: 1200, currency: 'XYZ' } }),
+      ].join('\n'),
+      opts,
+    );
+    assert.deepEqual(
+      jsonFeed.products.map((p) => [p.id, p.price_cents, p.currency]),
+      [['b', 1200, 'USD']],
+    );
+    assert.deepEqual(
+      jsonFeed.errors.map((e) => e.line),
+      [1, 3],
+    );
+  });
+});
+
 describe('buildAffiliateUrl', () => {
   test('appends tracking parameters and keeps the existing query and fragment verbatim', () => {
     assert.equal(
