@@ -14,18 +14,52 @@ const FOLD: Record<string, string> = {
   ı: 'i',
 };
 const FOLD_RE = /[ßæœøłđðþı]/g;
-const MARKS_RE = /\p{M}+/gu;
+// Accents shoppers leave out: the combining diacritics of Latin, Greek and Cyrillic, Hebrew points
+// and Arabic harakat. Not every mark: a Japanese voicing mark (バ is not ハ, バッグ "bag" is not
+// パック "pack") or an Indic vowel sign is part of the letter, not an accent on it.
+const ACCENTS_RE =
+  /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670]+/g;
 const NON_ASCII_RE = /[\u0080-\uffff]/;
-const SPLIT_RE = /[^\p{L}\p{N}]+/u;
+// Marks that stay are inside their word (a Devanagari vowel sign does not end a word).
+const SPLIT_RE = /[^\p{L}\p{N}\p{M}]+/u;
 
 /** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
 export const foldText = (text: string): string => {
   const lower = text.toLowerCase();
   if (!NON_ASCII_RE.test(lower)) return lower;
-  return lower
-    .normalize('NFKD')
-    .replace(MARKS_RE, '')
-    .replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+  return (
+    lower
+      .normalize('NFKD')
+      .replace(ACCENTS_RE, '')
+      .replace(FOLD_RE, (ch) => FOLD[ch] ?? ch)
+      // Recomposes what NFKD took apart and no accent was stripped from (ド, Hangul syllables).
+      .normalize('NFC')
+  );
+};
+
+// Chinese and Japanese are written without spaces (Korean compounds too): a run of these scripts is
+// cut into overlapping pairs of characters, so 耳机 "earphones" is found in 蓝牙耳机 "Bluetooth
+// earphones" (as Lucene's CJK analyzer does). A lone character stays a word of its own.
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30fc';
+const CJK_TEST_RE = new RegExp(`[${CJK}]`, 'u');
+const CJK_SPLIT_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
+const CJK_RUN_RE = new RegExp(`^[${CJK}]`, 'u');
+
+/** A folded word as index words: itself, or for CJK runs their character pairs. */
+const cjkWords = (word: string, emit: (word: string) => void): void => {
+  if (!CJK_TEST_RE.test(word)) {
+    emit(word);
+    return;
+  }
+  for (const [segment] of word.matchAll(CJK_SPLIT_RE)) {
+    if (!CJK_RUN_RE.test(segment)) {
+      emit(segment);
+      continue;
+    }
+    const chars = Array.from(segment);
+    if (chars.length === 1) emit(segment);
+    for (let i = 0; i + 1 < chars.length; i++) emit(chars[i]! + chars[i + 1]!);
+  }
 };
 
 // Words that carry no product meaning; queries such as "a pair of shoes for the beach" are full of
@@ -91,9 +125,11 @@ export const scanWords = (
       // Restart on the Unicode path from the current word, so no word is emitted twice.
       for (const part of foldText(lower.slice(start < 0 ? i : start)).split(SPLIT_RE)) {
         if (!part) continue;
-        let h = HASH_SEED;
-        for (let j = 0; j < part.length; j++) h = hashStep(h, part.charCodeAt(j));
-        emit(part, 0, part.length, h);
+        cjkWords(part, (word) => {
+          let h = HASH_SEED;
+          for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));
+          emit(word, 0, word.length, h);
+        });
       }
       return;
     } else if (start >= 0) {

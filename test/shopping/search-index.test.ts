@@ -51,6 +51,32 @@ describe('tokenisation', () => {
   });
 });
 
+describe('Chinese, Japanese and Korean', () => {
+  const catalog = [
+    product({ id: 'earphones', title: '蓝牙耳机 降噪' }), // Bluetooth earphones, noise-cancelling
+    product({ id: 'coffee', title: '全自动咖啡机' }), // automatic coffee machine
+    product({ id: 'jp-earphones', title: 'ワイヤレスイヤホン Bluetooth 5.3' }), // wireless earphones
+    product({ id: 'bag', title: '本革 バッグ' }), // genuine leather bag
+    product({ id: 'face-pack', title: 'フェイス パック 10枚' }), // face pack, 10 sheets
+    product({ id: 'ko-bag', title: '여성 가죽가방' }), // women's leather bag
+  ];
+  const index = buildIndex(catalog);
+
+  test('a word is found inside the unspaced text it is written in', () => {
+    assert.deepEqual(ids(index, { query: '耳机' }), ['earphones']);
+    assert.deepEqual(ids(index, { query: '咖啡' }), ['coffee']);
+    assert.deepEqual(ids(index, { query: 'イヤホン' }), ['jp-earphones']);
+    assert.deepEqual(ids(index, { query: '가방' }), ['ko-bag']);
+    assert.equal(index.search({ query: '耳机' }).total_count, 1, '机 alone (machine) is no match');
+  });
+
+  test('a voiced kana is not its unvoiced neighbour: バッグ (bag) does not find パック (pack)', () => {
+    assert.deepEqual(ids(index, { query: 'バッグ' }), ['bag']);
+    assert.deepEqual(ids(index, { query: 'パック' }), ['face-pack']);
+    assert.deepEqual(ids(index, { query: 'ﾊﾞｯｸﾞ' }), ['bag'], 'half-width kana fold to full width');
+  });
+});
+
 describe('ranking', () => {
   const catalog = [
     product({ id: 'title-lamp', title: 'Brass Table Lamp', description: 'Warm light for reading.' }),
