@@ -64,13 +64,14 @@ const cjkWords = (word: string, emit: (word: string) => void): void => {
 
 // Words that carry no product meaning; queries such as "a pair of shoes for the beach" are full of
 // them. "s" and "t" are the debris of "men's" and "don't" after splitting on the apostrophe.
-// Held in stemmed form because tokens are compared after stemming ("does" -> "doe").
+// Held in stemmed form because tokens are compared after stemming ("does" -> "doe"). Not "can" or
+// "down": in a shop they are things (trash can, can opener, down jacket, down comforter).
 const STOP_WORD_LIST = (
   'a an and are as at be but by for from has have i in into is it its me my of off on or our ' +
   's so t than that the their them then there these they this those to too very was we were what ' +
-  'when where which who with without you your will can just some any all also more most such ' +
+  'when where which who with without you your will just some any all also more most such ' +
   'about over under only own same both each few other nor not no do does did doing having been ' +
-  'being am if because until while against between through during before after above below up down ' +
+  'being am if because until while against between through during before after above below up ' +
   'out again further once here why how he him his she her hers itself ours yours ' +
   'looking want need buy find show get'
 ).split(' ');

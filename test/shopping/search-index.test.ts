@@ -142,6 +142,25 @@ describe('ranking', () => {
   });
 });
 
+describe('words that are stop-words elsewhere but things in a shop', () => {
+  // The shorter title of each pair would win on the shared word alone (length normalisation).
+  const index = buildIndex([
+    product({ id: 'trash-bags', title: 'Trash Bags' }),
+    product({ id: 'trash-can', title: 'Stainless Steel Trash Can' }),
+    product({ id: 'bottle-opener', title: 'Bottle Opener' }),
+    product({ id: 'can-opener', title: 'Manual Can Opener' }),
+    product({ id: 'rain-jacket', title: 'Rain Jacket' }),
+    product({ id: 'down-jacket', title: 'Goose Down Puffer Jacket' }),
+  ]);
+
+  test('"can" and "down" count: trash can, can opener and down jacket come first', () => {
+    assert.equal(ids(index, { query: 'trash can' })[0], 'trash-can');
+    assert.equal(ids(index, { query: 'can opener' })[0], 'can-opener');
+    assert.equal(ids(index, { query: 'down jacket' })[0], 'down-jacket');
+    assert.deepEqual(queryTerms('where can I find a down jacket'), ['can', 'down', 'jacket']);
+  });
+});
+
 describe('filters and total_count', () => {
   const catalog = [
     product({ id: 'a', title: 'red chair', price_cents: 1000, merchant_type: 'affiliate' }),
