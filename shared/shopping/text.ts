@@ -77,14 +77,50 @@ const STOP_WORD_LIST = (
 ).split(' ');
 
 /**
+ * Plurals the suffix rules below get wrong, with the singular they mean (and singulars ending in
+ * "s" that are not plurals). Products, not the whole language: knives, shelves, mice, lenses.
+ */
+const IRREGULAR: ReadonlyMap<string, string> = new Map([
+  ['knives', 'knife'],
+  ['wives', 'wife'],
+  ['shelves', 'shelf'],
+  ['scarves', 'scarf'],
+  ['leaves', 'leaf'],
+  ['halves', 'half'],
+  ['loaves', 'loaf'],
+  ['wolves', 'wolf'],
+  ['calves', 'calf'],
+  ['hooves', 'hoof'],
+  ['thieves', 'thief'],
+  ['mice', 'mouse'],
+  ['geese', 'goose'],
+  ['feet', 'foot'],
+  ['teeth', 'tooth'],
+  ['children', 'child'],
+  ['lens', 'lens'],
+  ['lenses', 'lens'],
+  ['canvas', 'canvas'],
+  ['canvases', 'canvas'],
+  ['atlas', 'atlas'],
+  ['atlases', 'atlas'],
+  ['buses', 'bus'],
+  ['gases', 'gas'],
+]);
+
+/**
  * Light English stemming: plurals and possessives only. Wider suffix stripping (-ing, -ed) was left
  * out on purpose: it merges product words that shoppers keep apart (bedding/bed, earrings/ear).
  */
 export const stem = (word: string): string => {
   const n = word.length;
   if (n <= 3) return word;
+  const irregular = IRREGULAR.get(word);
+  if (irregular !== undefined) return irregular;
   const last = word.charCodeAt(n - 1);
-  if (last !== 115 /* s */) return word;
+  if (last !== 115 /* s */) {
+    // -ie nouns meet their -ies plurals at -y: hoodie and hoodies are both "hoody".
+    return n > 4 && word.endsWith('ie') ? `${word.slice(0, -2)}y` : word;
+  }
   if (word.endsWith('ies') && n > 4) return word.slice(0, -3) + 'y';
   if (word.endsWith('sses')) return word.slice(0, -2);
   if (word.endsWith('ss') || word.endsWith('us') || word.endsWith('is')) return word;

@@ -43,6 +43,7 @@ describe('tokenisation', () => {
     assert.equal(stem('shoes'), 'shoe');
     assert.equal(stem('dress'), 'dress');
     assert.equal(stem('cactus'), 'cactus');
+    assert.equal(stem('constructor'), 'constructor', 'no prototype key is a plural');
   });
 
   test('drops stop-words from queries unless nothing else is left', () => {
@@ -139,6 +140,30 @@ describe('ranking', () => {
       'https://shop.com/title-lamp'.replace('title-lamp', results[0]!.id),
     );
     for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
+  });
+});
+
+describe('plurals the suffix rules miss', () => {
+  const index = buildIndex([
+    product({ id: 'hoodie', title: 'Zip Hoodie' }),
+    product({ id: 'cookies', title: 'Chocolate Chip Cookies' }),
+    product({ id: 'knife', title: 'Chef Knife' }),
+    product({ id: 'shelf', title: 'Floating Wall Shelf' }),
+    product({ id: 'mouse', title: 'Wireless Mouse' }),
+    product({ id: 'lens', title: 'Camera Lens 50mm' }),
+  ]);
+
+  test('singular and plural find each other: hoodies, cookie, knives, shelves, mice, lenses', () => {
+    for (const [query, id] of [
+      ['hoodies', 'hoodie'],
+      ['cookie', 'cookies'],
+      ['knives', 'knife'],
+      ['shelves', 'shelf'],
+      ['mice', 'mouse'],
+      ['lenses', 'lens'],
+    ] as const) {
+      assert.deepEqual(ids(index, { query }), [id], query);
+    }
   });
 });
 
