@@ -20,8 +20,6 @@ const FOLD_RE = /[ßæœøłđðþı]/g;
 const ACCENTS_RE =
   /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670]+/g;
 const NON_ASCII_RE = /[\u0080-\uffff]/;
-// Marks that stay are inside their word (a Devanagari vowel sign does not end a word).
-const SPLIT_RE = /[^\p{L}\p{N}\p{M}]+/u;
 
 /** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
 export const foldText = (text: string): string => {
@@ -139,7 +137,9 @@ const HASH_SEED = 0x811c9dc5 | 0;
 /**
  * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed, as a span of
  * `source` (the lower-cased text, or its folded remainder) with the word's hash: the index builder
- * looks words up by their characters in place, without slicing a string per word.
+ * looks words up by their characters in place, without slicing a string per word. Words joined by
+ * hyphens are emitted one by one and then once more joined up ("wi-fi" → wi, fi, wifi), so "wifi"
+ * finds "Wi-Fi" and "tshirt" finds "T-Shirt".
  */
 export const scanWords = (
   text: string,
@@ -150,6 +150,19 @@ export const scanWords = (
   // Hand-rolled scan for the common all-ASCII case: index builds spend most of their time here.
   let start = -1;
   let hash = HASH_SEED;
+  // The hyphenated compound the current word belongs to: where it starts, its hash without the
+  // hyphens, and how many of its words were emitted.
+  let compoundStart = -1;
+  let compoundHash = HASH_SEED;
+  let compoundWords = 0;
+  const endCompound = (end: number) => {
+    if (compoundWords > 1) {
+      const joined = lower.slice(compoundStart, end).replaceAll('-', '');
+      emit(joined, 0, joined.length, compoundHash);
+    }
+    compoundStart = -1;
+    compoundWords = 0;
+  };
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
@@ -157,24 +170,58 @@ export const scanWords = (
         start = i;
         hash = HASH_SEED;
       }
-      hash = hashStep(hash, c);
-    } else if (c >= 128) {
-      // Restart on the Unicode path from the current word, so no word is emitted twice.
-      for (const part of foldText(lower.slice(start < 0 ? i : start)).split(SPLIT_RE)) {
-        if (!part) continue;
-        cjkWords(part, (word) => {
-          let h = HASH_SEED;
-          for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));
-          emit(word, 0, word.length, h);
-        });
+      if (compoundStart < 0) {
+        compoundStart = i;
+        compoundHash = HASH_SEED;
       }
+      hash = hashStep(hash, c);
+      compoundHash = hashStep(compoundHash, c);
+    } else if (c >= 128) {
+      // Restart on the Unicode path from the current compound, skipping its words already emitted.
+      unicodeWords(lower.slice(compoundStart >= 0 ? compoundStart : i), compoundWords, emit);
       return;
     } else if (start >= 0) {
       emit(lower, start, i, hash);
       start = -1;
+      compoundWords++;
+      const next = i + 1 < lower.length ? lower.charCodeAt(i + 1) : 0;
+      const joins =
+        c === 45 /* - */ && ((next >= 97 && next <= 122) || (next >= 48 && next <= 57) || next >= 128);
+      if (!joins) endCompound(i);
+    } else if (compoundStart >= 0) {
+      endCompound(i);
     }
   }
-  if (start >= 0) emit(lower, start, lower.length, hash);
+  if (start >= 0) {
+    emit(lower, start, lower.length, hash);
+    compoundWords++;
+  }
+  if (compoundStart >= 0) endCompound(lower.length);
+};
+
+const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010][\p{L}\p{N}\p{M}]+)*/gu;
+const HYPHEN_RE = /[-\u2010]/;
+
+/** The Unicode path of scanWords over `text`, leaving out its first `skip` words (already emitted). */
+const unicodeWords = (
+  text: string,
+  skip: number,
+  emit: (source: string, start: number, end: number, hash: number) => void,
+): void => {
+  const emitWord = (word: string) => {
+    if (skip > 0) {
+      skip--;
+      return;
+    }
+    let h = HASH_SEED;
+    for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));
+    emit(word, 0, word.length, h);
+  };
+  for (const [compound] of foldText(text).matchAll(WORD_RE)) {
+    const parts = compound.split(HYPHEN_RE);
+    for (const part of parts) cjkWords(part, emitWord);
+    if (parts.length > 1 && !CJK_TEST_RE.test(compound)) emitWord(parts.join(''));
+  }
 };
 
 /** Every token of a text in order, stemmed, stop-words included (the index keeps them). */
