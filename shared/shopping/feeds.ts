@@ -69,6 +69,7 @@ const SPACES_RE = /[\s\u00a0\u202f\u2009']/g;
 /**
  * "1,299.99", "1.299,99", "1299,99", "15" → integer minor units. A lone comma followed by one or two
  * digits is a decimal comma; otherwise commas group thousands (Merchant Center uses a decimal dot).
+ * One separator and exactly three digits ("1.299", "1,299") is refused where it is ambiguous.
  */
 // [pattern, separator to drop from the integer part]; tried in order.
 const DECIMAL_FORMS: readonly [RegExp, string][] = [
@@ -78,8 +79,23 @@ const DECIMAL_FORMS: readonly [RegExp, string][] = [
   [/^(\d{1,3}(?:\.\d{3})+),(\d+)$/, '.'],
 ];
 
-const decimalToMinor = (numberText: string, digits: number): number => {
+// One separator then exactly three digits: "1.299" is 1299 written the German way or 1.299 written
+// the English way.
+const THREE_AFTER_ONE_SEPARATOR = /^[1-9]\d{0,2}([.,])\d{3}$/;
+
+/** `numberIsJson`: the text is a JSON number's, whose dot is always the decimal point. */
+const decimalToMinor = (numberText: string, digits: number, numberIsJson = false): number => {
   const s = numberText.replace(SPACES_RE, '');
+  // A dot there is a decimal point (Merchant Center's rule) only when the currency has 3 decimals:
+  // "1.299 KWD" is 1.299. "1.299 EUR" read so is 1.30 EUR, read as German grouping 1,299 EUR; a comma
+  // is grouping except in a 3-decimal currency ("1,299 KWD"). Guessing is a thousandfold mistake
+  // either way, so such a row is refused with the reason and the merchant can write it plainly.
+  const ambiguous = THREE_AFTER_ONE_SEPARATOR.exec(s);
+  if (ambiguous && !numberIsJson && (ambiguous[1] === '.') === digits < 3) {
+    throw new RowError(
+      `price "${numberText}" is ambiguous (thousands or decimals?); write it with ${digits} decimals`,
+    );
+  }
   let intPart: string | undefined;
   let frac = '';
   for (const [pattern, group] of DECIMAL_FORMS) {
@@ -286,7 +302,8 @@ const jsonPrice = (value: unknown, currencyField: unknown, label: string): Price
     if (minor !== undefined) return { amount_minor: minorInteger(minor, label), currency };
     if (typeof o.value === 'string' || typeof o.value === 'number') {
       // {value: "15.00"} is Google's decimal style, not minor units.
-      return { amount_minor: decimalToMinor(String(o.value), currencyMinorDigits(currency)), currency };
+      const digits = currencyMinorDigits(currency);
+      return { amount_minor: decimalToMinor(String(o.value), digits, typeof o.value === 'number'), currency };
     }
   }
   throw new RowError(`${label} is missing or not understood`);

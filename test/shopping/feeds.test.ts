@@ -46,6 +46,43 @@ describe('parsePrice', () => {
   });
 });
 
+describe('prices with one separator and three digits after it', () => {
+  test('are refused where the currency cannot tell thousands from decimals, read where it can', () => {
+    // 1.299 EUR: 1,299.00 (German grouping) or 1.30 (a decimal point), a thousandfold difference.
+    for (const bad of ['1.299 EUR', '15.999 USD', '1.299 JPY', '1,299 KWD']) {
+      assert.throws(() => parsePrice(bad), /ambiguous/, bad);
+    }
+    assert.deepEqual(parsePrice('1,299 EUR'), { amount_minor: 129900, currency: 'EUR' }); // no 3-decimal euro
+    assert.deepEqual(parsePrice('1.299 KWD'), { amount_minor: 1299, currency: 'KWD' }); // fils
+    assert.deepEqual(parsePrice('1,299 JPY'), { amount_minor: 1299, currency: 'JPY' });
+    assert.deepEqual(parsePrice('0.299 USD'), { amount_minor: 30, currency: 'USD' }); // no grouping starts at 0
+    assert.deepEqual(parsePrice('1.2345 USD'), { amount_minor: 123, currency: 'USD' });
+    assert.deepEqual(parsePrice('1.299,00 EUR'), { amount_minor: 129900, currency: 'EUR' });
+    assert.deepEqual(parsePrice('1,299,000 KWD'), { amount_minor: 1299000000, currency: 'KWD' });
+  });
+
+  test('in a feed the row is skipped with the reason; a JSON number is always decimal', () => {
+    const { products, errors } = parseFeed(
+      [
+        JSON.stringify({ id: 'a', title: 'Bike', url: 'https://shop.com/a', price: '1.299 EUR' }),
+        JSON.stringify({
+          id: 'b',
+          title: 'Bell',
+          url: 'https://shop.com/b',
+          price: { value: 1.299, currency: 'USD' },
+        }),
+      ].join('\n'),
+      { merchant: 'shop.com', merchantType: 'ucp' },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents]),
+      [['b', 130]],
+    );
+    assert.equal(errors[0]!.line, 1);
+    assert.match(errors[0]!.reason, /"1\.299" is ambiguous/);
+  });
+});
+
 describe('currencies', () => {
   test('three letters that are no currency make the row skipped, in every format', () => {
     assert.throws(() => parsePrice('12 pcs'), /"PCS" is not an ISO 4217 currency code/);
