@@ -16,6 +16,7 @@ import S3rver from 's3rver';
 import { resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3 } from '../../shared/aws/s3.ts';
 import { createTableInput } from '../../shared/db/table.ts';
+import { conditionalWrites, type ObjectStore } from './s3-conditional-writes.ts';
 
 export const LOCAL_TABLE = 'team-content';
 export const LOCAL_BUCKET = 'team-content-uploads';
@@ -52,6 +53,9 @@ export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<E
     silent: true,
     configureBuckets: [{ name: LOCAL_BUCKET, configs: [] }],
   });
+  // S3's conditional writes (If-Match, If-None-Match), which s3rver lacks; first, before its routes.
+  const koa = s3 as unknown as { middleware: unknown[]; store: ObjectStore };
+  koa.middleware.unshift(conditionalWrites(koa.store));
   const { port: s3Port } = (await s3.run()) as AddressInfo;
   const s3Endpoint = `http://127.0.0.1:${s3Port}`;
 

@@ -187,6 +187,50 @@ describe('catalogue import', () => {
     assert.ok(ids.includes('race.example:r1') && ids.includes('slow.example:s1'), ids.join());
   });
 
+  it('imports of four merchants at once all land, each report true to the catalogue', async () => {
+    // No simulated 412 here: the embedded S3 must refuse the stale pointer writes itself, as S3 does.
+    // Four: each lost race is another import's win, so four tries always suffice for four imports.
+    const merchants = ['m1', 'm2', 'm3', 'm4'].map((m) => `${m}.example`);
+    const before = (await catalog())!.products.length;
+    const reports = await Promise.all(
+      merchants.map((merchant) =>
+        importCatalogFeed(gmc([`p\tLamp\thttps://${merchant}/p\t5.00 USD`]), {
+          merchant,
+          merchantType: 'ucp',
+        }),
+      ),
+    );
+    const now = (await catalog())!;
+    assert.deepEqual(
+      merchants.filter((m) => !now.products.some((p) => p.merchant === m)),
+      [],
+      'every merchant whose import reported success is in the catalogue',
+    );
+    assert.equal(now.products.length, before + merchants.length);
+    assert.equal(Math.max(...reports.map((r) => r.catalog_products)), before + merchants.length);
+    assert.deepEqual(
+      Object.keys(now.pointer.merchants)
+        .filter((m) => merchants.includes(m))
+        .sort(),
+      merchants,
+    );
+    // What the pointer write relies on, asked of the embedded S3 directly (as S3 answers).
+    const status = (e: unknown) =>
+      (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    const put = (condition: { IfMatch?: string; IfNoneMatch?: string }) =>
+      s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: 'catalog/snapshots/latest.json',
+          Body: '{}',
+          ...condition,
+        }),
+      );
+    await assert.rejects(put({ IfNoneMatch: '*' }), (e) => status(e) === 412);
+    await assert.rejects(put({ IfMatch: '"0123456789abcdef0123456789abcdef"' }), (e) => status(e) === 412);
+    assert.deepEqual((await catalog())!.pointer, now.pointer, 'a refused write changes nothing');
+  });
+
   it('the S3-triggered function imports feeds put under catalog/feeds/<type>/<merchant>/', async () => {
     const key = 'catalog/feeds/affiliate/drop.example/2026 spring.tsv';
     await s3().send(
