@@ -41,8 +41,12 @@ export interface ImportReport {
   catalog_products: number;
 }
 
-/** Pointer races are rare (feeds of different merchants landing together); each retry re-merges. */
-const ATTEMPTS = 4;
+/**
+ * Pointer races happen when feeds of different merchants land together (one `aws s3 sync` of a
+ * night's feeds); each retry re-merges. Every lost race is another import's win, so n imports at
+ * once need at most n tries: 10 covers a batch of 10 feeds without leaning on Lambda's retries.
+ */
+export const IMPORT_ATTEMPTS = 10;
 
 export async function importCatalogFeed(
   feed: string | Uint8Array,
@@ -84,7 +88,7 @@ export async function importCatalogFeed(
         catalog_products: products.length,
       };
     } catch (error) {
-      if (!(error instanceof CatalogChangedError) || attempt === ATTEMPTS) throw error;
+      if (!(error instanceof CatalogChangedError) || attempt === IMPORT_ATTEMPTS) throw error;
       log.warn('catalog changed during import; merging again', { merchant, attempt });
     }
   }

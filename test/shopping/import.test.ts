@@ -12,7 +12,7 @@ import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { FeedError } from '../../shared/shopping/feeds.ts';
-import { feedObjectTarget, importCatalogFeed } from '../../shared/shopping/import.ts';
+import { feedObjectTarget, IMPORT_ATTEMPTS, importCatalogFeed } from '../../shared/shopping/import.ts';
 import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
 import { readLatestPointer, readSnapshot } from '../../shared/shopping/snapshots.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -187,10 +187,10 @@ describe('catalogue import', () => {
     assert.ok(ids.includes('race.example:r1') && ids.includes('slow.example:s1'), ids.join());
   });
 
-  it('imports of four merchants at once all land, each report true to the catalogue', async () => {
+  it('imports of ten merchants at once all land, each report true to the catalogue', async () => {
     // No simulated 412 here: the embedded S3 must refuse the stale pointer writes itself, as S3 does.
-    // Four: each lost race is another import's win, so four tries always suffice for four imports.
-    const merchants = ['m1', 'm2', 'm3', 'm4'].map((m) => `${m}.example`);
+    // Each lost race is another import's win: IMPORT_ATTEMPTS imports at once must all land.
+    const merchants = Array.from({ length: IMPORT_ATTEMPTS }, (_, i) => `m${i + 1}.example`);
     const before = (await catalog())!.products.length;
     const reports = await Promise.all(
       merchants.map((merchant) =>
@@ -212,7 +212,7 @@ describe('catalogue import', () => {
       Object.keys(now.pointer.merchants)
         .filter((m) => merchants.includes(m))
         .sort(),
-      merchants,
+      [...merchants].sort(),
     );
     // What the pointer write relies on, asked of the embedded S3 directly (as S3 answers).
     const status = (e: unknown) =>
