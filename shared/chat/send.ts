@@ -59,13 +59,18 @@ const resolveOne = (
     return { field: 'key', reason: 'key is not one of your uploads' };
   if (!head) return { field: 'key', reason: 'no uploaded file at this key' };
   const fileName = attachment.name ?? attachment.key.split('/').at(-1)!;
-  // The client's media type wins, then the stored Content-Type, then the file extension.
-  let type = attachmentType(attachment.media_type);
-  if (attachment.media_type !== null && !type)
+  // The client's media type wins, then the stored Content-Type, then the file extension. A stored
+  // type that names something (video/mp4) decides even when unsupported: the bytes are that, whatever
+  // the file is called. Only a generic one leaves it to the extension.
+  if (attachment.media_type !== null && !attachmentType(attachment.media_type))
     return { field: 'media_type', reason: `unsupported media type (supported: ${SUPPORTED_TYPES_TEXT})` };
   const stored = bareMediaType(head.ContentType);
-  type ??= GENERIC_TYPES.has(stored) ? undefined : attachmentType(stored);
-  type ??= attachmentType(mediaTypeOfName(fileName) ?? mediaTypeOfName(attachment.key));
+  const type = attachmentType(
+    attachment.media_type ??
+      (GENERIC_TYPES.has(stored) ? undefined : stored) ??
+      mediaTypeOfName(fileName) ??
+      mediaTypeOfName(attachment.key),
+  );
   if (!type) return { field: 'key', reason: `unsupported file type (supported: ${SUPPORTED_TYPES_TEXT})` };
   const limit = type.kind === 'image' ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.documentBytes;
   if ((head.ContentLength ?? 0) > limit)

@@ -156,6 +156,26 @@ describe('chat attachments', () => {
     ]);
   });
 
+  it('a stored type that names an unsupported format is refused, whatever the file is called', async () => {
+    // An upload signed as video/mp4 under the name clip.png: its bytes are a video, so it is no PNG.
+    const video = await upload('clip.png', { type: 'video/mp4' });
+    const res = await send({ content: 'x', attachments: [{ key: video }] });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(res.body.detail, [
+      valueError(
+        ['body', 'attachments', 0, 'key'],
+        video,
+        'unsupported file type (supported: images: png, jpeg, gif, webp; documents: pdf, csv, doc, docx, xls, xlsx, html, txt, md)',
+      ),
+    ]);
+    // A generic stored type still leaves it to the extension.
+    const generic = await upload('chart.png', { type: 'binary/octet-stream' });
+    const named = await send({ content: 'x', attachments: [{ key: generic }] });
+    assert.deepEqual(named.body.content?.[1], {
+      image: { format: 'png', source: { s3Location: { uri: uri(generic) } } },
+    });
+  });
+
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
     const bigImage = await upload('big.webp', {
       type: 'image/webp',
