@@ -1,7 +1,16 @@
 // Chat sessions and endpoint 11. The spec gives the content bound and leaves the attachment shape
 // open; ours is `{key, name?, media_type?}` (docs/chat.md).
 import * as v from 'valibot';
-import { cursorPageQuery, list, model, optionalNullable, string, uuid } from '../http/fields.ts';
+import {
+  codePointLength,
+  cursorPageQuery,
+  list,
+  model,
+  optionalNullable,
+  string,
+  uuid,
+  valueError,
+} from '../http/fields.ts';
 import { ATTACHMENT_LIMITS, DOCUMENT_FORMATS, IMAGE_FORMATS } from './content-blocks.ts';
 
 export const CHAT_LIMITS = {
@@ -47,8 +56,33 @@ export const AttachmentInput = model({
 });
 export type AttachmentInput = v.InferOutput<typeof AttachmentInput>;
 
+const BLANK_CONTENT = 'content must hold some text, not only whitespace';
+
+/**
+ * The message's text block. Converse refuses a text block of whitespace alone ("text content blocks
+ * must contain non-whitespace text"), and the agent replays every message of the session on each turn,
+ * so one stored blank message would break the whole session. A length error is reported alone.
+ */
+const messageText = v.pipe(
+  string(CHAT_LIMITS.content),
+  v.check(
+    (s) => s === '' || codePointLength(s) > CHAT_LIMITS.content.max || /\S/u.test(s),
+    valueError(BLANK_CONTENT),
+  ),
+  // The pattern (a search: some character that is not whitespace) says the check in the document.
+  v.metadata({
+    jsonSchema: {
+      type: 'string',
+      minLength: CHAT_LIMITS.content.min,
+      maxLength: CHAT_LIMITS.content.max,
+      pattern: '\\S',
+      description: `Plain text, ${CHAT_LIMITS.content.min}–${CHAT_LIMITS.content.max} code points, not only whitespace; stored as sent.`,
+    },
+  }),
+);
+
 export const SendMessageBody = model({
-  content: string(CHAT_LIMITS.content),
+  content: messageText,
   attachments: optionalNullable(list(AttachmentInput, { max: CHAT_LIMITS.attachments })),
 });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;

@@ -127,6 +127,31 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.equal(notText.body.detail[0].type, 'string_type');
   });
 
+  it('content of whitespace alone is refused (Converse refuses the blank text block on every later turn)', async () => {
+    const id = await newSession();
+    for (const content of [' ', '\n\t ', '\u00a0\u3000']) {
+      const res = await send(id, { content });
+      assert.equal(res.status, 422, JSON.stringify(content));
+      assert.deepEqual(res.body.detail, [
+        {
+          type: 'value_error',
+          loc: ['body', 'content'],
+          msg: 'Value error, content must hold some text, not only whitespace',
+          input: content,
+          ctx: { error: {} },
+        },
+      ]);
+    }
+    // Text around whitespace is stored as sent; a length error is reported alone.
+    assert.deepEqual((await send(id, { content: ' hi \n' })).body.content, [{ text: ' hi \n' }]);
+    const long = await send(id, { content: ' '.repeat(10_001) });
+    assert.deepEqual(
+      long.body.detail.map((d: { type: string }) => d.type),
+      ['string_too_long'],
+    );
+    assert.deepEqual((await h.call('GET', messagesUrl(id))).body.messages.length, 1);
+  });
+
   it('an Idempotency-Key retry returns the first message, 201 again, and stores one', async () => {
     const id = await newSession();
     const headers = { 'idempotency-key': 'retry-1' };
