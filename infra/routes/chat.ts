@@ -26,7 +26,8 @@ export const chatRoutes: Route[] = [
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/send-message',
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    // HeadObject of each attachment, under the caller's uploads (a missing one is a 422).
+    // HeadObject of each attachment, under the caller's uploads (a missing one is a 422), and a
+    // ranged GetObject of an image's first bytes (its format).
     bucket: { read: [OBJECTS.uploads], list: [OBJECTS.uploads] },
   },
 ];

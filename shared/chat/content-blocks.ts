@@ -86,6 +86,26 @@ export const mediaTypeOfName = (name: string): string | undefined => {
   return match ? EXTENSIONS[match[1]!.toLowerCase()] : undefined;
 };
 
+/** How many of a file's first bytes tell its image format apart (WebP's mark ends at byte 12). */
+export const IMAGE_SIGNATURE_BYTES = 16;
+
+const startsWith = (bytes: Uint8Array, mark: readonly number[], at = 0) =>
+  mark.every((byte, i) => bytes[at + i] === byte);
+const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+
+/**
+ * The image format a file's first bytes are in, if one Converse takes. Converse checks the bytes
+ * against the block's format ("The image was specified using the image/jpeg media type, but the image
+ * appears to be a image/png image"), so the bytes decide, not the name or the declared type.
+ */
+export const imageFormatOf = (bytes: Uint8Array): ImageFormat | undefined => {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'jpeg';
+  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'gif';
+  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'webp';
+  return undefined;
+};
+
 export const SUPPORTED_TYPES_TEXT = `images: ${Object.values(IMAGE_FORMATS).join(', ')}; documents: ${Object.values(
   DOCUMENT_FORMATS,
 ).join(', ')}`;

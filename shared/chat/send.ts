@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
-import { headObject } from '../aws/s3.ts';
+import { headObject, readObjectStart } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import {
@@ -20,6 +20,9 @@ import {
   ATTACHMENT_LIMITS,
   attachmentType,
   type ContentBlock,
+  IMAGE_FORMATS,
+  IMAGE_SIGNATURE_BYTES,
+  imageFormatOf,
   mediaTypeOfName,
   type ResolvedAttachment,
   SUPPORTED_TYPES_TEXT,
@@ -46,6 +49,9 @@ const MiB = 1024 * 1024;
 /** Rounds of finding a key's claim given back before a request that would write asks for a retry. */
 const CLAIM_ROUNDS = 3;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
+
+const imageFormats = Object.values(IMAGE_FORMATS);
+const NOT_AN_IMAGE = `the file is not a ${imageFormats.slice(0, -1).join(', ')} or ${imageFormats.at(-1)} image`;
 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
 
@@ -89,11 +95,27 @@ export async function resolveAttachments(
   const heads = await Promise.all(
     attachments.map((a) => (isOwnUploadKey(userId, a.key) ? headObject(a.key) : undefined)),
   );
+  const outcomes = attachments.map((attachment, i) => resolveOne(userId, attachment, heads[i]));
+  // Converse compares an image's bytes with its format: its first bytes decide the format (a JPEG
+  // named .png is a JPEG), and a file that is no image of a format it takes is refused here.
+  const starts = await Promise.all(
+    outcomes.map((outcome, i) => {
+      if (!('type' in outcome) || outcome.type.kind !== 'image') return undefined;
+      // An empty object has no byte to range over (S3 answers 416).
+      return heads[i]?.ContentLength ? readObjectStart(outcome.key, IMAGE_SIGNATURE_BYTES) : new Uint8Array();
+    }),
+  );
   const problems: ValidationItem[] = [];
   const resolved: ResolvedAttachment[] = [];
   const counts = { image: 0, document: 0 };
   for (const [i, attachment] of attachments.entries()) {
-    let outcome = resolveOne(userId, attachment, heads[i]);
+    let outcome = outcomes[i]!;
+    if ('type' in outcome && outcome.type.kind === 'image') {
+      const start = starts[i];
+      const format = start && imageFormatOf(start);
+      if (format) outcome = { ...outcome, type: { kind: 'image', format, mediaType: `image/${format}` } };
+      else outcome = { field: 'key', reason: start ? NOT_AN_IMAGE : 'no uploaded file at this key' };
+    }
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;
       if (++counts[outcome.type.kind] > most)

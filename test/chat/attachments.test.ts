@@ -19,16 +19,32 @@ before(async () => {
 });
 after(() => h.close());
 
-/** Puts an object under a user's upload prefix (the owner's unless told) and returns its key. */
-const upload = async (name: string, options: { bytes?: number; type?: string; user?: string } = {}) => {
+/** How each image format's files begin (PNG, JPEG/JFIF, GIF89a, WebP's RIFF container). */
+const SIGNATURES = {
+  png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  jpeg: [0xff, 0xd8, 0xff, 0xe0],
+  gif: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61],
+  webp: [0x52, 0x49, 0x46, 0x46, 0x10, 0, 0, 0, 0x57, 0x45, 0x42, 0x50],
+} as const;
+type Signature = keyof typeof SIGNATURES;
+
+/**
+ * Puts an object under a user's upload prefix (the owner's unless told) and returns its key. An image
+ * (by its type, else its name) begins with its format's signature unless `image` says otherwise.
+ */
+const upload = async (
+  name: string,
+  options: { bytes?: number; type?: string; user?: string; image?: Signature | 'none' } = {},
+) => {
   const key = `${userUploadPrefix(options.user ?? h.owner.id)}${newId()}/${name}`;
+  const image =
+    options.image ??
+    (/^image\/(png|jpeg|gif|webp)$/.exec(options.type ?? '')?.[1] as Signature | undefined) ??
+    (/\.(png|gif|webp)$/.exec(name)?.[1] as Signature | undefined);
+  const body = Buffer.alloc(options.bytes ?? 16, 1);
+  if (image && image !== 'none' && body.length > 0) body.set(SIGNATURES[image]);
   await s3().send(
-    new PutObjectCommand({
-      Bucket: config.bucketName,
-      Key: key,
-      Body: Buffer.alloc(options.bytes ?? 16, 1),
-      ContentType: options.type,
-    }),
+    new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: options.type }),
   );
   return key;
 };
@@ -174,6 +190,53 @@ describe('chat attachments', () => {
     assert.deepEqual(named.body.content?.[1], {
       image: { format: 'png', source: { s3Location: { uri: uri(generic) } } },
     });
+  });
+
+  it('an image is in the format its bytes are in, whatever its name or declared type says', async () => {
+    // Converse compares the bytes with the block's format and refuses a mismatch.
+    const jpegNamedPng = await upload('photo.png', { type: 'image/png', image: 'jpeg' });
+    const gifAsWebp = await upload('anim.webp', { type: 'application/octet-stream', image: 'gif' });
+    const pngDeclaredJpg = await upload('shot', { type: 'binary/octet-stream', image: 'png' });
+    const webp = await upload('pic.jpg', { image: 'webp' });
+    const res = await send({
+      content: 'x',
+      attachments: [
+        { key: jpegNamedPng },
+        { key: gifAsWebp },
+        { key: pngDeclaredJpg, media_type: 'image/jpg' },
+        { key: webp },
+      ],
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.content.slice(1), [
+      { image: { format: 'jpeg', source: { s3Location: { uri: uri(jpegNamedPng) } } } },
+      { image: { format: 'gif', source: { s3Location: { uri: uri(gifAsWebp) } } } },
+      { image: { format: 'png', source: { s3Location: { uri: uri(pngDeclaredJpg) } } } },
+      { image: { format: 'webp', source: { s3Location: { uri: uri(webp) } } } },
+    ]);
+  });
+
+  it('a file taken for an image whose bytes are no PNG, JPEG, GIF or WebP is refused at its key', async () => {
+    const html = await upload('page.png', { type: 'image/png', image: 'none' });
+    const pdfAsImage = await upload('scan.pdf', { type: 'application/pdf' });
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: html }, { key: pdfAsImage, media_type: 'image/jpeg' }],
+    });
+    assert.equal(res.status, 422, res.text);
+    const reason = 'the file is not a png, jpeg, gif or webp image';
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], html, reason),
+      valueError(['body', 'attachments', 1, 'key'], pdfAsImage, reason),
+    ]);
+    // An empty object has no first bytes to read (S3 answers a range over it with 416): an empty
+    // image is refused the same way, an empty text file still found.
+    const emptyPng = await upload('empty.png', { type: 'image/png', bytes: 0 });
+    const emptyText = await upload('empty.txt', { type: 'text/plain', bytes: 0 });
+    const empty = await send({ content: 'x', attachments: [{ key: emptyPng }, { key: emptyText }] });
+    assert.deepEqual(empty.body.detail, [valueError(['body', 'attachments', 0, 'key'], emptyPng, reason)]);
+    const text = await send({ content: 'x', attachments: [{ key: emptyText }] });
+    assert.equal(text.body.content[1].document.format, 'txt');
   });
 
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {

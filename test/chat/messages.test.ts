@@ -313,7 +313,7 @@ describe('POST /chat/sessions/{id}/messages', () => {
         new PutObjectCommand({
           Bucket: config.bucketName,
           Key: key,
-          Body: Buffer.from('\x89PNG\r\n\x1a\n'),
+          Body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), // a PNG's signature
           ContentType: 'image/png',
         }),
       );
