@@ -117,7 +117,10 @@ const NAME_MAX = 200;
  * brackets) and unique within the message: "Q3 report.final.pdf" → "Q3 report final".
  */
 export const documentName = (fileName: string, taken: Set<string>): string => {
-  const stem = (fileName.split('/').at(-1) ?? '').replace(/\.[a-z0-9]+$/i, '');
+  // Only an extension that names a type is one: "Release notes v1.2" keeps its ".2" (as "v1 2").
+  const stem = (fileName.split('/').at(-1) ?? '').replace(/\.([a-z0-9]+)$/i, (extension, letters: string) =>
+    letters.toLowerCase() in EXTENSIONS ? '' : extension,
+  );
   const base =
     stem
       .normalize('NFKD')

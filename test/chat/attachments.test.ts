@@ -239,6 +239,23 @@ describe('chat attachments', () => {
     assert.equal(text.body.content[1].document.format, 'txt');
   });
 
+  it('a document’s name loses only an extension that names a type, not the end of a version number', async () => {
+    const pdf = await upload('notes.pdf', { type: 'application/pdf' });
+    const res = await send({
+      content: 'x',
+      attachments: [
+        { key: pdf, name: 'Release notes v1.2' },
+        { key: pdf, name: 'Budget 2025.XLSX' },
+        { key: pdf, name: 'minutes.2024.11.md' },
+      ],
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(
+      res.body.content.slice(1).map((b: { document: { name: string } }) => b.document.name),
+      ['Release notes v1 2', 'Budget 2025', 'minutes 2024 11'],
+    );
+  });
+
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
     const bigImage = await upload('big.webp', {
       type: 'image/webp',
