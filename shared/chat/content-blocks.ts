@@ -114,7 +114,8 @@ const NAME_MAX = 200;
 
 /**
  * A document name Bedrock accepts (letters, digits, single spaces, hyphens, parentheses, square
- * brackets) and unique within the message: "Q3 report.final.pdf" → "Q3 report final".
+ * brackets) and unique among `taken` (lower-case, as Converse compares them), which it joins:
+ * "Q3 report.final.pdf" → "Q3 report final".
  */
 export const documentName = (fileName: string, taken: Set<string>): string => {
   // Only an extension that names a type is one: "Release notes v1.2" keeps its ".2" (as "v1 2").
@@ -156,13 +157,19 @@ export interface ResolvedAttachment {
   type: AttachmentType;
 }
 
-/** The message's blocks: its text first, then one block per attachment in the order sent. */
+/**
+ * The message's blocks: its text first, then one block per attachment in the order sent. Document
+ * names are unique within the session, not only the message: the agent replays the session to
+ * Converse, which refuses a request whose messages hold two documents of one name.
+ */
 export const toContentBlocks = (
   text: string,
   attachments: readonly ResolvedAttachment[],
   bucket: string,
+  /** Document names the session's earlier messages hold, lower-case. */
+  taken: Iterable<string> = [],
 ): ContentBlock[] => {
-  const names = new Set<string>();
+  const names = new Set<string>(taken);
   const blocks: ContentBlock[] = [{ text }];
   for (const attachment of attachments) {
     const source: S3Source = { s3Location: { uri: `s3://${bucket}/${attachment.key}` } };
@@ -175,3 +182,7 @@ export const toContentBlocks = (
   }
   return blocks;
 };
+
+/** The document names a message's blocks hold, lower-case (as `taken` holds them). */
+export const documentNamesOf = (blocks: readonly ContentBlock[]): string[] =>
+  blocks.flatMap((block) => ('document' in block ? [block.document.name.toLowerCase()] : []));

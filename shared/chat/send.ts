@@ -150,7 +150,8 @@ export async function sendMessage(
 ): Promise<ChatMessage> {
   const asked = key ? newClaim(key, fingerprint(input)) : undefined;
   const [session, claimed, attachments] = await Promise.allSettled([
-    readSession(sessionId),
+    // Consistent: the document names of the message sent just before are in it.
+    readSession(sessionId, { consistent: true }),
     asked ? claimIdempotencyKey(userId, sessionId, asked) : undefined,
     resolveAttachments(userId, input.attachments ?? []),
   ]);
@@ -180,7 +181,12 @@ export async function sendMessage(
       claim = await claimIdempotencyKey(userId, sessionId, asked);
     }
     if (attachments.status === 'rejected') throw attachments.reason;
-    content = toContentBlocks(input.content, attachments.value, config.bucketName);
+    content = toContentBlocks(
+      input.content,
+      attachments.value,
+      config.bucketName,
+      session.value?.document_names,
+    );
   } catch (error) {
     if (key && claim?.won) await releaseIdempotencyKey(userId, sessionId, key).catch(() => undefined);
     throw error;

@@ -7,7 +7,7 @@ import { claimItem, deleteItem, getItem, ownedBy, putNew, queryAfter, updateItem
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
-import type { ContentBlock } from './content-blocks.ts';
+import { type ContentBlock, documentNamesOf } from './content-blocks.ts';
 import { chatKeys, MESSAGE_PREFIX } from './keys.ts';
 import type {
   ChatMessage,
@@ -22,6 +22,8 @@ export const SESSION_RESOURCE = 'Chat session';
 export interface ChatSessionItem extends ChatSession {
   kind: 'chat_session';
   owner: string;
+  /** Every document name the session's messages hold, lower-case: a new document's must differ. */
+  document_names?: Set<string>;
 }
 
 interface ChatMessageItem extends ChatMessage {
@@ -83,7 +85,8 @@ export async function createChatSession(userId: string, input: CreateChatSession
 export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
   listOwned(chatKeys.ownerPartition(userId), page, toSession);
 
-export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
+export const readSession = (sessionId: string, options: { consistent?: boolean } = {}) =>
+  getItem<ChatSessionItem>(chatKeys.session(sessionId), options);
 
 export async function getOwnedSession(userId: string, sessionId: string): Promise<ChatSessionItem> {
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
@@ -173,8 +176,9 @@ export const sealIdempotencyClaim = async (userId: string, sessionId: string, cl
 
 /**
  * Stores a user's message; with a claim, under the claim's id and time. Written with
- * `attribute_not_exists`: when a twin request of the same claim wrote it first, it is the same message
- * (same key, same fingerprint, same attachments) and is answered as it is.
+ * `attribute_not_exists`: when a twin request of the same claim wrote it first, the stored one is
+ * answered (its document names may differ: they depend on the session when it was written). Its
+ * document names join the session's, beside the write.
  */
 export async function storeUserMessage(
   sessionId: string,
@@ -187,8 +191,13 @@ export async function storeUserMessage(
     content,
     claim && { id: claim.message_id, created_at: claim.created_at },
   );
-  await putMessage(message);
-  return message;
+  const names = documentNamesOf(content);
+  const [written] = await Promise.all([
+    putMessage(message),
+    names.length > 0 &&
+      updateItem(chatKeys.session(sessionId), { add: { document_names: new Set(names) }, exists: ['id'] }),
+  ]);
+  return written ? message : ((await readMessage(sessionId, message.id)) ?? message);
 }
 
 /** The answering agent's write path (and the seed's): a reply in the session. */

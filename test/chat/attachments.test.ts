@@ -256,6 +256,42 @@ describe('chat attachments', () => {
     );
   });
 
+  it('document names are unique within the session, which the agent replays to Converse as one request', async () => {
+    // Converse refuses a request whose messages hold two documents of one name ("Messages can't
+    // contain duplicate document names"), and the agent sends the session's history with each turn.
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Re-sent' } })).body.id;
+    const sendTo = (id: string, attachments: unknown[]) =>
+      h.call('POST', `/api/v1/chat/sessions/${id}/messages`, { json: { content: 'x', attachments } });
+    type Message = { content: { document?: { name: string } }[] };
+    const namesIn = (message: Message) => message.content.slice(1).map((b) => b.document?.name);
+    const names = (res: { body: Message }) => namesIn(res.body);
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const report = await upload('報告書.pdf', { type: 'application/pdf' });
+    assert.deepEqual(names(await sendTo(chat, [{ key: notes }, { key: report }])), ['notes', 'document']);
+    assert.deepEqual(names(await sendTo(chat, [{ key: notes }])), ['notes (2)']);
+    assert.deepEqual(names(await sendTo(chat, [{ key: report }, { key: notes, name: 'NOTES.txt' }])), [
+      'document (2)',
+      'NOTES (3)',
+    ]);
+    // Another session starts afresh; a refused message takes no name.
+    const other = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Fresh' } })).body.id;
+    const refused = await sendTo(other, [
+      { key: notes },
+      { key: `${userUploadPrefix(h.owner.id)}x/gone.md` },
+    ]);
+    assert.equal(refused.status, 422);
+    assert.deepEqual(names(await sendTo(other, [{ key: notes }])), ['notes']);
+    // What is stored is what was answered.
+    const listed = await h.call('GET', `/api/v1/chat/sessions/${chat}/messages`);
+    assert.deepEqual(listed.body.messages.flatMap(namesIn), [
+      'notes',
+      'document',
+      'notes (2)',
+      'document (2)',
+      'NOTES (3)',
+    ]);
+  });
+
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
     const bigImage = await upload('big.webp', {
       type: 'image/webp',
