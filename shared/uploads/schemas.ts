@@ -1,12 +1,17 @@
 // Direct uploads (POST /api/v1/uploads): what a presigned PUT may carry, by content type.
 import * as v from 'valibot';
+import { ATTACHMENT_LIMITS } from '../chat/content-blocks.ts';
 import { integer, literal, model, string, valueError } from '../http/fields.ts';
 import { dateTimeOut, intOut } from '../http/response-fields.ts';
 
 const MiB = 1024 * 1024;
 
-/** Largest upload of each accepted type: documents as generate-from-upload reads them, videos as the
- * avatar upload reads them (docs/uploads.md). */
+/** What a chat attachment of a document type takes (Converse's limit): the upload of a type only
+ * chat reads is held to it, so a file too big to attach is refused before it is uploaded. */
+const CHAT_DOCUMENT_BYTES = ATTACHMENT_LIMITS.documentBytes;
+
+/** Largest upload of each accepted type: PDF and DOCX as generate-from-upload reads them, the other
+ * documents as chat attachments take them, videos as the avatar upload reads them (docs/uploads.md). */
 export const UPLOAD_MAX_BYTES = {
   'application/pdf': 50 * MiB,
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 50 * MiB,
@@ -14,9 +19,13 @@ export const UPLOAD_MAX_BYTES = {
   'image/jpeg': 20 * MiB,
   'image/gif': 20 * MiB,
   'image/webp': 20 * MiB,
-  'text/plain': 10 * MiB,
-  'text/csv': 10 * MiB,
-  'text/markdown': 10 * MiB,
+  'text/plain': CHAT_DOCUMENT_BYTES,
+  'text/csv': CHAT_DOCUMENT_BYTES,
+  'text/markdown': CHAT_DOCUMENT_BYTES,
+  'text/html': CHAT_DOCUMENT_BYTES,
+  'application/msword': CHAT_DOCUMENT_BYTES,
+  'application/vnd.ms-excel': CHAT_DOCUMENT_BYTES,
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': CHAT_DOCUMENT_BYTES,
   'video/mp4': 2048 * MiB,
   'video/quicktime': 2048 * MiB,
   'video/webm': 2048 * MiB,

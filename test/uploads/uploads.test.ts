@@ -167,6 +167,41 @@ describe('POST /api/v1/uploads', () => {
     assert.equal(UPLOAD_MAX_BYTES['video/mp4'], 2 * 1024 * 1024 * 1024);
   });
 
+  it('takes every type a chat attachment takes; a document only chat reads, up to what chat takes', async () => {
+    // docs/chat.md: images png, jpeg, gif, webp; documents pdf, csv, doc, docx, xls, xlsx, html, txt, md,
+    // each document at most 4.5 MiB. An upload is the only way to put a file where chat reads it.
+    const chatOnly = [
+      'text/csv',
+      'application/msword',
+      'application/vnd.ms-excel',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'text/html',
+      'text/plain',
+      'text/markdown',
+    ];
+    const documentBytes = 4_718_592;
+    for (const content_type of chatOnly) {
+      const fits = await request({ filename: 'f', content_type, size: documentBytes });
+      assert.equal(fits.status, 200, `${content_type}: ${fits.text}`);
+      const over = await request({ filename: 'f', content_type, size: documentBytes + 1 });
+      assert.deepEqual(
+        over.body.detail?.[0]?.msg,
+        `Value error, ${content_type} uploads are at most ${documentBytes} bytes`,
+        content_type,
+      );
+    }
+    // PDF and DOCX are read by generate-from-upload too, up to 50 MiB; images are also logos.
+    for (const content_type of [
+      'application/pdf',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'image/webp',
+    ])
+      assert.equal((await request({ filename: 'f', content_type, size: documentBytes + 1 })).status, 200);
+  });
+
   const expected = UPLOAD_CONTENT_TYPES.map((t) => `'${t}'`);
   const choices = `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}`;
   const cases: [string, unknown, object[]][] = [
