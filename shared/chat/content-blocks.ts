@@ -114,7 +114,8 @@ const NAME_MAX = 200;
 
 /**
  * A document name Bedrock accepts (letters, digits, single spaces, hyphens, parentheses, square
- * brackets) and unique among `taken` (lower-case, as Converse compares them), which it joins:
+ * brackets), at most 200 characters, and unique among `taken` (lower-case: names that differ only in
+ * case are kept apart too), which it joins:
  * "Q3 report.final.pdf" → "Q3 report final".
  */
 export const documentName = (fileName: string, taken: Set<string>): string => {
@@ -128,10 +129,14 @@ export const documentName = (fileName: string, taken: Set<string>): string => {
       .replace(/\p{M}+/gu, '')
       .replace(/[^A-Za-z0-9\-()[\]]+/g, ' ')
       .trim()
-      .slice(0, NAME_MAX - 5)
+      .slice(0, NAME_MAX)
       .trim() || 'document';
   let name = base;
-  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base} (${n})`;
+  // A session may hold a name a hundred times: the number's room is taken from the base.
+  for (let n = 2; taken.has(name.toLowerCase()); n++) {
+    const suffix = ` (${n})`;
+    name = `${base.slice(0, NAME_MAX - suffix.length).trimEnd()}${suffix}`;
+  }
   taken.add(name.toLowerCase());
   return name;
 };

@@ -384,4 +384,17 @@ describe('chat attachments', () => {
     assert.equal(documentName('???.pdf', taken), 'document');
     assert.equal(documentName('reunion ete notes.txt', taken), 'reunion ete notes (2)');
   });
+
+  it('document names stay within Converse’s 200 characters, however often a session repeats one', () => {
+    const taken = new Set<string>();
+    const names = Array.from({ length: 120 }, () => documentName(`${'x'.repeat(300)}.pdf`, taken));
+    assert.equal(names[0], 'x'.repeat(200));
+    assert.equal(names[1], `${'x'.repeat(196)} (2)`);
+    assert.equal(names[99], `${'x'.repeat(194)} (100)`);
+    assert.ok(
+      names.every((name) => name.length <= 200),
+      String(names.map((n) => n.length)),
+    );
+    assert.equal(new Set(names).size, 120);
+  });
 });
