@@ -10,6 +10,8 @@ export const ATTACHMENT_LIMITS = {
   documents: 5,
   imageBytes: 3.75 * MiB,
   documentBytes: 4.5 * MiB,
+  /** Width and height, each. */
+  imagePixels: 8000,
 } as const;
 
 export const IMAGE_FORMATS = {
@@ -86,8 +88,9 @@ export const mediaTypeOfName = (name: string): string | undefined => {
   return match ? EXTENSIONS[match[1]!.toLowerCase()] : undefined;
 };
 
-/** How many of a file's first bytes tell its image format apart (WebP's mark ends at byte 12). */
-export const IMAGE_SIGNATURE_BYTES = 16;
+/** How many of a file's first bytes tell its image format apart (WebP's mark ends at byte 12) and,
+ * for PNG, GIF and WebP, its size (a WebP canvas's ends at byte 30). */
+export const IMAGE_SIGNATURE_BYTES = 32;
 
 const startsWith = (bytes: Uint8Array, mark: readonly number[], at = 0) =>
   mark.every((byte, i) => bytes[at + i] === byte);
@@ -103,6 +106,32 @@ export const imageFormatOf = (bytes: Uint8Array): ImageFormat | undefined => {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'jpeg';
   if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'gif';
   if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'webp';
+  return undefined;
+};
+
+/**
+ * An image's width and height as its first bytes state them: PNG's IHDR, GIF's logical screen, WebP's
+ * VP8, VP8L or VP8X header. Undefined for a JPEG (its size is in a frame header that may follow
+ * kilobytes of metadata) or when the bytes are too few.
+ */
+export const imageSizeOf = (
+  format: ImageFormat,
+  bytes: Uint8Array,
+): { width: number; height: number } | undefined => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (format === 'png' && bytes.length >= 24)
+    return { width: view.getUint32(16), height: view.getUint32(20) };
+  if (format === 'gif' && bytes.length >= 10)
+    return { width: view.getUint16(6, true), height: view.getUint16(8, true) };
+  if (format !== 'webp' || bytes.length < 30) return undefined;
+  const uint24 = (at: number) => view.getUint16(at, true) + (view.getUint8(at + 2) << 16);
+  if (startsWith(bytes, ascii('VP8 '), 12))
+    return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+  if (startsWith(bytes, ascii('VP8L'), 12)) {
+    const bits = view.getUint32(21, true);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (startsWith(bytes, ascii('VP8X'), 12)) return { width: uint24(24) + 1, height: uint24(27) + 1 };
   return undefined;
 };
 

@@ -23,6 +23,7 @@ import {
   IMAGE_FORMATS,
   IMAGE_SIGNATURE_BYTES,
   imageFormatOf,
+  imageSizeOf,
   mediaTypeOfName,
   type ResolvedAttachment,
   SUPPORTED_TYPES_TEXT,
@@ -113,8 +114,15 @@ export async function resolveAttachments(
     if ('type' in outcome && outcome.type.kind === 'image') {
       const start = starts[i];
       const format = start && imageFormatOf(start);
-      if (format) outcome = { ...outcome, type: { kind: 'image', format, mediaType: `image/${format}` } };
-      else outcome = { field: 'key', reason: start ? NOT_AN_IMAGE : 'no uploaded file at this key' };
+      const size = format && imageSizeOf(format, start);
+      const most = ATTACHMENT_LIMITS.imagePixels;
+      if (!format) outcome = { field: 'key', reason: start ? NOT_AN_IMAGE : 'no uploaded file at this key' };
+      else if (size && (size.width > most || size.height > most))
+        outcome = {
+          field: 'key',
+          reason: `image is larger than ${most} × ${most} pixels (${size.width} × ${size.height})`,
+        };
+      else outcome = { ...outcome, type: { kind: 'image', format, mediaType: `image/${format}` } };
     }
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;

@@ -19,18 +19,58 @@ before(async () => {
 });
 after(() => h.close());
 
-/** How each image format's files begin (PNG, JPEG/JFIF, GIF89a, WebP's RIFF container). */
-const SIGNATURES = {
-  png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
-  jpeg: [0xff, 0xd8, 0xff, 0xe0],
-  gif: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61],
-  webp: [0x52, 0x49, 0x46, 0x46, 0x10, 0, 0, 0, 0x57, 0x45, 0x42, 0x50],
-} as const;
-type Signature = keyof typeof SIGNATURES;
+/** An image header of the given size: PNG's signature and IHDR, GIF's logical screen, WebP's VP8X. */
+const header = {
+  png: (width = 1, height = 1) => {
+    const bytes = Buffer.from([
+      0x89,
+      0x50,
+      0x4e,
+      0x47,
+      0x0d,
+      0x0a,
+      0x1a,
+      0x0a,
+      0,
+      0,
+      0,
+      13,
+      ...Buffer.from('IHDR'),
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+    ]);
+    bytes.writeUInt32BE(width, 16);
+    bytes.writeUInt32BE(height, 20);
+    return bytes;
+  },
+  jpeg: () => Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+  gif: (width = 1, height = 1) => {
+    const bytes = Buffer.from([...Buffer.from('GIF89a'), 0, 0, 0, 0]);
+    bytes.writeUInt16LE(width, 6);
+    bytes.writeUInt16LE(height, 8);
+    return bytes;
+  },
+  webp: (width = 1, height = 1) => {
+    const bytes = Buffer.alloc(30);
+    bytes.write('RIFF', 0);
+    bytes.write('WEBPVP8X', 8);
+    bytes.writeUInt32LE(10, 16);
+    bytes.writeUIntLE(width - 1, 24, 3);
+    bytes.writeUIntLE(height - 1, 27, 3);
+    return bytes;
+  },
+};
+type Signature = keyof typeof header;
 
 /**
  * Puts an object under a user's upload prefix (the owner's unless told) and returns its key. An image
- * (by its type, else its name) begins with its format's signature unless `image` says otherwise.
+ * (by its type, else its name) begins with a 1 × 1 header of its format unless `image` says otherwise.
  */
 const upload = async (
   name: string,
@@ -41,8 +81,8 @@ const upload = async (
     options.image ??
     (/^image\/(png|jpeg|gif|webp)$/.exec(options.type ?? '')?.[1] as Signature | undefined) ??
     (/\.(png|gif|webp)$/.exec(name)?.[1] as Signature | undefined);
-  const body = Buffer.alloc(options.bytes ?? 16, 1);
-  if (image && image !== 'none' && body.length > 0) body.set(SIGNATURES[image]);
+  const body = Buffer.alloc(options.bytes ?? 64, 1);
+  if (image && image !== 'none' && body.length > 0) body.set(header[image]());
   await s3().send(
     new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: options.type }),
   );
@@ -214,6 +254,62 @@ describe('chat attachments', () => {
       { image: { format: 'png', source: { s3Location: { uri: uri(pngDeclaredJpg) } } } },
       { image: { format: 'webp', source: { s3Location: { uri: uri(webp) } } } },
     ]);
+  });
+
+  it('an image wider or taller than 8000 pixels is refused, where its header states the size', async () => {
+    const put = async (name: string, bytes: Buffer) => {
+      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
+      return key;
+    };
+    const edge = await put('edge.png', header.png(8000, 8000));
+    const wide = await put('wide.png', header.png(8001, 10));
+    const tall = await put('tall.gif', header.gif(10, 8001));
+    const canvas = await put('canvas.webp', header.webp(9000, 1));
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: edge }, { key: wide }, { key: tall }, { key: canvas }],
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(res.body.detail, [
+      valueError(
+        ['body', 'attachments', 1, 'key'],
+        wide,
+        'image is larger than 8000 × 8000 pixels (8001 × 10)',
+      ),
+      valueError(
+        ['body', 'attachments', 2, 'key'],
+        tall,
+        'image is larger than 8000 × 8000 pixels (10 × 8001)',
+      ),
+      valueError(
+        ['body', 'attachments', 3, 'key'],
+        canvas,
+        'image is larger than 8000 × 8000 pixels (9000 × 1)',
+      ),
+    ]);
+    // Lossless and lossy WebP state it too; exactly 8000 is fine.
+    const lossless = Buffer.alloc(30);
+    lossless.write('RIFF', 0);
+    lossless.write('WEBPVP8L', 8);
+    lossless[20] = 0x2f;
+    lossless.writeUInt32LE((8001 - 1) | ((100 - 1) << 14), 21);
+    const lossy = Buffer.alloc(30);
+    lossy.write('RIFF', 0);
+    lossy.write('WEBPVP8 ', 8);
+    lossy.set([0x9d, 0x01, 0x2a], 23);
+    lossy.writeUInt16LE(8000, 26);
+    lossy.writeUInt16LE(8000, 28);
+    const [l1, l2] = [await put('l1.webp', lossless), await put('l2.webp', lossy)];
+    const webps = await send({ content: 'x', attachments: [{ key: l1 }, { key: l2 }] });
+    assert.deepEqual(webps.body.detail, [
+      valueError(
+        ['body', 'attachments', 0, 'key'],
+        l1,
+        'image is larger than 8000 × 8000 pixels (8001 × 100)',
+      ),
+    ]);
+    assert.equal((await send({ content: 'x', attachments: [{ key: edge }, { key: l2 }] })).status, 201);
   });
 
   it('a file taken for an image whose bytes are no PNG, JPEG, GIF or WebP is refused at its key', async () => {
