@@ -1,5 +1,6 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
-// blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment), then the write.
+// blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment and then a ranged
+// GET of each image's first bytes), then the write.
 
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
