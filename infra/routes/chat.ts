@@ -27,7 +27,7 @@ export const chatRoutes: Route[] = [
     entry: 'chat/send-message',
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     // HeadObject of each attachment, under the caller's uploads (a missing one is a 422), and a
-    // ranged GetObject of an image's first bytes (its format).
+    // ranged GetObject of an image's or a binary document's first bytes (its format).
     bucket: { read: [OBJECTS.uploads], list: [OBJECTS.uploads] },
   },
 ];

@@ -109,6 +109,24 @@ export const imageFormatOf = (bytes: Uint8Array): ImageFormat | undefined => {
   return undefined;
 };
 
+/** How far into a file a PDF's header may start (readers skip up to 1 KiB of leading bytes). */
+export const DOCUMENT_SIGNATURE_BYTES = 1024;
+
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+/**
+ * Whether a document's first bytes can be of its format: a PDF holds `%PDF-` in its first KiB, DOCX
+ * and XLSX are ZIP files, DOC and XLS OLE files. Text formats have no mark and are not checked
+ * (undefined: nothing to read). Converse refuses a document it cannot parse as its format.
+ */
+export const documentMark = (format: DocumentFormat): ((bytes: Uint8Array) => boolean) | undefined => {
+  if (format === 'pdf') return (bytes) => Buffer.from(bytes).includes('%PDF-', 0, 'latin1');
+  if (format === 'docx' || format === 'xlsx') return (bytes) => startsWith(bytes, ZIP);
+  if (format === 'doc' || format === 'xls') return (bytes) => startsWith(bytes, OLE);
+  return undefined;
+};
+
 /**
  * An image's width and height as its first bytes state them: PNG's IHDR, GIF's logical screen, WebP's
  * VP8, VP8L or VP8X header. Undefined for a JPEG (its size is in a frame header that may follow

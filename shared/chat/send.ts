@@ -1,6 +1,6 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
 // blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment and then a ranged
-// GET of each image's first bytes), then the write.
+// GET of each image's or binary document's first bytes), then the write.
 
 import { createHash } from 'node:crypto';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
@@ -21,6 +21,8 @@ import {
   ATTACHMENT_LIMITS,
   attachmentType,
   type ContentBlock,
+  DOCUMENT_SIGNATURE_BYTES,
+  documentMark,
   IMAGE_FORMATS,
   IMAGE_SIGNATURE_BYTES,
   imageFormatOf,
@@ -99,12 +101,16 @@ export async function resolveAttachments(
   );
   const outcomes = attachments.map((attachment, i) => resolveOne(userId, attachment, heads[i]));
   // Converse compares an image's bytes with its format: its first bytes decide the format (a JPEG
-  // named .png is a JPEG), and a file that is no image of a format it takes is refused here.
+  // named .png is a JPEG), and a file that is no image of a format it takes is refused here. A
+  // binary document's first KiB must bear its format's mark (a .pdf that is an HTML page is refused).
   const starts = await Promise.all(
     outcomes.map((outcome, i) => {
-      if (!('type' in outcome) || outcome.type.kind !== 'image') return undefined;
+      if (!('type' in outcome)) return undefined;
+      const { type } = outcome;
+      if (type.kind === 'document' && !documentMark(type.format)) return undefined;
+      const length = type.kind === 'image' ? IMAGE_SIGNATURE_BYTES : DOCUMENT_SIGNATURE_BYTES;
       // An empty object has no byte to range over (S3 answers 416).
-      return heads[i]?.ContentLength ? readObjectStart(outcome.key, IMAGE_SIGNATURE_BYTES) : new Uint8Array();
+      return heads[i]?.ContentLength ? readObjectStart(outcome.key, length) : new Uint8Array();
     }),
   );
   const problems: ValidationItem[] = [];
@@ -124,6 +130,13 @@ export async function resolveAttachments(
           reason: `image is larger than ${most} × ${most} pixels (${size.width} × ${size.height})`,
         };
       else outcome = { ...outcome, type: { kind: 'image', format, mediaType: `image/${format}` } };
+    }
+    const mark = 'type' in outcome && outcome.type.kind === 'document' && documentMark(outcome.type.format);
+    if (mark && 'type' in outcome) {
+      const start = starts[i];
+      if (!start) outcome = { field: 'key', reason: 'no uploaded file at this key' };
+      else if (!mark(start))
+        outcome = { field: 'key', reason: `the file is not in ${outcome.type.format} format` };
     }
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;

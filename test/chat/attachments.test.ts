@@ -68,9 +68,28 @@ const header = {
 };
 type Signature = keyof typeof header;
 
+/** How a binary document begins: a PDF's header, a ZIP (DOCX, XLSX), an OLE file (DOC, XLS). */
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const documentMarks: Record<string, number[]> = {
+  pdf: [...Buffer.from('%PDF-1.7\n')],
+  docx: ZIP,
+  xlsx: ZIP,
+  doc: OLE,
+  xls: OLE,
+};
+const documentOf: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/msword': 'doc',
+  'application/vnd.ms-excel': 'xls',
+};
+
 /**
  * Puts an object under a user's upload prefix (the owner's unless told) and returns its key. An image
- * (by its type, else its name) begins with a 1 × 1 header of its format unless `image` says otherwise.
+ * (by its type, else its name) begins with a 1 × 1 header of its format unless `image` says otherwise;
+ * a binary document with its format's mark.
  */
 const upload = async (
   name: string,
@@ -83,6 +102,8 @@ const upload = async (
     (/\.(png|gif|webp)$/.exec(name)?.[1] as Signature | undefined);
   const body = Buffer.alloc(options.bytes ?? 64, 1);
   if (image && image !== 'none' && body.length > 0) body.set(header[image]());
+  const document = documentOf[options.type ?? ''] ?? /\.(pdf|docx|xlsx|doc|xls)$/.exec(name)?.[1];
+  if (!image && document && body.length > 0) body.set(documentMarks[document]!);
   await s3().send(
     new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: options.type }),
   );
@@ -124,11 +145,25 @@ describe('chat attachments', () => {
   });
 
   it('the client’s media_type wins over the stored type, which wins over the extension', async () => {
-    const key = await upload('scan.pdf', { type: 'image/jpeg' });
-    const stored = await send({ content: 'x', attachments: [{ key }] });
+    const image = await upload('scan.pdf', { type: 'image/jpeg' });
+    const stored = await send({ content: 'x', attachments: [{ key: image }] });
     assert.deepEqual(stored.body.content[1], {
-      image: { format: 'jpeg', source: { s3Location: { uri: uri(key) } } },
+      image: { format: 'jpeg', source: { s3Location: { uri: uri(image) } } },
     });
+    // A PDF stored as text/plain under a .csv name: a txt document, or a pdf when the client says so.
+    const key = await upload('scan.csv', { type: 'text/plain' });
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        Body: '%PDF-1.4\n',
+        ContentType: 'text/plain',
+      }),
+    );
+    assert.equal(
+      (await send({ content: 'x', attachments: [{ key }] })).body.content[1].document.format,
+      'txt',
+    );
     const told = await send({ content: 'x', attachments: [{ key, media_type: 'Application/PDF; x=1' }] });
     assert.equal(told.body.content[1].document.format, 'pdf');
   });
@@ -254,6 +289,48 @@ describe('chat attachments', () => {
       { image: { format: 'png', source: { s3Location: { uri: uri(pngDeclaredJpg) } } } },
       { image: { format: 'webp', source: { s3Location: { uri: uri(webp) } } } },
     ]);
+  });
+
+  it('a binary document whose first bytes are not of its format is refused at its key', async () => {
+    // An HTML error page saved as report.pdf, a PDF named .docx, a ZIP named .xls; a PDF whose header
+    // follows some leading bytes, as readers allow within the first KiB, is fine.
+    const put = async (name: string, body: Buffer, type?: string) => {
+      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+      await s3().send(
+        new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: type }),
+      );
+      return key;
+    };
+    const html = await put('report.pdf', Buffer.from('<!doctype html><title>404</title>'), 'application/pdf');
+    const pdfAsDocx = await put('memo.docx', Buffer.from('%PDF-1.7\n'));
+    const zipAsXls = await put('sheet.xls', Buffer.from([...ZIP, 1, 2, 3, 4]));
+    const late = await put('late.pdf', Buffer.concat([Buffer.alloc(900, 0x20), Buffer.from('%PDF-1.7\n')]));
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: html }, { key: pdfAsDocx }, { key: zipAsXls }, { key: late }],
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], html, 'the file is not in pdf format'),
+      valueError(['body', 'attachments', 1, 'key'], pdfAsDocx, 'the file is not in docx format'),
+      valueError(['body', 'attachments', 2, 'key'], zipAsXls, 'the file is not in xls format'),
+    ]);
+    const ok = await send({
+      content: 'x',
+      attachments: [
+        { key: late },
+        {
+          key: zipAsXls,
+          name: 'sheet.xlsx',
+          media_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        },
+      ],
+    });
+    assert.equal(ok.status, 201, ok.text);
+    assert.deepEqual(
+      ok.body.content.slice(1).map((b: { document: { format: string } }) => b.document.format),
+      ['pdf', 'xlsx'],
+    );
   });
 
   it('an image wider or taller than 8000 pixels is refused, where its header states the size', async () => {
