@@ -22,6 +22,9 @@ export const CHAT_LIMITS = {
   name: { min: 1, max: 255 },
   mediaType: { min: 1, max: 255 },
   idempotencyKey: { min: 1, max: 255 },
+  /** Documents a session holds: the session item keeps each one's name (at most 200 characters), and
+   * 1,000 of them stay far below DynamoDB's 400 KB item limit. */
+  sessionDocuments: 1_000,
   page: { min: 1, max: 100, default: 50 },
 } as const;
 

@@ -32,7 +32,7 @@ import {
   SUPPORTED_TYPES_TEXT,
   toContentBlocks,
 } from './content-blocks.ts';
-import type { AttachmentInput, ChatMessage, SendMessageInput } from './schemas.ts';
+import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
 import {
   claimIdempotencyKey,
   newClaim,
@@ -52,6 +52,7 @@ const fingerprint = (input: SendMessageInput) =>
 const MiB = 1024 * 1024;
 /** Rounds of finding a key's claim given back before a request that would write asks for a retry. */
 const CLAIM_ROUNDS = 3;
+const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 
 const imageFormats = Object.values(IMAGE_FORMATS);
@@ -203,6 +204,10 @@ export async function sendMessage(
       claim = await claimIdempotencyKey(userId, sessionId, asked);
     }
     if (attachments.status === 'rejected') throw attachments.reason;
+    const held = session.value?.document_names?.size ?? 0;
+    const documents = attachments.value.filter((attachment) => attachment.type.kind === 'document').length;
+    if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
+      throw new ConflictError(SESSION_DOCUMENTS_FULL);
     content = toContentBlocks(
       input.content,
       attachments.value,

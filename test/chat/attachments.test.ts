@@ -5,7 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../../shared/aws/s3.ts';
 import { ATTACHMENT_LIMITS, documentName } from '../../shared/chat/content-blocks.ts';
+import { chatKeys } from '../../shared/chat/keys.ts';
+import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
 import { config } from '../../shared/config.ts';
+import { updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -463,6 +466,30 @@ describe('chat attachments', () => {
       'document (2)',
       'NOTES (3)',
     ]);
+  });
+
+  it('a session holds at most its limit of documents: past it, 409 and nothing written', async () => {
+    // Every document name stays on the session item (above), which DynamoDB caps at 400 KB.
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Full' } })).body.id;
+    const held = Array.from({ length: CHAT_LIMITS.sessionDocuments - 2 }, (_, i) => `held ${i}`);
+    await updateItem(chatKeys.session(chat), { add: { document_names: new Set(held) } });
+    const docs = await Promise.all(
+      ['a.md', 'b.md', 'c.md'].map((name) => upload(name, { type: 'text/markdown' })),
+    );
+    const sendTo = (keys: string[]) =>
+      h.call('POST', `/api/v1/chat/sessions/${chat}/messages`, {
+        json: { content: 'x', attachments: keys.map((key) => ({ key })) },
+      });
+    const refused = await sendTo(docs);
+    assert.equal(refused.status, 409);
+    assert.deepEqual(refused.body, {
+      detail: `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`,
+    });
+    assert.deepEqual((await h.call('GET', `/api/v1/chat/sessions/${chat}/messages`)).body.messages, []);
+    // Up to the limit exactly, and a message without documents after it, are fine.
+    assert.equal((await sendTo(docs.slice(0, 2))).status, 201);
+    assert.equal((await sendTo([])).status, 201);
+    assert.equal((await sendTo(docs.slice(2))).status, 409);
   });
 
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
