@@ -59,6 +59,7 @@ const imageFormats = Object.values(IMAGE_FORMATS);
 const NOT_AN_IMAGE = `the file is not a ${imageFormats.slice(0, -1).join(', ')} or ${imageFormats.at(-1)} image`;
 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
+const NO_FILE: Refusal = { field: 'key', reason: 'no uploaded file at this key' };
 
 /** One attachment's type and size against the object that is there. */
 const resolveOne = (
@@ -68,7 +69,7 @@ const resolveOne = (
 ): ResolvedAttachment | Refusal => {
   if (!isOwnUploadKey(userId, attachment.key))
     return { field: 'key', reason: 'key is not one of your uploads' };
-  if (!head) return { field: 'key', reason: 'no uploaded file at this key' };
+  if (!head) return NO_FILE;
   const fileName = attachment.name ?? attachment.key.split('/').at(-1)!;
   // The client's media type wins, then the stored Content-Type, then the file extension. A stored
   // type that names something (video/mp4) decides even when unsupported: the bytes are that, whatever
@@ -89,6 +90,38 @@ const resolveOne = (
   return { key: attachment.key, fileName, type };
 };
 
+/** How many of an attachment's first bytes tell what it is: none for a text format (no mark). */
+const bytesToRead = (type: ResolvedAttachment['type']): number =>
+  type.kind === 'image' ? IMAGE_SIGNATURE_BYTES : documentMark(type.format) ? DOCUMENT_SIGNATURE_BYTES : 0;
+
+/**
+ * An attachment as its first bytes show it (`start`, read when bytesToRead asks): an image in the
+ * format its bytes are in (a JPEG named .png is a JPEG) and within Converse's pixel limit, a binary
+ * document bearing its format's mark (a .pdf that is an HTML page is refused).
+ */
+const bytesChecked = (
+  attachment: ResolvedAttachment,
+  start: Uint8Array | undefined,
+): ResolvedAttachment | Refusal => {
+  const { type } = attachment;
+  if (type.kind === 'image') {
+    const format = start && imageFormatOf(start);
+    if (!format) return start ? { field: 'key', reason: NOT_AN_IMAGE } : NO_FILE;
+    const size = imageSizeOf(format, start);
+    const most = ATTACHMENT_LIMITS.imagePixels;
+    if (size && (size.width > most || size.height > most))
+      return {
+        field: 'key',
+        reason: `image is larger than ${most} × ${most} pixels (${size.width} × ${size.height})`,
+      };
+    return { ...attachment, type: { kind: 'image', format, mediaType: `image/${format}` } };
+  }
+  const mark = documentMark(type.format);
+  if (!mark) return attachment;
+  if (!start) return NO_FILE;
+  return mark(start) ? attachment : { field: 'key', reason: `the file is not in ${type.format} format` };
+};
+
 /**
  * Checks every attachment (own upload prefix, object exists, supported type, size, per-kind count)
  * and reports all failures at once, at `["body","attachments",i,<field>]`.
@@ -101,15 +134,12 @@ export async function resolveAttachments(
     attachments.map((a) => (isOwnUploadKey(userId, a.key) ? headObject(a.key) : undefined)),
   );
   const outcomes = attachments.map((attachment, i) => resolveOne(userId, attachment, heads[i]));
-  // Converse compares an image's bytes with its format: its first bytes decide the format (a JPEG
-  // named .png is a JPEG), and a file that is no image of a format it takes is refused here. A
-  // binary document's first KiB must bear its format's mark (a .pdf that is an HTML page is refused).
+  // Converse compares an image's bytes with its format, and a binary document's with its format's
+  // mark: the first bytes of each such attachment are read (second S3 wave) and decide (bytesChecked).
   const starts = await Promise.all(
     outcomes.map((outcome, i) => {
-      if (!('type' in outcome)) return undefined;
-      const { type } = outcome;
-      if (type.kind === 'document' && !documentMark(type.format)) return undefined;
-      const length = type.kind === 'image' ? IMAGE_SIGNATURE_BYTES : DOCUMENT_SIGNATURE_BYTES;
+      const length = 'type' in outcome ? bytesToRead(outcome.type) : 0;
+      if (!('type' in outcome) || length === 0) return undefined;
       // An empty object has no byte to range over (S3 answers 416).
       return heads[i]?.ContentLength ? readObjectStart(outcome.key, length) : new Uint8Array();
     }),
@@ -119,26 +149,7 @@ export async function resolveAttachments(
   const counts = { image: 0, document: 0 };
   for (const [i, attachment] of attachments.entries()) {
     let outcome = outcomes[i]!;
-    if ('type' in outcome && outcome.type.kind === 'image') {
-      const start = starts[i];
-      const format = start && imageFormatOf(start);
-      const size = format && imageSizeOf(format, start);
-      const most = ATTACHMENT_LIMITS.imagePixels;
-      if (!format) outcome = { field: 'key', reason: start ? NOT_AN_IMAGE : 'no uploaded file at this key' };
-      else if (size && (size.width > most || size.height > most))
-        outcome = {
-          field: 'key',
-          reason: `image is larger than ${most} × ${most} pixels (${size.width} × ${size.height})`,
-        };
-      else outcome = { ...outcome, type: { kind: 'image', format, mediaType: `image/${format}` } };
-    }
-    const mark = 'type' in outcome && outcome.type.kind === 'document' && documentMark(outcome.type.format);
-    if (mark && 'type' in outcome) {
-      const start = starts[i];
-      if (!start) outcome = { field: 'key', reason: 'no uploaded file at this key' };
-      else if (!mark(start))
-        outcome = { field: 'key', reason: `the file is not in ${outcome.type.format} format` };
-    }
+    if ('type' in outcome) outcome = bytesChecked(outcome, starts[i]);
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;
       if (++counts[outcome.type.kind] > most)
