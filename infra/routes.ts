@@ -61,6 +61,10 @@ export const unmatchedRoute: Route = {
   auth: false,
 };
 
+/** The one function no route reaches: the catalogue import, run by S3's Object Created events
+ * (infra/stack.ts builds it; the bundle test invokes it). */
+export const CATALOG_IMPORT_ENTRY = 'shopping/import-catalog-feed';
+
 export const routeKey = (route: Route) =>
   route === unmatchedRoute ? '$default' : `${route.method} ${route.path}`;
 

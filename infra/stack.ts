@@ -41,6 +41,7 @@ import { OBJECTS } from './grants.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
 import {
+  CATALOG_IMPORT_ENTRY,
   CORS,
   DEFAULT_THROTTLE,
   functionId,
@@ -265,7 +266,7 @@ export class TeamContentStack extends Stack {
     });
     const catalogImportLogs = this.logGroup('ShoppingImportCatalogFeedLogs');
     const catalogImport = new NodejsFunction(this, 'ShoppingImportCatalogFeed', {
-      entry: join(ROOT, 'functions', 'shopping/import-catalog-feed.ts'),
+      entry: join(ROOT, 'functions', `${CATALOG_IMPORT_ENTRY}.ts`),
       handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -305,7 +306,7 @@ export class TeamContentStack extends Stack {
       },
       targets: [new LambdaFunction(catalogImport, { deadLetterQueue: importFailures, retryAttempts: 4 })],
     });
-    this.eventFunctions.set('shopping/import-catalog-feed', catalogImport);
+    this.eventFunctions.set(CATALOG_IMPORT_ENTRY, catalogImport);
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });

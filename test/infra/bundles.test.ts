@@ -23,7 +23,7 @@ import { type Handler, type HandlerLoader, invoke } from '../../infra/local/hand
 import { fillFromSeed, type SeedFile } from '../../infra/local/runtime.ts';
 import { seedDemoData } from '../../infra/local/seed/index.ts';
 import { signDevToken } from '../../infra/local/tokens.ts';
-import { eventFile, routes, unmatchedRoute } from '../../infra/routes.ts';
+import { CATALOG_IMPORT_ENTRY, eventFile, routes, unmatchedRoute } from '../../infra/routes.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
@@ -35,9 +35,7 @@ import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-/** The stack's functions that no route reaches (infra/stack.ts: `eventFunctions`). */
-const EVENT_FUNCTIONS = ['shopping/import-catalog-feed'];
-const ENTRIES = [...routes.map((route) => route.entry), unmatchedRoute.entry, ...EVENT_FUNCTIONS];
+const ENTRIES = [...routes.map((route) => route.entry), unmatchedRoute.entry, CATALOG_IMPORT_ENTRY];
 /** Driven by the avatar scenario below: their sample events name an upload and a signature that do
  * not exist (README, "Invoking one handler"). */
 const AVATAR_ENTRIES = ['teams/avatar-upload', 'teams/avatar-status', 'avatar-provider/callback'];
@@ -357,7 +355,7 @@ describe('bundled functions beyond the sample events', () => {
         catalog_products: undefined,
       }));
     const result = await reports(
-      (await bundledHandler('shopping/import-catalog-feed')) as unknown as typeof sourceCatalogImport,
+      (await bundledHandler(CATALOG_IMPORT_ENTRY)) as unknown as typeof sourceCatalogImport,
     );
     assert.deepEqual(
       result.map((report) => ({ ...report, rejected: undefined })),
