@@ -11,10 +11,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface ObjectStore {
   existsObject(bucket: string, key: string): Promise<boolean>;
-  getMetadata(bucket: string, key: string): Promise<{ etag: string }>;
+  getMetadata(bucket: string, key: string): Promise<{ etag: string; 'content-length': number }>;
 }
 
-interface KoaContext {
+export interface KoaContext {
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -26,7 +26,7 @@ interface KoaContext {
   get(header: string): string;
 }
 
-type Next = () => Promise<unknown>;
+export type Next = () => Promise<unknown>;
 
 interface KeyTurns {
   /** Settles when the last write queued on the key is done. */
@@ -38,8 +38,12 @@ interface KeyTurns {
 
 const unquote = (etag: string) => etag.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
 
-const s3ErrorXml = (code: string, message: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+const s3ErrorXml = (code: string, message: string, details: Record<string, string> = {}) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${Object.entries(
+    details,
+  )
+    .map(([name, value]) => `<${name}>${value}</${name}>`)
+    .join('')}</Error>`;
 
 const PRECONDITION = 'At least one of the pre-conditions you specified did not hold';
 
@@ -80,9 +84,7 @@ export const conditionalWrites = (store: ObjectStore) => {
   };
 
   return async (ctx: KoaContext, next: Next): Promise<unknown> => {
-    // Path-style, as the SDK clients of the local runtime address it: /<bucket>/<key>.
-    const [bucket = '', ...keyParts] = ctx.path.slice(1).split('/').map(decodeURIComponent);
-    const key = keyParts.join('/');
+    const { bucket, key } = objectOf(ctx);
     // Bucket requests and the parts of a multipart upload leave the visible object alone.
     if (!key || ctx.query.partNumber !== undefined) return next();
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
@@ -109,8 +111,22 @@ export const conditionalWrites = (store: ObjectStore) => {
   };
 };
 
-const refuse = (ctx: KoaContext, status: number, code: string, message: string) => {
+/** The bucket and key a request names, path-style as the SDK clients of the local runtime address it:
+ * /<bucket>/<key> (no key for a bucket request). */
+export const objectOf = (ctx: KoaContext) => {
+  const [bucket = '', ...keyParts] = ctx.path.slice(1).split('/').map(decodeURIComponent);
+  return { bucket, key: keyParts.join('/') };
+};
+
+/** Answers as S3 refuses: its status and its XML error. */
+export const refuse = (
+  ctx: KoaContext,
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, string>,
+) => {
   ctx.status = status;
   ctx.type = 'application/xml';
-  ctx.body = s3ErrorXml(code, message);
+  ctx.body = s3ErrorXml(code, message, details);
 };

@@ -26,8 +26,9 @@ export const chatRoutes: Route[] = [
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/send-message',
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    // HeadObject of each attachment, under the caller's uploads (a missing one is a 422), and a
-    // ranged GetObject of an image's or a binary document's first bytes (its format).
+    // One ranged GetObject of each attachment's first bytes, under the caller's uploads (its type, size
+    // and format; a missing one is a 422, so `list`), and a HeadObject of an empty one (its 416 says no
+    // type). s3:GetObject allows both.
     bucket: { read: [OBJECTS.uploads], list: [OBJECTS.uploads] },
   },
 ];

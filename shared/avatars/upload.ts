@@ -4,7 +4,7 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readAccount, studioTrainingEnabled } from '../accounts/store.ts';
-import { s3 } from '../aws/s3.ts';
+import { readObjectStart, s3 } from '../aws/s3.ts';
 import { now, nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
@@ -22,7 +22,7 @@ import { log } from '../log.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../teams/schemas.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import { avatarObjects } from './keys.ts';
-import { deleteObjectQuietly, putObject, readObjectHead } from './media.ts';
+import { deleteObjectQuietly, putObject } from './media.ts';
 import { type AvatarProvider, avatarProvider } from './provider.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS, type AvatarUploadResult, STUDIO } from './schemas.ts';
 import {
@@ -136,11 +136,11 @@ function videoInRequest(file: UploadedFile): Video {
 /** A direct upload of the caller's: another user's key answers like a missing one. */
 async function videoUploaded(userId: string, uploadKey: string): Promise<Video> {
   if (!isOwnUploadKey(userId, uploadKey)) throw new NotFoundError('Upload');
-  const object = await readObjectHead(uploadKey, SNIFF_BYTES);
+  const object = await readObjectStart(uploadKey, SNIFF_BYTES);
   if (!object) throw new NotFoundError('Upload');
   if (object.size > AVATAR_LIMITS.uploadVideoBytes)
     throw new PayloadTooLargeError(AVATAR_LIMITS.uploadVideoBytes);
-  const format = sniffVideo(object.head);
+  const format = sniffVideo(object.bytes);
   if (!format) throw new UnsupportedMediaTypeError(AVATAR_TEXTS.notAVideo);
   return { format, bytes: object.size, versionId: object.versionId };
 }

@@ -48,20 +48,40 @@ export async function headObject(key: string): Promise<HeadObjectCommandOutput |
   }
 }
 
+/** An object's first bytes, with what a HeadObject would say of it. */
+export interface ObjectStart {
+  /** Its first bytes: all of them when it is shorter than asked. */
+  bytes: Buffer;
+  /** The whole object's size in bytes. */
+  size: number;
+  /** Undefined for an empty object (its 416 says nothing of it). */
+  contentType?: string;
+  /** The version read, on a versioned bucket. */
+  versionId?: string;
+}
+
 /**
- * The first `length` bytes of a non-empty object (all of it when shorter), or undefined when there is
- * no object. Not for an empty one: S3 answers a range over no bytes with 416 (the embedded S3 drops
- * the connection).
+ * The first `length` bytes of the object at `key`, its size, type and version from one ranged GET
+ * (`Content-Range: bytes 0-N/TOTAL` holds the size: no HeadObject first), or undefined when there is
+ * no object. An empty object has no byte 0: S3 answers the range with 416 InvalidRange.
  */
-export async function readObjectStart(key: string, length: number): Promise<Uint8Array | undefined> {
+export async function readObjectStart(key: string, length: number): Promise<ObjectStart | undefined> {
   try {
     const object = await s3().send(
       new GetObjectCommand({ Bucket: config.bucketName, Key: key, Range: `bytes=0-${length - 1}` }),
     );
-    const bytes = (await object.Body?.transformToByteArray()) ?? new Uint8Array();
-    return bytes.subarray(0, length); // a store that ignores Range sends it all
+    const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    const total = /\/(\d+)$/.exec(object.ContentRange ?? '')?.[1];
+    return {
+      // A store that ignores the range sends it all (and no Content-Range).
+      bytes: bytes.subarray(0, length),
+      size: total === undefined ? (object.ContentLength ?? bytes.length) : Number(total),
+      contentType: object.ContentType,
+      versionId: object.VersionId,
+    };
   } catch (error) {
     if (isMissingObject(error)) return undefined;
+    if ((error as Error).name === 'InvalidRange') return { bytes: Buffer.alloc(0), size: 0 };
     throw error;
   }
 }

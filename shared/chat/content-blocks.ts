@@ -90,7 +90,7 @@ export const mediaTypeOfName = (name: string): string | undefined => {
 
 /** How many of a file's first bytes tell its image format apart (WebP's mark ends at byte 12) and,
  * for PNG, GIF and WebP, its size (a WebP canvas's ends at byte 30). */
-export const IMAGE_SIGNATURE_BYTES = 32;
+const IMAGE_SIGNATURE_BYTES = 32;
 
 const startsWith = (bytes: Uint8Array, mark: readonly number[], at = 0) =>
   mark.every((byte, i) => bytes[at + i] === byte);
@@ -110,7 +110,11 @@ export const imageFormatOf = (bytes: Uint8Array): ImageFormat | undefined => {
 };
 
 /** How far into a file a PDF's header may start (readers skip up to 1 KiB of leading bytes). */
-export const DOCUMENT_SIGNATURE_BYTES = 1024;
+const DOCUMENT_SIGNATURE_BYTES = 1024;
+
+/** How many of an attachment's first bytes are read: enough for every check, since its type (an
+ * image, a document with a mark, text) is known only from the answer that brings them. */
+export const ATTACHMENT_START_BYTES = Math.max(IMAGE_SIGNATURE_BYTES, DOCUMENT_SIGNATURE_BYTES);
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];

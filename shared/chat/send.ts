@@ -1,10 +1,9 @@
 // Endpoint 11: a user's message, its attachments checked against the bucket and turned into content
-// blocks. One wave (session read, Idempotency-Key claim, HeadObject per attachment and then a ranged
-// GET of each image's or binary document's first bytes), then the write.
+// blocks. One wave (session read, Idempotency-Key claim, one ranged GET of each attachment's first
+// bytes), then the write.
 
 import { createHash } from 'node:crypto';
-import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
-import { headObject, readObjectStart } from '../aws/s3.ts';
+import { headObject, type ObjectStart, readObjectStart } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import {
@@ -19,12 +18,11 @@ import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
   ATTACHMENT_LIMITS,
+  ATTACHMENT_START_BYTES,
   attachmentType,
   type ContentBlock,
-  DOCUMENT_SIGNATURE_BYTES,
   documentMark,
   IMAGE_FORMATS,
-  IMAGE_SIGNATURE_BYTES,
   imageFormatOf,
   imageSizeOf,
   mediaTypeOfName,
@@ -61,22 +59,33 @@ const NOT_AN_IMAGE = `the file is not a ${imageFormats.slice(0, -1).join(', ')} 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
 const NO_FILE: Refusal = { field: 'key', reason: 'no uploaded file at this key' };
 
+/**
+ * An attachment's object: its type, size and first bytes from one ranged GET. An empty object's answer
+ * (416) says no type, which decides as for any object: a HeadObject asks it, only then.
+ */
+const readAttachment = async (key: string): Promise<ObjectStart | undefined> => {
+  const object = await readObjectStart(key, ATTACHMENT_START_BYTES);
+  if (!object || object.size > 0) return object;
+  const head = await headObject(key);
+  return head && { ...object, contentType: head.ContentType };
+};
+
 /** One attachment's type and size against the object that is there. */
 const resolveOne = (
   userId: string,
   attachment: AttachmentInput,
-  head: HeadObjectCommandOutput | undefined,
+  object: ObjectStart | undefined,
 ): ResolvedAttachment | Refusal => {
   if (!isOwnUploadKey(userId, attachment.key))
     return { field: 'key', reason: 'key is not one of your uploads' };
-  if (!head) return NO_FILE;
+  if (!object) return NO_FILE;
   const fileName = attachment.name ?? attachment.key.split('/').at(-1)!;
   // The client's media type wins, then the stored Content-Type, then the file extension. A stored
   // type that names something (video/mp4) decides even when unsupported: the bytes are that, whatever
   // the file is called. Only a generic one leaves it to the extension.
   if (attachment.media_type !== null && !attachmentType(attachment.media_type))
     return { field: 'media_type', reason: `unsupported media type (supported: ${SUPPORTED_TYPES_TEXT})` };
-  const stored = bareMediaType(head.ContentType);
+  const stored = bareMediaType(object.contentType);
   const type = attachmentType(
     attachment.media_type ??
       (GENERIC_TYPES.has(stored) ? undefined : stored) ??
@@ -85,28 +94,21 @@ const resolveOne = (
   );
   if (!type) return { field: 'key', reason: `unsupported file type (supported: ${SUPPORTED_TYPES_TEXT})` };
   const limit = type.kind === 'image' ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.documentBytes;
-  if ((head.ContentLength ?? 0) > limit)
+  if (object.size > limit)
     return { field: 'key', reason: `${type.kind} is larger than ${limit / MiB} MB (${limit} bytes)` };
   return { key: attachment.key, fileName, type };
 };
 
-/** How many of an attachment's first bytes tell what it is: none for a text format (no mark). */
-const bytesToRead = (type: ResolvedAttachment['type']): number =>
-  type.kind === 'image' ? IMAGE_SIGNATURE_BYTES : documentMark(type.format) ? DOCUMENT_SIGNATURE_BYTES : 0;
-
 /**
- * An attachment as its first bytes show it (`start`, read when bytesToRead asks): an image in the
- * format its bytes are in (a JPEG named .png is a JPEG) and within Converse's pixel limit, a binary
- * document bearing its format's mark (a .pdf that is an HTML page is refused).
+ * An attachment as its first bytes show it: an image in the format its bytes are in (a JPEG named
+ * .png is a JPEG) and within Converse's pixel limit, a binary document bearing its format's mark (a
+ * .pdf that is an HTML page is refused). Text formats have no mark.
  */
-const bytesChecked = (
-  attachment: ResolvedAttachment,
-  start: Uint8Array | undefined,
-): ResolvedAttachment | Refusal => {
+const bytesChecked = (attachment: ResolvedAttachment, start: Uint8Array): ResolvedAttachment | Refusal => {
   const { type } = attachment;
   if (type.kind === 'image') {
-    const format = start && imageFormatOf(start);
-    if (!format) return start ? { field: 'key', reason: NOT_AN_IMAGE } : NO_FILE;
+    const format = imageFormatOf(start);
+    if (!format) return { field: 'key', reason: NOT_AN_IMAGE };
     const size = imageSizeOf(format, start);
     const most = ATTACHMENT_LIMITS.imagePixels;
     if (size && (size.width > most || size.height > most))
@@ -118,7 +120,6 @@ const bytesChecked = (
   }
   const mark = documentMark(type.format);
   if (!mark) return attachment;
-  if (!start) return NO_FILE;
   return mark(start) ? attachment : { field: 'key', reason: `the file is not in ${type.format} format` };
 };
 
@@ -130,26 +131,16 @@ export async function resolveAttachments(
   userId: string,
   attachments: readonly AttachmentInput[],
 ): Promise<ResolvedAttachment[]> {
-  const heads = await Promise.all(
-    attachments.map((a) => (isOwnUploadKey(userId, a.key) ? headObject(a.key) : undefined)),
-  );
-  const outcomes = attachments.map((attachment, i) => resolveOne(userId, attachment, heads[i]));
-  // Converse compares an image's bytes with its format, and a binary document's with its format's
-  // mark: the first bytes of each such attachment are read (second S3 wave) and decide (bytesChecked).
-  const starts = await Promise.all(
-    outcomes.map((outcome, i) => {
-      const length = 'type' in outcome ? bytesToRead(outcome.type) : 0;
-      if (!('type' in outcome) || length === 0) return undefined;
-      // An empty object has no byte to range over (S3 answers 416).
-      return heads[i]?.ContentLength ? readObjectStart(outcome.key, length) : new Uint8Array();
-    }),
+  const objects = await Promise.all(
+    attachments.map((a) => (isOwnUploadKey(userId, a.key) ? readAttachment(a.key) : undefined)),
   );
   const problems: ValidationItem[] = [];
   const resolved: ResolvedAttachment[] = [];
   const counts = { image: 0, document: 0 };
   for (const [i, attachment] of attachments.entries()) {
-    let outcome = outcomes[i]!;
-    if ('type' in outcome) outcome = bytesChecked(outcome, starts[i]);
+    const object = objects[i];
+    let outcome = resolveOne(userId, attachment, object);
+    if ('type' in outcome && object) outcome = bytesChecked(outcome, object.bytes);
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;
       if (++counts[outcome.type.kind] > most)

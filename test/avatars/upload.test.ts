@@ -424,6 +424,10 @@ describe('avatar upload by upload_key', () => {
     await putUpload(key, Buffer.from('%PDF-1.7 not a video'));
     const res = await send({ upload_key: key, consent_attestation: true });
     assert.equal(res.status, 415);
+    // An empty one too: S3 answers the range over it with 416 InvalidRange.
+    const empty = `${userUploadPrefix(h.owner.id)}y/empty.mp4`;
+    await putUpload(empty, Buffer.alloc(0));
+    assert.equal((await send({ upload_key: empty, consent_attestation: true })).status, 415);
   });
 
   it('413 for an uploaded video over 2 GiB (size as S3 reports it)', async () => {

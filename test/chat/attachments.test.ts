@@ -2,7 +2,7 @@
 // sizes and counts, and the content blocks they become.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../../shared/aws/s3.ts';
 import { ATTACHMENT_LIMITS, documentName } from '../../shared/chat/content-blocks.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
@@ -11,6 +11,7 @@ import { config } from '../../shared/config.ts';
 import { updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { recordDynamoRequests, recordS3Requests, wavesOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -413,6 +414,59 @@ describe('chat attachments', () => {
     assert.deepEqual(empty.body.detail, [valueError(['body', 'attachments', 0, 'key'], emptyPng, reason)]);
     const text = await send({ content: 'x', attachments: [{ key: emptyText }] });
     assert.equal(text.body.content[1].document.format, 'txt');
+    // An empty object's stored type decides as any object's does: a text file named .png is text, a
+    // video is unsupported.
+    const textAsPng = await upload('empty-text.png', { type: 'text/plain', bytes: 0 });
+    const video = await upload('clip.png', { type: 'video/mp4', bytes: 0 });
+    const stored = await send({ content: 'x', attachments: [{ key: textAsPng }, { key: video }] });
+    assert.deepEqual(stored.body.detail, [
+      valueError(
+        ['body', 'attachments', 1, 'key'],
+        video,
+        'unsupported file type (supported: images: png, jpeg, gif, webp; documents: pdf, csv, doc, docx, xls, xlsx, html, txt, md)',
+      ),
+    ]);
+    const typed = await send({ content: 'x', attachments: [{ key: textAsPng }] });
+    assert.equal(typed.body.content[1].document.format, 'txt');
+  });
+
+  it('the embedded S3 answers a range over an empty object as S3 does: 416 InvalidRange', async () => {
+    // What the attachment check relies on: one ranged GET answers every object but an empty one.
+    const key = await upload('empty.bin', { bytes: 0 });
+    const read = (Range: string) =>
+      s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key, Range }));
+    for (const range of ['bytes=0-31', 'bytes=0-0'])
+      await assert.rejects(read(range), (error: Error & { $metadata?: { httpStatusCode?: number } }) => {
+        assert.deepEqual([error.name, error.$metadata?.httpStatusCode], ['InvalidRange', 416]);
+        return true;
+      });
+    // A range past a short object's end answers what there is, with the whole size.
+    const short = await upload('short.bin', { bytes: 10 });
+    const part = await s3().send(
+      new GetObjectCommand({ Bucket: config.bucketName, Key: short, Range: 'bytes=0-1023' }),
+    );
+    assert.deepEqual([part.ContentLength, part.ContentRange], [10, 'bytes 0-9/10']);
+    assert.equal((await part.Body!.transformToByteArray()).length, 10);
+  });
+
+  it('checks each attachment with one S3 request beside the session read: two waves in all', async () => {
+    // A ranged GET answers the type, the whole size (Content-Range) and the first bytes at once.
+    const keys = [
+      await upload('photo.png', { type: 'image/png' }),
+      await upload('report.pdf', { type: 'application/pdf' }),
+      await upload('notes.md', { type: 'text/markdown' }),
+    ];
+    const dynamo = recordDynamoRequests();
+    const objects = recordS3Requests();
+    try {
+      const res = await send({ content: 'x', attachments: keys.map((key) => ({ key })) });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(objects.commands(), ['GetObjectCommand', 'GetObjectCommand', 'GetObjectCommand']);
+      assert.equal(wavesOf([...dynamo.requests, ...objects.requests]), 2);
+    } finally {
+      dynamo.stop();
+      objects.stop();
+    }
   });
 
   it('a document’s name loses only an extension that names a type, not the end of a version number', async () => {

@@ -346,7 +346,7 @@ describe('least privilege in the synthesized template', () => {
         .map((l) => l.replaceAll(`<${bucket}.Arn>`, '<bucket>'))
         .sort();
     // The audit's examples: HeadObject of the consent recording only; the catalogue snapshots only;
-    // HeadObject of the caller's uploads only; a presigned PUT under uploads/ only.
+    // GetObject of the caller's uploads only; a presigned PUT under uploads/ only.
     const consent = 'teams/*/avatars/*/consent.*';
     assert.deepEqual(s3Of('avatar-provider/callback'), [
       `s3:GetObject <bucket>/${consent}`,
