@@ -112,9 +112,21 @@ export const imageFormatOf = (bytes: Uint8Array): ImageFormat | undefined => {
 /** How far into a file a PDF's header may start (readers skip up to 1 KiB of leading bytes). */
 const DOCUMENT_SIGNATURE_BYTES = 1024;
 
+/**
+ * How far into a JPEG its frame header (its size) is looked for. It follows the APPn segments: EXIF,
+ * thumbnail included, is at most 64 KiB (a 16-bit length) and usually far less; ICC and XMP add a
+ * few KB. A photo whose metadata runs past this is taken with its size unchecked (docs/chat.md).
+ */
+const JPEG_FRAME_BYTES = 64 * 1024;
+
 /** How many of an attachment's first bytes are read: enough for every check, since its type (an
- * image, a document with a mark, text) is known only from the answer that brings them. */
-export const ATTACHMENT_START_BYTES = Math.max(IMAGE_SIGNATURE_BYTES, DOCUMENT_SIGNATURE_BYTES);
+ * image, a document with a mark, text) is known only from the answer that brings them. 25 attachments
+ * are at most 1.6 MiB, in the one GET each takes anyway. */
+export const ATTACHMENT_START_BYTES = Math.max(
+  IMAGE_SIGNATURE_BYTES,
+  DOCUMENT_SIGNATURE_BYTES,
+  JPEG_FRAME_BYTES,
+);
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -125,21 +137,62 @@ const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
  * (undefined: nothing to read). Converse refuses a document it cannot parse as its format.
  */
 export const documentMark = (format: DocumentFormat): ((bytes: Uint8Array) => boolean) | undefined => {
-  if (format === 'pdf') return (bytes) => Buffer.from(bytes).includes('%PDF-', 0, 'latin1');
+  if (format === 'pdf')
+    return (bytes) => Buffer.from(bytes.subarray(0, DOCUMENT_SIGNATURE_BYTES)).includes('%PDF-', 0, 'latin1');
   if (format === 'docx' || format === 'xlsx') return (bytes) => startsWith(bytes, ZIP);
   if (format === 'doc' || format === 'xls') return (bytes) => startsWith(bytes, OLE);
   return undefined;
 };
 
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/** Frame headers (SOF0–SOF15) hold the size; C4 (DHT), C8 (JPG) and CC (DAC) share their range. */
+const isFrameHeader = (code: number) => code >= 0xc0 && code <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(code);
+
+/**
+ * A JPEG's width and height from its frame header, reached by walking its marker segments from the
+ * start (a search for the frame's marker would find an EXIF thumbnail's first); 'none' when its
+ * markers end before one (EOI, a scan, a length below 2): no decoder reads that; undefined when the
+ * bytes end first. Hand-written (30 lines): image-size would bring every other format's parser, and
+ * tells bytes cut short from a broken file only in the text of the error it throws.
+ */
+const jpegFrameSize = (bytes: Uint8Array): ImageSize | 'none' | undefined => {
+  let at = 2; // after SOI
+  for (;;) {
+    // A marker is 0xFF and a code. Fill bytes (0xFF) may precede the code, and decoders skip stray
+    // bytes before a marker (libjpeg warns, and decodes).
+    while (at < bytes.length && bytes[at] !== 0xff) at++;
+    while (at < bytes.length && bytes[at] === 0xff) at++;
+    if (at >= bytes.length) return undefined;
+    const code = bytes[at++]!;
+    if (code === 0xd9 || code === 0xda) return 'none'; // EOI, or a scan before any frame
+    // Markers without a length: a stuffed zero, TEM, RST0–7, SOI.
+    if (code === 0x00 || code === 0x01 || (code >= 0xd0 && code <= 0xd8)) continue;
+    if (at + 2 > bytes.length) return undefined;
+    const length = (bytes[at]! << 8) | bytes[at + 1]!;
+    if (length < 2) return 'none';
+    if (isFrameHeader(code)) {
+      // Length, precision, then height and width.
+      if (at + 7 > bytes.length) return undefined;
+      return {
+        height: (bytes[at + 3]! << 8) | bytes[at + 4]!,
+        width: (bytes[at + 5]! << 8) | bytes[at + 6]!,
+      };
+    }
+    at += length;
+  }
+};
+
 /**
  * An image's width and height as its first bytes state them: PNG's IHDR, GIF's logical screen, WebP's
- * VP8, VP8L or VP8X header. Undefined for a JPEG (its size is in a frame header that may follow
- * kilobytes of metadata) or when the bytes are too few.
+ * VP8, VP8L or VP8X header, a JPEG's frame header; undefined when the bytes are too few, 'none' for a
+ * JPEG whose markers end before a frame header.
  */
-export const imageSizeOf = (
-  format: ImageFormat,
-  bytes: Uint8Array,
-): { width: number; height: number } | undefined => {
+export const imageSizeOf = (format: ImageFormat, bytes: Uint8Array): ImageSize | 'none' | undefined => {
+  if (format === 'jpeg') return jpegFrameSize(bytes);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (format === 'png' && bytes.length >= 24)
     return { width: view.getUint32(16), height: view.getUint32(20) };

@@ -55,6 +55,7 @@ const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream'
 
 const imageFormats = Object.values(IMAGE_FORMATS);
 const NOT_AN_IMAGE = `the file is not a ${imageFormats.slice(0, -1).join(', ')} or ${imageFormats.at(-1)} image`;
+const NO_JPEG_FRAME = 'the file is a damaged or incomplete jpeg image (no frame header)';
 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
 const NO_FILE: Refusal = { field: 'key', reason: 'no uploaded file at this key' };
@@ -104,12 +105,17 @@ const resolveOne = (
  * .png is a JPEG) and within Converse's pixel limit, a binary document bearing its format's mark (a
  * .pdf that is an HTML page is refused). Text formats have no mark.
  */
-const bytesChecked = (attachment: ResolvedAttachment, start: Uint8Array): ResolvedAttachment | Refusal => {
+const bytesChecked = (attachment: ResolvedAttachment, object: ObjectStart): ResolvedAttachment | Refusal => {
   const { type } = attachment;
+  const start = object.bytes;
   if (type.kind === 'image') {
     const format = imageFormatOf(start);
     if (!format) return { field: 'key', reason: NOT_AN_IMAGE };
     const size = imageSizeOf(format, start);
+    // A JPEG with no frame header before its end cannot be decoded; one whose frame header is past the
+    // bytes read (a long run of metadata) is taken unchecked.
+    if (size === 'none' || (size === undefined && format === 'jpeg' && start.length >= object.size))
+      return { field: 'key', reason: NO_JPEG_FRAME };
     const most = ATTACHMENT_LIMITS.imagePixels;
     if (size && (size.width > most || size.height > most))
       return {
@@ -140,7 +146,7 @@ export async function resolveAttachments(
   for (const [i, attachment] of attachments.entries()) {
     const object = objects[i];
     let outcome = resolveOne(userId, attachment, object);
-    if ('type' in outcome && object) outcome = bytesChecked(outcome, object.bytes);
+    if ('type' in outcome && object) outcome = bytesChecked(outcome, object);
     if ('type' in outcome) {
       const most = outcome.type.kind === 'image' ? ATTACHMENT_LIMITS.images : ATTACHMENT_LIMITS.documents;
       if (++counts[outcome.type.kind] > most)

@@ -23,7 +23,44 @@ before(async () => {
 });
 after(() => h.close());
 
-/** An image header of the given size: PNG's signature and IHDR, GIF's logical screen, WebP's VP8X. */
+/** A JPEG marker segment: 0xFF, its code, its length (itself included) and its payload. */
+const segment = (code: number, payload: Buffer) => {
+  const head = Buffer.from([0xff, code, 0, 0]);
+  head.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([head, payload]);
+};
+
+/** A frame header's payload (SOFn): precision, height, width, one component. */
+const frame = (width: number, height: number) => {
+  const payload = Buffer.from([8, 0, 0, 0, 0, 1, 1, 0x11, 0]);
+  payload.writeUInt16BE(height, 1);
+  payload.writeUInt16BE(width, 3);
+  return payload;
+};
+
+/** An APP1 EXIF payload of `bytes`, optionally holding a thumbnail whose own frame header is 9000 × 10. */
+const exif = (bytes: number, thumbnail = false) => {
+  const payload = Buffer.alloc(bytes);
+  payload.write('Exif\0\0', 'latin1');
+  if (thumbnail) payload.set(Buffer.concat([Buffer.from([0xff, 0xd8]), segment(0xc0, frame(9000, 10))]), 100);
+  return payload;
+};
+
+/**
+ * A JPEG: SOI, APP0 (JFIF), the `before` segments, a frame header (SOF0 unless `code` says otherwise)
+ * of the given size, a scan header, a few bytes of scan and EOI.
+ */
+const jpeg = (width = 1, height = 1, options: { before?: Buffer[]; code?: number } = {}) =>
+  Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    segment(0xe0, Buffer.from('JFIF\0\x01\x01\0\0\x01\0\x01\0\0', 'latin1')),
+    ...(options.before ?? []),
+    segment(options.code ?? 0xc0, frame(width, height)),
+    segment(0xda, Buffer.from([1, 1, 0, 0, 0x3f, 0])),
+    Buffer.from([0x12, 0x34, 0xff, 0xd9]),
+  ]);
+
+/** An image header of the given size: PNG's signature and IHDR, a JPEG, GIF's logical screen, WebP's VP8X. */
 const header = {
   png: (width = 1, height = 1) => {
     const bytes = Buffer.from([
@@ -53,7 +90,7 @@ const header = {
     bytes.writeUInt32BE(height, 20);
     return bytes;
   },
-  jpeg: () => Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+  jpeg: (width = 1, height = 1) => jpeg(width, height),
   gif: (width = 1, height = 1) => {
     const bytes = Buffer.from([...Buffer.from('GIF89a'), 0, 0, 0, 0]);
     bytes.writeUInt16LE(width, 6);
@@ -309,15 +346,21 @@ describe('chat attachments', () => {
     const pdfAsDocx = await put('memo.docx', Buffer.from('%PDF-1.7\n'));
     const zipAsXls = await put('sheet.xls', Buffer.from([...ZIP, 1, 2, 3, 4]));
     const late = await put('late.pdf', Buffer.concat([Buffer.alloc(900, 0x20), Buffer.from('%PDF-1.7\n')]));
+    // Past the first KiB is too late, though more of the file is read (a JPEG's frame header may be far).
+    const tooLate = await put(
+      'too-late.pdf',
+      Buffer.concat([Buffer.alloc(1020, 0x20), Buffer.from('%PDF-1.7\n')]),
+    );
     const res = await send({
       content: 'x',
-      attachments: [{ key: html }, { key: pdfAsDocx }, { key: zipAsXls }, { key: late }],
+      attachments: [{ key: html }, { key: pdfAsDocx }, { key: zipAsXls }, { key: late }, { key: tooLate }],
     });
     assert.equal(res.status, 422, res.text);
     assert.deepEqual(res.body.detail, [
       valueError(['body', 'attachments', 0, 'key'], html, 'the file is not in pdf format'),
       valueError(['body', 'attachments', 1, 'key'], pdfAsDocx, 'the file is not in docx format'),
       valueError(['body', 'attachments', 2, 'key'], zipAsXls, 'the file is not in xls format'),
+      valueError(['body', 'attachments', 4, 'key'], tooLate, 'the file is not in pdf format'),
     ]);
     const ok = await send({
       content: 'x',
@@ -391,6 +434,74 @@ describe('chat attachments', () => {
       ),
     ]);
     assert.equal((await send({ content: 'x', attachments: [{ key: edge }, { key: l2 }] })).status, 201);
+  });
+
+  it('a JPEG wider or taller than 8000 pixels is refused: its frame header is found past its metadata', async () => {
+    const put = async (name: string, bytes: Buffer) => {
+      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
+      return key;
+    };
+    const wide = await put('wide.jpg', jpeg(9000, 10));
+    const tall = await put('tall.jpg', jpeg(10, 8001, { code: 0xc2 })); // progressive
+    // Its frame header 60 KB in, after an EXIF segment (a phone photo's metadata is kilobytes).
+    const afterExif = await put('exif.jpg', jpeg(9000, 10, { before: [segment(0xe1, exif(60_000))] }));
+    // The EXIF thumbnail's own frame header (9000 × 10) is inside a segment: skipped, not taken.
+    const thumbnail = await put('thumb.jpg', jpeg(100, 100, { before: [segment(0xe1, exif(2000, true))] }));
+    // Fill bytes (0xFF) before a marker are allowed; exactly 8000 is fine.
+    const edge = await put('edge.jpg', jpeg(8000, 8000, { before: [Buffer.from([0xff, 0xff])] }));
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: wide }, { key: tall }, { key: afterExif }, { key: thumbnail }, { key: edge }],
+    });
+    assert.equal(res.status, 422, res.text);
+    const larger = (size: string) => `image is larger than 8000 × 8000 pixels (${size})`;
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 0, 'key'], wide, larger('9000 × 10')),
+      valueError(['body', 'attachments', 1, 'key'], tall, larger('10 × 8001')),
+      valueError(['body', 'attachments', 2, 'key'], afterExif, larger('9000 × 10')),
+    ]);
+    const fine = await send({ content: 'x', attachments: [{ key: thumbnail }, { key: edge }] });
+    assert.equal(fine.status, 201, fine.text);
+    assert.deepEqual(
+      fine.body.content.slice(1).map((b: { image: { format: string } }) => b.image.format),
+      ['jpeg', 'jpeg'],
+    );
+  });
+
+  it('a JPEG whose frame header is past the first 64 KiB is taken unchecked; one with none before its end is refused', async () => {
+    const put = async (name: string, bytes: Buffer) => {
+      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
+      return key;
+    };
+    // 130 KB of metadata (EXIF, an ICC profile) before a 9000 × 10 frame: past what is read, so taken.
+    const far = await put(
+      'far.jpg',
+      jpeg(9000, 10, { before: [segment(0xe1, exif(65_000)), segment(0xe2, Buffer.alloc(65_000))] }),
+    );
+    // Cut short inside its EXIF segment; a scan, or the end, before any frame header.
+    const cut = await put(
+      'cut.jpg',
+      jpeg(100, 100, { before: [segment(0xe1, exif(5000))] }).subarray(0, 3000),
+    );
+    const scanFirst = await put(
+      'scan.jpg',
+      Buffer.concat([Buffer.from([0xff, 0xd8]), segment(0xda, Buffer.from([1, 1, 0, 0, 0x3f, 0])), jpeg()]),
+    );
+    const noFrame = await put('end.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: far }, { key: cut }, { key: scanFirst }, { key: noFrame }],
+    });
+    assert.equal(res.status, 422, res.text);
+    const reason = 'the file is a damaged or incomplete jpeg image (no frame header)';
+    assert.deepEqual(res.body.detail, [
+      valueError(['body', 'attachments', 1, 'key'], cut, reason),
+      valueError(['body', 'attachments', 2, 'key'], scanFirst, reason),
+      valueError(['body', 'attachments', 3, 'key'], noFrame, reason),
+    ]);
+    assert.equal((await send({ content: 'x', attachments: [{ key: far }] })).status, 201);
   });
 
   it('a file taken for an image whose bytes are no PNG, JPEG, GIF or WebP is refused at its key', async () => {
