@@ -293,5 +293,7 @@ export const toContentBlocks = (
 };
 
 /** The document names a message's blocks hold, lower-case (as `taken` holds them). */
-export const documentNamesOf = (blocks: readonly ContentBlock[]): string[] =>
-  blocks.flatMap((block) => ('document' in block ? [block.document.name.toLowerCase()] : []));
+export const documentNamesOf = (blocks: readonly (ContentBlock | object)[]): string[] =>
+  blocks.flatMap((block) =>
+    'document' in block ? [(block as DocumentBlock).document.name.toLowerCase()] : [],
+  );

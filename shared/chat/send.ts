@@ -20,7 +20,6 @@ import {
   ATTACHMENT_LIMITS,
   ATTACHMENT_START_BYTES,
   attachmentType,
-  type ContentBlock,
   documentMark,
   IMAGE_FORMATS,
   imageFormatOf,
@@ -32,6 +31,7 @@ import {
 } from './content-blocks.ts';
 import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
 import {
+  type BlocksFor,
   claimIdempotencyKey,
   newClaim,
   readMessage,
@@ -187,7 +187,7 @@ export async function sendMessage(
     resolveAttachments(userId, input.attachments ?? []),
   ]);
   let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
-  let content: ContentBlock[];
+  let blocksFor: BlocksFor;
   try {
     // The session answers first: a stranger learns nothing about keys or attachments.
     if (session.status === 'rejected') throw session.reason;
@@ -216,15 +216,11 @@ export async function sendMessage(
     const documents = attachments.value.filter((attachment) => attachment.type.kind === 'document').length;
     if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
       throw new ConflictError(SESSION_DOCUMENTS_FULL);
-    content = toContentBlocks(
-      input.content,
-      attachments.value,
-      config.bucketName,
-      session.value?.document_names,
-    );
+    const resolved = attachments.value;
+    blocksFor = (taken) => toContentBlocks(input.content, resolved, config.bucketName, taken);
   } catch (error) {
     if (key && claim?.won) await releaseIdempotencyKey(userId, sessionId, key).catch(() => undefined);
     throw error;
   }
-  return storeUserMessage(sessionId, content, claim?.claim);
+  return storeUserMessage(sessionId, blocksFor, session.value?.document_names, claim?.claim);
 }

@@ -1,9 +1,20 @@
 // Chat sessions and messages. Every send is one conditional PutItem of its own `MSG#<uuidv7>` item:
 // concurrent sends never contend on a shared counter, and the ids keep them in order. The answering
 // agent lives outside this service and reads new messages from the table's stream.
+import { setTimeout } from 'node:timers/promises';
 import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
-import { claimItem, deleteItem, getItem, ownedBy, putNew, queryAfter, updateItem } from '../db/store.ts';
+import {
+  claimItem,
+  claimSetMembers,
+  deleteItem,
+  getItem,
+  ownedBy,
+  putNew,
+  queryAfter,
+  updateItem,
+} from '../db/store.ts';
+import { ServiceUnavailableError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -24,6 +35,8 @@ export interface ChatSessionItem extends ChatSession {
   owner: string;
   /** Every document name the session's messages hold, lower-case: a new document's must differ. */
   document_names?: Set<string>;
+  /** Which message holds each of those names: `<message id>:<hash of the name>` (claimSetMembers). */
+  document_name_owners?: Set<string>;
 }
 
 interface ChatMessageItem extends ChatMessage {
@@ -174,30 +187,78 @@ export const sealIdempotencyClaim = async (userId: string, sessionId: string, cl
     expect: { message_id: claim.message_id },
   })) !== undefined;
 
+/** Rounds of choosing a message's document names again after other sends took them first. */
+const NAME_ROUNDS = 5;
+
+/**
+ * Claims a message's document names in the session: added on the condition that no other message
+ * holds one (the same message may claim again: a twin request with its Idempotency-Key). false when
+ * another send took one since this one read the session.
+ */
+const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
+  const names = documentNamesOf(message.content);
+  return names.length === 0
+    ? true
+    : claimSetMembers(
+        chatKeys.session(sessionId),
+        { set: 'document_names', owners: 'document_name_owners' },
+        names,
+        message.id,
+      );
+};
+
+/** The message's blocks, its document names unique among `taken` (the session's, lower-case). */
+export type BlocksFor = (taken: ReadonlySet<string> | undefined) => ContentBlock[];
+
 /**
  * Stores a user's message; with a claim, under the claim's id and time. Written with
- * `attribute_not_exists`: when a twin request of the same claim wrote it first, the stored one is
- * answered (its document names may differ: they depend on the session when it was written). Its
- * document names join the session's, beside the write.
+ * `attribute_not_exists` beside the claim of its document names (chosen against `taken`, the session
+ * as read): two waves in all. When a twin request of the same claim wrote it first, the stored one is
+ * answered. When another send took one of the names since the session was read, they are chosen
+ * again (renameDocuments).
  */
 export async function storeUserMessage(
   sessionId: string,
-  content: ContentBlock[],
+  blocksFor: BlocksFor,
+  taken: ReadonlySet<string> | undefined,
   claim?: IdempotencyClaim,
 ): Promise<ChatMessage> {
   const message = newMessage(
     sessionId,
     'user',
-    content,
+    blocksFor(taken),
     claim && { id: claim.message_id, created_at: claim.created_at },
   );
-  const names = documentNamesOf(content);
-  const [written] = await Promise.all([
-    putMessage(message),
-    names.length > 0 &&
-      updateItem(chatKeys.session(sessionId), { add: { document_names: new Set(names) }, exists: ['id'] }),
-  ]);
-  return written ? message : ((await readMessage(sessionId, message.id)) ?? message);
+  const [written, named] = await Promise.all([putMessage(message), claimDocumentNames(sessionId, message)]);
+  if (written) return named ? message : renameDocuments(message, blocksFor);
+  // The twin's message holds the names its own session read gave: those are the ones to claim.
+  const stored = (await readMessage(sessionId, message.id)) ?? message;
+  const same = documentNamesOf(stored.content).join('\n') === documentNamesOf(message.content).join('\n');
+  if ((same && named) || (!same && (await claimDocumentNames(sessionId, stored)))) return stored;
+  return renameDocuments(stored, blocksFor);
+}
+
+/**
+ * Two sends at the same moment read the session before either claimed, and chose the same name: the
+ * one that lost the claim chooses again from the session as it is now, claims, and rewrites its message
+ * with those names before answering (the stream then carries the message's INSERT and a MODIFY; a
+ * read and a claim a round, then the rewrite, on this path only). Lost NAME_ROUNDS times, the message is deleted and
+ * the client asked to retry, so none is left holding a name another message holds.
+ */
+async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Promise<ChatMessage> {
+  const keys = chatKeys.message(message.session_id, message.id);
+  for (let round = 1; round <= NAME_ROUNDS; round++) {
+    // Sends that lost together would choose the same next name again: a random pause apart.
+    await setTimeout(Math.random() * 20 * round);
+    const session = await readSession(message.session_id, { consistent: true });
+    const renamed = { ...message, content: blocksFor(session?.document_names) };
+    if (await claimDocumentNames(message.session_id, renamed)) {
+      await updateItem(keys, { set: { content: renamed.content }, exists: ['id'] });
+      return renamed;
+    }
+  }
+  await deleteItem(keys);
+  throw new ServiceUnavailableError();
 }
 
 /** The answering agent's write path (and the seed's): a reply in the session. */

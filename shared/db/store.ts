@@ -1,4 +1,5 @@
 // Thin helpers over the document client: the only place table names and key attributes meet the SDK.
+import { createHash } from 'node:crypto';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -375,6 +376,42 @@ export async function takeBackCounters(
   } catch (error) {
     // Never counted (or already taken back): nothing to undo.
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * A uniqueness claim on a string set: adds `members` to the item's `set` on the condition that none of
+ * them is there already, unless `owner` put it there (the same writer claiming again). Each member's
+ * owner is kept in the `owners` set as `<owner>:<hash of the member>`, small where members may be
+ * long. false when another owner holds one (or there is no item).
+ */
+export async function claimSetMembers(
+  keys: Keys,
+  sets: { set: string; owners: string },
+  members: readonly string[],
+  owner: string,
+): Promise<boolean> {
+  const { name, value, aliases } = expressionParts();
+  const token = (member: string) =>
+    `${owner}:${createHash('sha256').update(member).digest('base64url').slice(0, 11)}`;
+  const [set, owners] = [name(sets.set), name(sets.owners)];
+  const free = members.map(
+    (member) => `(NOT contains(${set}, ${value(member)}) OR contains(${owners}, ${value(token(member))}))`,
+  );
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        ConditionExpression: [`attribute_exists(${name('pk')})`, ...free].join(' AND '),
+        UpdateExpression: `ADD ${set} ${value(new Set(members))}, ${owners} ${value(new Set(members.map(token)))}`,
+        ...aliases(),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
   }
 }
 

@@ -3,12 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { ATTACHMENT_LIMITS, documentName } from '../../shared/chat/content-blocks.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
 import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
 import { config } from '../../shared/config.ts';
-import { updateItem } from '../../shared/db/store.ts';
+import { getItem, updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { recordDynamoRequests, recordS3Requests, wavesOf } from '../support/aws-requests.ts';
@@ -631,6 +632,92 @@ describe('chat attachments', () => {
       'document (2)',
       'NOTES (3)',
     ]);
+  });
+
+  it('sends at the same moment take distinct document names, and every message is stored', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Racing' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const sent = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } }),
+      ),
+    );
+    assert.deepEqual(
+      sent.map((res) => res.status),
+      sent.map(() => 201),
+    );
+    const nameOf = (message: { content: { document?: { name: string } }[] }) =>
+      message.content[1]!.document!.name;
+    const names = ['notes', 'notes (2)', 'notes (3)', 'notes (4)', 'notes (5)'];
+    assert.deepEqual(sent.map((res) => nameOf(res.body)).sort(), names);
+    // Stored as answered, and the session holds exactly these names.
+    const listed = (await h.call('GET', url)).body.messages;
+    assert.deepEqual(
+      listed,
+      sent.map((res) => res.body).sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat), { consistent: true });
+    assert.deepEqual([...item!.document_names].sort(), names);
+  });
+
+  it('twin requests with one Idempotency-Key claim their document names once, without renaming', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Twins' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const json = { content: 'x', attachments: [{ key: notes }] };
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, () => h.call('POST', url, { json, headers: { 'idempotency-key': 'twins' } })),
+    );
+    assert.deepEqual(new Set(sent.map((res) => JSON.stringify([res.status, res.body]))).size, 1);
+    assert.equal(sent[0]!.body.content[1].document.name, 'notes');
+    assert.deepEqual((await h.call('GET', url)).body.messages, [sent[0]!.body]);
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat), { consistent: true });
+    assert.deepEqual([...item!.document_names], ['notes']);
+  });
+
+  it('a message whose document name was taken after the session read is renamed before it is answered', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Overtaken' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    // Another send takes the names just before ours claims them: once, then (below) every time.
+    let overtake = 1;
+    const takeNames = 'take-document-names';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as {
+          Key?: unknown;
+          ConditionExpression?: string;
+          ExpressionAttributeValues?: Record<string, unknown>;
+        };
+        const claim =
+          context.commandName?.startsWith('Update') &&
+          JSON.stringify(input.Key).includes('SESSION') &&
+          input.ConditionExpression?.includes('contains');
+        if (claim && overtake-- > 0) {
+          // The names claimed, as a Set (or marshalled, depending on where the client's stack runs this).
+          const chosen = Object.values(input.ExpressionAttributeValues ?? {})
+            .map((v) => (v instanceof Set ? [...v] : ((v as { SS?: string[] }).SS ?? [])))
+            .find((members) => members.length > 0 && !members[0]!.includes(':'));
+          await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: takeNames },
+    );
+    try {
+      const renamed = await h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } });
+      assert.equal(renamed.status, 201, renamed.text);
+      assert.equal(renamed.body.content[1].document.name, 'notes (2)');
+      assert.deepEqual((await h.call('GET', url)).body.messages, [renamed.body]);
+      // Overtaken on every round: 503 (retry), and no message left with a name another holds.
+      overtake = Number.POSITIVE_INFINITY;
+      const refused = await h.call('POST', url, { json: { content: 'y', attachments: [{ key: notes }] } });
+      assert.equal(refused.status, 503, refused.text);
+      assert.deepEqual((await h.call('GET', url)).body.messages, [renamed.body]);
+    } finally {
+      dynamo().middlewareStack.remove(takeNames);
+    }
   });
 
   it('a session holds at most its limit of documents: past it, 409 and nothing written', async () => {
