@@ -152,6 +152,15 @@ const upload = async (
   return key;
 };
 
+/** Puts these exact bytes under the owner's upload prefix, with a stored type only when given. */
+const put = async (name: string, body: Buffer, type?: string) => {
+  const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
+  await s3().send(
+    new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: type }),
+  );
+  return key;
+};
+
 const send = (json: unknown, token?: string) =>
   h.call('POST', `/api/v1/chat/sessions/${session}/messages`, { json, token });
 
@@ -336,13 +345,6 @@ describe('chat attachments', () => {
   it('a binary document whose first bytes are not of its format is refused at its key', async () => {
     // An HTML error page saved as report.pdf, a PDF named .docx, a ZIP named .xls; a PDF whose header
     // follows some leading bytes, as readers allow within the first KiB, is fine.
-    const put = async (name: string, body: Buffer, type?: string) => {
-      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
-      await s3().send(
-        new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: type }),
-      );
-      return key;
-    };
     const html = await put('report.pdf', Buffer.from('<!doctype html><title>404</title>'), 'application/pdf');
     const pdfAsDocx = await put('memo.docx', Buffer.from('%PDF-1.7\n'));
     const zipAsXls = await put('sheet.xls', Buffer.from([...ZIP, 1, 2, 3, 4]));
@@ -382,11 +384,6 @@ describe('chat attachments', () => {
   });
 
   it('an image wider or taller than 8000 pixels is refused, where its header states the size', async () => {
-    const put = async (name: string, bytes: Buffer) => {
-      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
-      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
-      return key;
-    };
     const edge = await put('edge.png', header.png(8000, 8000));
     const wide = await put('wide.png', header.png(8001, 10));
     const tall = await put('tall.gif', header.gif(10, 8001));
@@ -438,11 +435,6 @@ describe('chat attachments', () => {
   });
 
   it('a JPEG wider or taller than 8000 pixels is refused: its frame header is found past its metadata', async () => {
-    const put = async (name: string, bytes: Buffer) => {
-      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
-      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
-      return key;
-    };
     const wide = await put('wide.jpg', jpeg(9000, 10));
     const tall = await put('tall.jpg', jpeg(10, 8001, { code: 0xc2 })); // progressive
     // Its frame header 60 KB in, after an EXIF segment (a phone photo's metadata is kilobytes).
@@ -471,11 +463,6 @@ describe('chat attachments', () => {
   });
 
   it('a JPEG whose frame header is past the first 64 KiB is taken unchecked; one with none before its end is refused', async () => {
-    const put = async (name: string, bytes: Buffer) => {
-      const key = `${userUploadPrefix(h.owner.id)}${newId()}/${name}`;
-      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
-      return key;
-    };
     // 130 KB of metadata (EXIF, an ICC profile) before a 9000 × 10 frame: past what is read, so taken.
     const far = await put(
       'far.jpg',
