@@ -1,10 +1,21 @@
 // The team's internal writers: the agents (and the seed, and the tests) add members, tasks,
 // activity, strategy cycles and briefs, loop instances and the canvas through these functions only,
 // so the counters on the team item and the task fields copied onto loop instances stay in step.
-// Each write is a single-item write; the item first, the team's counters after it.
+// Each write is a single-item write (DESIGN §4); the record first, the team item after it
+// (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
-import { addToCounters, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
+import {
+  addToCounters,
+  deleteMany,
+  getItem,
+  type Item,
+  put,
+  putMany,
+  putNew,
+  updateItem,
+} from '../db/store.ts';
+import type { Keys } from '../db/table.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { teamKeys } from './keys.ts';
 import { ContentCadenceInput, type TeamMember, type TeamTask } from './schemas.ts';
@@ -34,6 +45,30 @@ async function requireTeam(teamId: string): Promise<TeamItem> {
   const team = await getItem<TeamItem>(teamKeys.team(teamId));
   if (!team) throw new Error(`No team ${teamId}`);
   return team;
+}
+
+/**
+ * After a record is written, its change to the team item: `counters` added (the totals of the task
+ * and activity lists), and `updated_at` moved when the team read shows the record (`shown`: members
+ * and recent activity, not tasks; docs/decisions.md). When the team cannot follow, the records go
+ * again before the error is thrown, so no list holds what the totals leave out (the agent's retry
+ * writes them anew). Known limit of single-item writes: an ADD the SDK resends after a lost answer
+ * counts twice (a set of counted ids on the team item would grow towards DynamoDB's 400 KB).
+ */
+async function writeWithTeam(
+  teamId: string,
+  written: Keys[],
+  change: { counters?: Record<string, number>; shown?: boolean },
+): Promise<void> {
+  const team = teamKeys.team(teamId);
+  const set: Item = change.shown ? { updated_at: nowIso() } : {};
+  try {
+    if (change.counters) await addToCounters(team, change.counters, { set });
+    else if (!(await updateItem(team, { set, exists: ['pk'] }))) throw new Error(`No team ${teamId}`);
+  } catch (error) {
+    await deleteMany(written).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
@@ -67,6 +102,7 @@ export async function addMember(teamId: string, input: MemberInput): Promise<Tea
     current_activity: input.current_activity ?? {},
   };
   await putNew({ ...teamKeys.member(teamId, id), ...item });
+  await writeWithTeam(teamId, [teamKeys.member(teamId, id)], { shown: true });
   return toMember(item);
 }
 
@@ -139,15 +175,21 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
   const item = newTaskItem(teamId, input);
   await requireTeam(teamId);
   await putNew(taskRecord(teamId, item));
-  await addToCounters(teamKeys.team(teamId), { task_count: 1 });
+  await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], { counters: { task_count: 1 } });
   return toTask(item);
 }
 
 /** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
   await requireTeam(teamId);
-  await putMany(inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input))));
-  await addToCounters(teamKeys.team(teamId), { task_count: inputs.length });
+  const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
+  const keys = records.map((record) => teamKeys.task(teamId, record.id));
+  // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
+  await putMany(records).catch(async (error) => {
+    await deleteMany(keys).catch(() => undefined);
+    throw error;
+  });
+  await writeWithTeam(teamId, keys, { counters: { task_count: inputs.length } });
 }
 
 export type TaskChanges = Partial<
@@ -233,7 +275,10 @@ export async function addActivity(teamId: string, input: ActivityInput) {
   const item = activityItem(teamId, input);
   await requireTeam(teamId);
   await putNew({ ...teamKeys.activity(teamId, item.id), ...item });
-  await addToCounters(teamKeys.team(teamId), { activity_count: 1 });
+  await writeWithTeam(teamId, [teamKeys.activity(teamId, item.id)], {
+    counters: { activity_count: 1 },
+    shown: true,
+  });
   return toActivity(item);
 }
 

@@ -12,8 +12,10 @@ import type { Route } from '../../infra/routes.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
+import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { createTeam } from '../teams/fixtures.ts';
 import {
   authenticatedRoutes,
   figure,
@@ -321,6 +323,44 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(res.status, 401);
     }
     results.projects_checked_for_half_writes = projects.length;
+  });
+
+  it("the agents' records: one whose team item cannot follow is neither listed nor counted", async () => {
+    const team = await createTeam(h);
+    const lists = async () => {
+      const tasks = (await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=100`)).body;
+      const activity = (await h.call('GET', `/api/v1/teams/${team.id}/activity?limit=100`)).body;
+      const { members } = (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
+      return [tasks.tasks.length, tasks.total, activity.activity.length, activity.total, members.length];
+    };
+    const member = {
+      role: 'writer',
+      agent_slug: 'writer',
+      display_name: 'W',
+      persona_name: 'Leo',
+      capabilities: [],
+    };
+    const writes = [
+      () => addTask(team.id, { task_type: 'social_post', title: 'Uncounted' }),
+      () =>
+        addTasks(
+          team.id,
+          [1, 2, 3].map((i) => ({ task_type: 'social_post', title: `Batch ${i}` })),
+        ),
+      () => addActivity(team.id, { action_type: 'note', description: 'Uncounted' }),
+      () => addMember(team.id, member),
+    ];
+    for (const write of writes) {
+      // The record goes in; the team's update (counter, updated_at) fails throughout.
+      inject('dynamo', { commands: /^UpdateItem/, failing: () => true, kind: 'server' });
+      await assert.rejects(write());
+      clearFaults();
+      resetDynamo();
+    }
+    assert.deepEqual(await lists(), [0, 0, 0, 0, 0]);
+    // The agent's retry writes them anew, counted.
+    for (const write of writes) await write();
+    assert.deepEqual(await lists(), [4, 4, 1, 1, 1]);
   });
 
   it('POST /brand-kits: when an upload’s type check fails, no logo copy is left behind', async () => {

@@ -7,8 +7,10 @@ import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem, updateItem } from '../../shared/db/store.ts';
 import {
+  addActivity,
   addCycle,
   addLoopInstance,
+  addMember,
   addTask,
   type LoopInstanceItem,
   setContentCadence,
@@ -27,6 +29,56 @@ before(async () => {
 after(async () => {
   setClock(undefined);
   await h.close();
+});
+
+describe("the team's updated_at", () => {
+  it('moves with what the team read shows (members, recent activity), not with a task', async () => {
+    setClock(new Date('2026-11-18T12:00:00.000Z'));
+    const team = await createTeam(h);
+    const read = async () => (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
+
+    setClock(new Date('2026-11-18T12:01:00.000Z'));
+    await addTask(team.id, { task_type: 'social_post', title: 'Not in the team read' });
+    assert.equal((await read()).updated_at, '2026-11-18T12:00:00.000Z', 'a task is not part of it');
+
+    setClock(new Date('2026-11-18T12:02:00.000Z'));
+    const entry = await addActivity(team.id, { action_type: 'note', description: 'Shown' });
+    const withActivity = await read();
+    assert.deepEqual(withActivity.recent_activity, [entry]);
+    assert.equal(withActivity.updated_at, '2026-11-18T12:02:00.000Z');
+
+    setClock(new Date('2026-11-18T12:03:00.000Z'));
+    await addMember(team.id, {
+      role: 'writer',
+      agent_slug: 'social-writer',
+      display_name: 'Writer',
+      persona_name: 'Leo',
+      capabilities: ['social_post'],
+    });
+    const withMember = await read();
+    assert.equal(withMember.members.length, 1);
+    assert.equal(withMember.updated_at, '2026-11-18T12:03:00.000Z');
+    // The list shows the same record.
+    const listed = (await h.call('GET', '/api/v1/teams?limit=100')).body.find(
+      (t: { id: string }) => t.id === team.id,
+    );
+    assert.equal(listed.updated_at, withMember.updated_at);
+  });
+
+  it('a backdated entry (the seed writes history) moves it to the time of the write', async () => {
+    setClock(new Date('2026-11-18T12:00:00.000Z'));
+    const team = await createTeam(h);
+    setClock(new Date('2026-11-18T13:00:00.000Z'));
+    await addActivity(team.id, {
+      action_type: 'note',
+      description: 'Yesterday',
+      created_at: '2026-11-17T09:00:00.000Z',
+    });
+    assert.equal(
+      (await h.call('GET', `/api/v1/teams/${team.id}`)).body.updated_at,
+      '2026-11-18T13:00:00.000Z',
+    );
+  });
 });
 
 describe('updateTask', () => {
