@@ -130,13 +130,17 @@ export const stem = (word: string): string => {
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) => stem(w)));
 
+/** An ASCII character that is neither a letter, a digit nor a hyphen: no word goes across it. */
+const isAsciiSeparator = (c: number): boolean =>
+  c < 128 && c !== 45 /* - */ && !((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90));
+
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
 const HASH_SEED = 0x811c9dc5 | 0;
 
 /**
  * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed, as a span of
- * `source` (the lower-cased text, or its folded remainder) with the word's hash: the index builder
+ * `source` (the lower-cased text, or a folded piece of it) with the word's hash: the index builder
  * looks words up by their characters in place, without slicing a string per word. Words joined by
  * hyphens are emitted one by one and then once more joined up ("wi-fi" → wi, fi, wifi), so "wifi"
  * finds "Wi-Fi" and "tshirt" finds "T-Shirt".
@@ -177,9 +181,16 @@ export const scanWords = (
       hash = hashStep(hash, c);
       compoundHash = hashStep(compoundHash, c);
     } else if (c >= 128) {
-      // Restart on the Unicode path from the current compound, skipping its words already emitted.
-      unicodeWords(lower.slice(compoundStart >= 0 ? compoundStart : i), compoundWords, emit);
-      return;
+      // The Unicode path takes the current compound (skipping its words already emitted) up to the
+      // next ASCII separator, which ends every word on either path; the ASCII scan resumes there. A
+      // "Velocé" or a "™" then costs its own word, not the rest of the text.
+      let end = i + 1;
+      while (end < lower.length && !isAsciiSeparator(lower.charCodeAt(end))) end++;
+      unicodeWords(lower.slice(compoundStart >= 0 ? compoundStart : i, end), compoundWords, emit);
+      start = -1;
+      compoundStart = -1;
+      compoundWords = 0;
+      i = end; // the separator, if any, begins no word
     } else if (start >= 0) {
       emit(lower, start, i, hash);
       start = -1;
@@ -202,7 +213,7 @@ export const scanWords = (
 const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010][\p{L}\p{N}\p{M}]+)*/gu;
 const HYPHEN_RE = /[-\u2010]/;
 
-/** The Unicode path of scanWords over `text`, leaving out its first `skip` words (already emitted). */
+/** The Unicode path of scanWords over a piece of text, leaving out its first `skip` words (already emitted). */
 const unicodeWords = (
   text: string,
   skip: number,

@@ -180,6 +180,25 @@ describe('hyphenated words', () => {
       { seed: 7, numRuns: 400 },
     );
   });
+
+  test('full-width characters anywhere cut a text exactly as their ASCII forms do', () => {
+    // Full-width forms fold to ASCII on the Unicode path, so the two paths meet at every position.
+    const wide = (ch: string) =>
+      ch === ' ' ? '\u3000' : ch > ' ' && ch <= '~' ? String.fromCharCode(ch.charCodeAt(0) + 0xfee0) : ch;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('a', 'B', '1', '-', ' ', '.', "'", 'é'), fc.boolean()), {
+          maxLength: 24,
+        }),
+        (chars) => {
+          const ascii = chars.map(([ch]) => ch).join('');
+          const mixed = chars.map(([ch, isWide]) => (isWide ? wide(ch) : ch)).join('');
+          assert.deepEqual(tokenize(mixed), tokenize(ascii));
+        },
+      ),
+      { seed: 7, numRuns: 400 },
+    );
+  });
 });
 
 describe('plurals the suffix rules miss', () => {
