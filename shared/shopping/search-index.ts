@@ -290,40 +290,47 @@ const buildPostings = (products: readonly CatalogProduct[], opts: IndexOptions) 
   const postingWeights = new Float32Array(total);
   const fill = offsets.slice(0, termCount);
 
-  // Pass 2: per doc, per-field term frequencies → one saturated BM25F weight per (term, doc).
-  const tf = new Float32Array(termCount * fieldCount);
+  // Pass 2: per doc, per-field term frequencies → one saturated BM25F weight per (term, doc). Each
+  // field's counts are added to its terms' sums as the field ends, in stream order; a bigram term is
+  // in no other field, so every sum still adds a term's fields in field order (the same float).
+  const counts = new Int32Array(termCount); // in the current field
+  const pseudo = new Float64Array(termCount); // field-weighted frequency in the current doc
+  const fieldTerms = new Int32Array(termCount);
+  const docTerms = new Int32Array(termCount);
   lastDoc.fill(-1);
-  const docTerms: number[] = [];
   let cursor = 0;
   // Field order in the stream: title, (bigrams), brand, category, description.
   const streamOrder = useBigrams
     ? [0, fields.length, ...fields.slice(1).map((_, i) => i + 1)]
     : fields.map((_, i) => i);
   for (let d = 0; d < n; d++) {
-    docTerms.length = 0;
+    let docTermCount = 0;
     for (const f of streamOrder) {
       const len = lengths[d * fieldCount + f]!;
+      if (len === 0) continue;
+      let fieldTermCount = 0;
       for (let i = 0; i < len; i++) {
         const t = stream.data[cursor++]!;
+        if (counts[t]!++ > 0) continue;
+        fieldTerms[fieldTermCount++] = t;
         if (lastDoc[t] !== d) {
           lastDoc[t] = d;
-          docTerms.push(t);
-          for (let f2 = t * fieldCount, e = f2 + fieldCount; f2 < e; f2++) tf[f2] = 0;
+          docTerms[docTermCount++] = t;
+          pseudo[t] = 0;
         }
-        tf[t * fieldCount + f]! += 1;
+      }
+      const norm = 1 - bs[f]! + (bs[f]! * len) / avgLength[f]!;
+      for (let j = 0; j < fieldTermCount; j++) {
+        const t = fieldTerms[j]!;
+        pseudo[t]! += (weights[f]! * counts[t]!) / norm;
+        counts[t] = 0;
       }
     }
-    for (const t of docTerms) {
-      let pseudo = 0;
-      for (let f = 0; f < fieldCount; f++) {
-        const count = tf[t * fieldCount + f]!;
-        if (count === 0) continue;
-        const norm = 1 - bs[f]! + (bs[f]! * lengths[d * fieldCount + f]!) / avgLength[f]!;
-        pseudo += (weights[f]! * count) / norm;
-      }
+    for (let j = 0; j < docTermCount; j++) {
+      const t = docTerms[j]!;
       const at = fill[t]!++;
       docs[at] = d;
-      postingWeights[at] = pseudo / (k1 + pseudo);
+      postingWeights[at] = pseudo[t]! / (k1 + pseudo[t]!);
     }
   }
   const idf = new Float64Array(termCount);
