@@ -130,9 +130,12 @@ export const stem = (word: string): string => {
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) => stem(w)));
 
+/** A lower-case ASCII letter or a digit. */
+const isAsciiWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
 /** An ASCII character that is neither a letter, a digit nor a hyphen: no word goes across it. */
 const isAsciiSeparator = (c: number): boolean =>
-  c < 128 && c !== 45 /* - */ && !((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90));
+  c < 128 && c !== 45 /* - */ && !(isAsciiWordChar(c) || (c >= 65 && c <= 90));
 
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
@@ -151,63 +154,66 @@ export const scanWords = (
 ): void => {
   if (!text) return;
   const lower = text.toLowerCase();
-  // Hand-rolled scan for the common all-ASCII case: index builds spend most of their time here.
-  let start = -1;
-  let hash = HASH_SEED;
-  // The hyphenated compound the current word belongs to: where it starts, its hash without the
-  // hyphens, and how many of its words were emitted.
-  let compoundStart = -1;
+  const n = lower.length;
+  // Hand-rolled scan for the common all-ASCII case: index builds spend most of their time here. The
+  // hyphenated compound being read: where it starts, its hash without the hyphens, and how many of
+  // its words were emitted (0 between compounds).
+  let compoundStart = 0;
   let compoundHash = HASH_SEED;
   let compoundWords = 0;
-  const endCompound = (end: number) => {
-    if (compoundWords > 1) {
-      const joined = lower.slice(compoundStart, end).replaceAll('-', '');
-      emit(joined, 0, joined.length, compoundHash);
+  let i = 0;
+  while (i < n) {
+    let c = lower.charCodeAt(i);
+    if (isAsciiWordChar(c)) {
+      const start = i;
+      let hash = HASH_SEED;
+      if (compoundWords === 0) {
+        // Perhaps the first word of a compound, whose hash is then the word's.
+        do {
+          hash = hashStep(hash, c);
+          c = ++i < n ? lower.charCodeAt(i) : 0;
+        } while (isAsciiWordChar(c));
+        compoundStart = start;
+        compoundHash = hash;
+      } else {
+        // A later word of a compound: the compound's hash goes on over it.
+        do {
+          hash = hashStep(hash, c);
+          compoundHash = hashStep(compoundHash, c);
+          c = ++i < n ? lower.charCodeAt(i) : 0;
+        } while (isAsciiWordChar(c));
+      }
+      if (c < 128) {
+        emit(lower, start, i, hash);
+        compoundWords++;
+        // The compound ends here unless a hyphen joins a next word on.
+        const next = i + 1 < n ? lower.charCodeAt(i + 1) : 0;
+        if (c !== 45 /* - */ || !(isAsciiWordChar(next) || next >= 128)) {
+          if (compoundWords > 1) {
+            const joined = lower.slice(compoundStart, i).replaceAll('-', '');
+            emit(joined, 0, joined.length, compoundHash);
+          }
+          compoundWords = 0;
+        }
+        i++;
+        continue;
+      }
+      // A non-ASCII character inside the word.
+    } else if (c < 128) {
+      i++; // an ASCII separator, never inside a compound
+      continue;
+    } else if (compoundWords === 0) {
+      compoundStart = i;
     }
-    compoundStart = -1;
+    // The Unicode path takes the current compound (skipping its words already emitted) up to the
+    // next ASCII separator, which ends every word on either path; the ASCII scan resumes there. A
+    // "Velocé" or a "™" then costs its own word, not the rest of the text.
+    let end = i + 1;
+    while (end < n && !isAsciiSeparator(lower.charCodeAt(end))) end++;
+    unicodeWords(lower.slice(compoundStart, end), compoundWords, emit);
     compoundWords = 0;
-  };
-  for (let i = 0; i < lower.length; i++) {
-    const c = lower.charCodeAt(i);
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      if (start < 0) {
-        start = i;
-        hash = HASH_SEED;
-      }
-      if (compoundStart < 0) {
-        compoundStart = i;
-        compoundHash = HASH_SEED;
-      }
-      hash = hashStep(hash, c);
-      compoundHash = hashStep(compoundHash, c);
-    } else if (c >= 128) {
-      // The Unicode path takes the current compound (skipping its words already emitted) up to the
-      // next ASCII separator, which ends every word on either path; the ASCII scan resumes there. A
-      // "Velocé" or a "™" then costs its own word, not the rest of the text.
-      let end = i + 1;
-      while (end < lower.length && !isAsciiSeparator(lower.charCodeAt(end))) end++;
-      unicodeWords(lower.slice(compoundStart >= 0 ? compoundStart : i, end), compoundWords, emit);
-      start = -1;
-      compoundStart = -1;
-      compoundWords = 0;
-      i = end; // the separator, if any, begins no word
-    } else if (start >= 0) {
-      emit(lower, start, i, hash);
-      start = -1;
-      compoundWords++;
-      const next = i + 1 < lower.length ? lower.charCodeAt(i + 1) : 0;
-      const joins =
-        c === 45 /* - */ && ((next >= 97 && next <= 122) || (next >= 48 && next <= 57) || next >= 128);
-      if (!joins) endCompound(i);
-    } else if (compoundStart >= 0) {
-      endCompound(i);
-    }
+    i = end + 1; // the separator, if any, begins no word
   }
-  if (start >= 0) {
-    emit(lower, start, lower.length, hash);
-    compoundWords++;
-  }
-  if (compoundStart >= 0) endCompound(lower.length);
 };
 
 const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010][\p{L}\p{N}\p{M}]+)*/gu;
