@@ -20,6 +20,9 @@ const FOLD_RE = /[ßæœøłđðþı]/g;
 const ACCENTS_RE =
   /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670]+/g;
 const NON_ASCII_RE = /[\u0080-\uffff]/;
+// Marks NFKD would spell out as letters glued to the word they follow ("Acme™" would be `acmetm`, not
+// found by "acme"); as the symbols they are (like ® and ©), they separate words.
+const WORD_MARKS_RE = /[\u2120\u2122]/g; // ℠ ™
 
 /** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
 export const foldText = (text: string): string => {
@@ -27,7 +30,10 @@ export const foldText = (text: string): string => {
   if (!NON_ASCII_RE.test(lower)) return lower;
   return (
     lower
+      .replace(WORD_MARKS_RE, ' ')
       .normalize('NFKD')
+      // Compatibility forms may decompose to capitals (Ⅻ is XII, ℃ is °C).
+      .toLowerCase()
       .replace(ACCENTS_RE, '')
       .replace(FOLD_RE, (ch) => FOLD[ch] ?? ch)
       // Recomposes what NFKD took apart and no accent was stripped from (ド, Hangul syllables).

@@ -53,6 +53,13 @@ describe('tokenisation', () => {
     assert.equal(stem('constructor'), 'constructor', 'no prototype key is a plural');
   });
 
+  test('reads symbols that spell out letters as the shopper does', () => {
+    assert.deepEqual(tokenize('Acme™ Widget, Brand℠ Service'), ['acme', 'widget', 'brand', 'service']);
+    assert.deepEqual(tokenize('Ⅻ Clock, 25℃'), ['xii', 'clock', '25', 'c']);
+    const index = buildIndex([product({ id: 'widget', title: 'Acme™ Widget' })]);
+    assert.deepEqual(ids(index, { query: 'acme widget' }), ['widget']);
+  });
+
   test('drops stop-words from queries unless nothing else is left', () => {
     assert.deepEqual(queryTerms('a pair of shoes for the beach'), ['pair', 'shoe', 'beach']);
     assert.deepEqual(queryTerms('The Who'), ['the', 'who']);
