@@ -64,7 +64,7 @@ async function writeWithTeam(
   const set: Item = change.shown ? { updated_at: nowIso() } : {};
   try {
     if (change.counters) await addToCounters(team, change.counters, { set });
-    else if (!(await updateItem(team, { set, exists: ['pk'] }))) throw new Error(`No team ${teamId}`);
+    else await setFields(team, set);
   } catch (error) {
     await deleteMany(written).catch(() => undefined);
     throw error;
