@@ -45,5 +45,6 @@ export const seedChat: Seeder = async ({ owner }, seeded = {}) => {
     { content: 'Love the second one. Make it a bit shorter?', attachments: null },
     undefined,
   );
-  return { chat_session_id: session.id };
+  // The upload's key too: the sample send event attaches it (so its S3 read is measured and invoked).
+  return { chat_session_id: session.id, chat_upload_key: key };
 };
