@@ -1,6 +1,7 @@
 // Chat attachments become content blocks in the shapes model APIs accept (Bedrock Converse: `text`,
 // `image` and `document` blocks whose source is an S3 location). Pure: no AWS access here.
 import { bareMediaType } from '../media-type.ts';
+import type { ChatMessage } from './schemas.ts';
 
 const MiB = 1024 * 1024;
 
@@ -293,7 +294,5 @@ export const toContentBlocks = (
 };
 
 /** The document names a message's blocks hold, lower-case (as `taken` holds them). */
-export const documentNamesOf = (blocks: readonly (ContentBlock | object)[]): string[] =>
-  blocks.flatMap((block) =>
-    'document' in block ? [(block as DocumentBlock).document.name.toLowerCase()] : [],
-  );
+export const documentNamesOf = (blocks: ChatMessage['content']): string[] =>
+  blocks.flatMap((block) => ('document' in block ? [block.document.name.toLowerCase()] : []));

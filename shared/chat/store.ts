@@ -240,10 +240,11 @@ export async function storeUserMessage(
 
 /**
  * Two sends at the same moment read the session before either claimed, and chose the same name: the
- * one that lost the claim chooses again from the session as it is now, claims, and rewrites its message
- * with those names before answering (the stream then carries the message's INSERT and a MODIFY; a
- * read and a claim a round, then the rewrite, on this path only). Lost NAME_ROUNDS times, the message is deleted and
- * the client asked to retry, so none is left holding a name another message holds.
+ * one that lost the claim chooses again from the session as it is now, claims, and rewrites its
+ * message with those names before answering (the stream then carries the message's INSERT and a
+ * MODIFY; a read and a claim a round, then the rewrite, on this path only). Lost NAME_ROUNDS times,
+ * the message is deleted and the client asked to retry, so none is left holding a name another
+ * message holds.
  */
 async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Promise<ChatMessage> {
   const keys = chatKeys.message(message.session_id, message.id);

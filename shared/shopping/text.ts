@@ -139,9 +139,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) =>
 /** A lower-case ASCII letter or a digit. */
 const isAsciiWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 
-/** An ASCII character that is neither a letter, a digit nor a hyphen: no word goes across it. */
-const isAsciiSeparator = (c: number): boolean =>
-  c < 128 && c !== 45 /* - */ && !(isAsciiWordChar(c) || (c >= 65 && c <= 90));
+/** An ASCII character of lower-cased text that is neither a letter, a digit nor a hyphen: no word
+ * goes across it. */
+const isAsciiSeparator = (c: number): boolean => c < 128 && c !== 45 /* - */ && !isAsciiWordChar(c);
 
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
