@@ -1,7 +1,7 @@
 // Chat attachments become content blocks in the shapes model APIs accept (Bedrock Converse: `text`,
 // `image` and `document` blocks whose source is an S3 location). Pure: no AWS access here.
 import { bareMediaType } from '../media-type.ts';
-import type { ChatMessage } from './schemas.ts';
+import type { ContentBlock, S3Source } from './schemas.ts';
 
 const MiB = 1024 * 1024;
 
@@ -246,20 +246,6 @@ export const documentName = (fileName: string, taken: Set<string>): string => {
   return name;
 };
 
-export interface TextBlock {
-  text: string;
-}
-export interface S3Source {
-  s3Location: { uri: string; bucketOwner?: string };
-}
-export interface ImageBlock {
-  image: { format: ImageFormat; source: S3Source };
-}
-export interface DocumentBlock {
-  document: { format: DocumentFormat; name: string; source: S3Source };
-}
-export type ContentBlock = TextBlock | ImageBlock | DocumentBlock;
-
 export interface ResolvedAttachment {
   key: string;
   /** The name the client gave, else the key's last segment. */
@@ -294,5 +280,5 @@ export const toContentBlocks = (
 };
 
 /** The document names a message's blocks hold, lower-case (as `taken` holds them). */
-export const documentNamesOf = (blocks: ChatMessage['content']): string[] =>
+export const documentNamesOf = (blocks: readonly ContentBlock[]): string[] =>
   blocks.flatMap((block) => ('document' in block ? [block.document.name.toLowerCase()] : []));

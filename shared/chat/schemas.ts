@@ -100,15 +100,24 @@ export type ListMessagesInput = v.InferOutput<typeof ListMessagesQuery>;
 
 // ---- responses ----------------------------------------------------------------------------
 
+// Bedrock Converse's block shapes: the one definition of the types `content-blocks.ts` builds.
 const S3Source = v.object({
   s3Location: v.object({ uri: v.string(), bucketOwner: v.optional(v.string()) }),
 });
+export type S3Source = v.InferOutput<typeof S3Source>;
 
 export const ContentBlock = v.union([
   v.object({ text: v.string() }),
-  v.object({ image: v.object({ format: v.string(), source: S3Source }) }),
-  v.object({ document: v.object({ format: v.string(), name: v.string(), source: S3Source }) }),
+  v.object({ image: v.object({ format: v.picklist(Object.values(IMAGE_FORMATS)), source: S3Source }) }),
+  v.object({
+    document: v.object({
+      format: v.picklist(Object.values(DOCUMENT_FORMATS)),
+      name: v.string(),
+      source: S3Source,
+    }),
+  }),
 ]);
+export type ContentBlock = v.InferOutput<typeof ContentBlock>;
 
 export const ChatMessage = v.object({
   id: v.string(),

@@ -18,12 +18,13 @@ import { ServiceUnavailableError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
-import { type ContentBlock, documentNamesOf } from './content-blocks.ts';
+import { documentNamesOf } from './content-blocks.ts';
 import { chatKeys, MESSAGE_PREFIX } from './keys.ts';
 import type {
   ChatMessage,
   ChatMessagePage,
   ChatSession,
+  ContentBlock,
   CreateChatSessionInput,
   ListMessagesInput,
 } from './schemas.ts';
