@@ -17,6 +17,7 @@ import { resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3 } from '../../shared/aws/s3.ts';
 import { createTableInput } from '../../shared/db/table.ts';
 import { conditionalWrites, type ObjectStore } from './s3-conditional-writes.ts';
+import { durablePuts, type FilesystemStore } from './s3-durable-puts.ts';
 import { emptyRanges } from './s3-empty-ranges.ts';
 
 export const LOCAL_TABLE = 'team-content';
@@ -56,8 +57,10 @@ export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<E
   });
   // S3's conditional writes (If-Match, If-None-Match) and its 416 for a range over an empty object,
   // which s3rver lacks; first, before its routes (the range check inside the key's read turn).
-  const koa = s3 as unknown as { middleware: unknown[]; store: ObjectStore };
+  const koa = s3 as unknown as { middleware: unknown[]; store: ObjectStore & FilesystemStore };
   koa.middleware.unshift(conditionalWrites(koa.store), emptyRanges(koa.store));
+  // And S3's read-after-write: an object is whole once its PUT has answered.
+  durablePuts(koa.store);
   const { port: s3Port } = (await s3.run()) as AddressInfo;
   const s3Endpoint = `http://127.0.0.1:${s3Port}`;
 
