@@ -44,8 +44,9 @@ export const safeFileName = (filename: string): string => {
     .replace(/\p{M}/gu, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/\.{2,}/g, '.')
-    .replace(/^\.+/, '')
-    .slice(-SAFE_NAME_LENGTH);
+    .slice(-SAFE_NAME_LENGTH)
+    // After the cut, which can leave a dot in front (a hidden file's name).
+    .replace(/^\.+/, '');
   return safe || 'file';
 };
 

@@ -76,6 +76,8 @@ describe('POST /api/v1/uploads', () => {
       ['résumé final..pdf', 'resume_final.pdf'],
       ['...', 'file'],
       ['図.pdf', '_.pdf'],
+      // The last 100 characters begin with a dot: it goes too, as any leading dot does.
+      [`${'a'.repeat(150)}.${'b'.repeat(95)}.pdf`, `${'b'.repeat(95)}.pdf`],
     ]) {
       const res = await request({ filename, content_type: PDF, size: 1 });
       assert.equal(res.status, 200, filename);
