@@ -139,6 +139,8 @@ export async function createProject(userId: string, input: CreateProjectInput): 
     await deleteMany(tasks).catch(() => undefined);
     throw error;
   }
+  // Its tasks stay if this write fails: unreferenced, they cannot be reached, while deleting them
+  // after a write whose outcome is unknown (a timeout) could leave a project without its tasks.
   await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }
