@@ -26,6 +26,11 @@ export interface CatalogProduct {
   affiliate_url: string;
   /** The merchant whose feed listed it: a re-import of that feed replaces exactly these products. */
   merchant: string;
+  /**
+   * The feed's item_group_id: variants of one product (sizes, colours) share it, within `merchant`.
+   * Absent when the feed gives none; search answers one result per group.
+   */
+  item_group_id?: string;
 }
 
 export const SNAPSHOT_VERSION = 1;
@@ -62,6 +67,7 @@ const COLUMNS = [
   'merchant_type',
   'affiliate_url',
   'merchant',
+  'item_group_id',
 ] as const satisfies readonly (keyof CatalogProduct)[];
 
 type Column = (typeof COLUMNS)[number];
@@ -89,7 +95,12 @@ export const serializeSnapshot = (products: readonly CatalogProduct[], meta: Sna
   return `${headerJson.slice(0, -1)},"rows":[\n${rows.join(',\n')}\n]}\n`;
 };
 
-const STRING_COLUMNS = COLUMNS.filter((c) => c !== 'price_cents' && c !== 'rating' && c !== 'merchant_type');
+/** Columns a snapshot written before they existed lacks; read as absent. */
+const OPTIONAL_COLUMNS: ReadonlySet<Column> = new Set(['item_group_id']);
+
+const STRING_COLUMNS = COLUMNS.filter(
+  (c) => c !== 'price_cents' && c !== 'rating' && c !== 'merchant_type' && !OPTIONAL_COLUMNS.has(c),
+);
 
 const rowToProduct = (row: unknown, index: number, at: Map<string, number>): CatalogProduct => {
   if (!Array.isArray(row)) throw new SnapshotError(`row ${index} is not an array`);
@@ -113,6 +124,14 @@ const rowToProduct = (row: unknown, index: number, at: Map<string, number>): Cat
   out.price_cents = price;
   out.rating = rating;
   out.merchant_type = merchantType;
+  // null in the row (JSON's form of undefined) and a missing column both mean no group.
+  const group = at.has('item_group_id') ? get('item_group_id') : null;
+  if (group !== null) {
+    if (typeof group !== 'string' || group === '') {
+      throw new SnapshotError(`row ${index}: item_group_id is not a non-empty string or null`);
+    }
+    out.item_group_id = group;
+  }
   return out as unknown as CatalogProduct;
 };
 
@@ -140,7 +159,7 @@ export const parseSnapshot = (input: string | Uint8Array): CatalogSnapshot => {
   d.columns.forEach((c, i) => {
     if (typeof c === 'string') at.set(c, i);
   });
-  const missing = COLUMNS.filter((c) => !at.has(c));
+  const missing = COLUMNS.filter((c) => !at.has(c) && !OPTIONAL_COLUMNS.has(c));
   if (missing.length > 0) throw new SnapshotError(`missing columns: ${missing.join(', ')}`);
   if (d.count !== d.rows.length) {
     throw new SnapshotError(`count ${String(d.count)} does not match ${d.rows.length} rows (truncated?)`);

@@ -215,12 +215,20 @@ const ALIASES = {
   product_type: ['product_type'],
   category: ['google_product_category', 'product_category', 'category'],
   rating: ['product_rating', 'rating', 'average_rating', 'product_review_average', 'review_average'],
+  // Merchant Center's name; the ACP flat feed's newer spec calls it group_id.
+  item_group_id: ['item_group_id', 'group_id'],
 } as const;
 
 type Field = keyof typeof ALIASES;
 type RawRow = Partial<Record<Field, unknown>>;
 
 const REQUIRED: readonly Field[] = ['id', 'title', 'link', 'price'];
+
+/**
+ * Longest item_group_id kept, in code points: the ACP feed's limit (Merchant Center's is 50), so any
+ * id valid under either spec passes. A longer one is a shifted column or a description pasted in.
+ */
+export const MAX_ITEM_GROUP_ID_LENGTH = 70;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
@@ -404,9 +412,16 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
     }
   }
 
+  const itemGroupId = firstString(row.item_group_id);
+  // An identifier, read like id (trimmed, compared exactly). One too long is refused with the row, as a
+  // bad id is: it is a shifted column or pasted text, and the row's other fields are suspect too.
+  if ([...itemGroupId].length > MAX_ITEM_GROUP_ID_LENGTH) {
+    throw new RowError(`item_group_id is longer than ${MAX_ITEM_GROUP_ID_LENGTH} characters`);
+  }
+
   const image = parseHttpUrl(firstString(row.image));
   const productUrl = url.toString();
-  return {
+  const product: CatalogProduct = {
     id,
     title,
     description: cleanText(row.description),
@@ -424,6 +439,8 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
     affiliate_url: buildAffiliateUrl(productUrl, ctx.trackingParams),
     merchant: ctx.merchant,
   };
+  if (itemGroupId) product.item_group_id = itemGroupId;
+  return product;
 };
 
 const priceOf = (value: unknown, currency: unknown, label: string, json: boolean): Price => {
@@ -574,6 +591,7 @@ const JSON_ALIASES: Record<Field, readonly string[]> = {
   sale_price: ['sale_price', 'salePrice'],
   sale_window: ['sale_price_effective_date', 'salePriceEffectiveDate'],
   product_type: ['product_type', 'productType'],
+  item_group_id: [...ALIASES.item_group_id, 'itemGroupId', 'groupId'],
 };
 
 /** Keys whose name says minor units, whatever the JSON type of their value. */

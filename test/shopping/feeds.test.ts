@@ -6,7 +6,13 @@ import {
   serializeSnapshot,
   toSearchResult,
 } from '../../shared/shopping/catalog.ts';
-import { buildAffiliateUrl, FeedError, parseFeed, parsePrice } from '../../shared/shopping/feeds.ts';
+import {
+  buildAffiliateUrl,
+  FeedError,
+  MAX_ITEM_GROUP_ID_LENGTH,
+  parseFeed,
+  parsePrice,
+} from '../../shared/shopping/feeds.ts';
 
 const GMC_HEADER = [
   'id',
@@ -490,6 +496,108 @@ describe('parseFeed: JSON Lines price_cents', () => {
   });
 });
 
+describe('parseFeed: item_group_id (variants)', () => {
+  const groups = (text: string, merchantType: 'affiliate' | 'ucp' | 'acp' = 'affiliate') => {
+    const { products, errors } = parseFeed(text, { merchant: 'shop.com', merchantType });
+    assert.deepEqual(errors, []);
+    return products.map((p) => [p.id, p.item_group_id]);
+  };
+
+  test('is read from Merchant Center TSV and CSV under its spellings, trimmed; empty is no group', () => {
+    assert.deepEqual(
+      groups(
+        tsv([
+          ['id', 'title', 'link', 'price', 'item_group_id'],
+          ['S', 'Shirt S', 'https://shop.com/s', '15 USD', 'SHIRT-1'],
+          ['M', 'Shirt M', 'https://shop.com/m', '15 USD', '  SHIRT-1 '],
+          ['Mug', 'Mug', 'https://shop.com/mug', '9 USD', ''],
+        ]),
+      ),
+      [
+        ['S', 'SHIRT-1'],
+        ['M', 'SHIRT-1'],
+        ['Mug', undefined],
+      ],
+    );
+    for (const header of ['g:item_group_id', 'Item Group ID', 'item-group-id']) {
+      assert.deepEqual(
+        groups(`id,title,link,price,${header}\nS,Shirt,https://shop.com/s,15 USD,"SHIRT, 1"\n`),
+        [['S', 'SHIRT, 1']],
+        header,
+      );
+    }
+  });
+
+  test('is read from the ACP flat feed as item_group_id or group_id', () => {
+    for (const column of ['item_group_id', 'group_id']) {
+      const text =
+        `item_id,title,url,price,seller_name,${column}\n` +
+        'k1,Knife 8in,https://shop.com/k1,89.50 USD,Ferro,KNIFE\n' +
+        'k2,Knife 10in,https://shop.com/k2,99.50 USD,Ferro,KNIFE\n';
+      assert.deepEqual(
+        groups(text, 'acp'),
+        [
+          ['k1', 'KNIFE'],
+          ['k2', 'KNIFE'],
+        ],
+        column,
+      );
+    }
+  });
+
+  test('is read from JSON Lines as item_group_id, itemGroupId or group_id, a number as its digits', () => {
+    const line = (id: string, extra: object) =>
+      JSON.stringify({
+        id,
+        title: 'Hoodie',
+        url: `https://shop.com/${id}`,
+        price: 4999,
+        currency: 'USD',
+        ...extra,
+      });
+    assert.deepEqual(
+      groups(
+        [
+          line('a', { item_group_id: 'HOOD' }),
+          line('b', { itemGroupId: ' HOOD ' }),
+          line('c', { group_id: 'HOOD' }),
+          line('d', { item_group_id: 1234 }),
+          line('e', { item_group_id: null }),
+          line('f', {}),
+        ].join('\n'),
+        'ucp',
+      ),
+      [
+        ['a', 'HOOD'],
+        ['b', 'HOOD'],
+        ['c', 'HOOD'],
+        ['d', '1234'],
+        ['e', undefined],
+        ['f', undefined],
+      ],
+    );
+  });
+
+  test(`one longer than ${MAX_ITEM_GROUP_ID_LENGTH} characters skips the row with the reason`, () => {
+    const longest = 'é'.repeat(MAX_ITEM_GROUP_ID_LENGTH); // code points, not UTF-16 units or bytes
+    const { products, errors } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'price', 'item_group_id'],
+        ['ok', 'Shirt', 'https://shop.com/ok', '15 USD', longest],
+        ['long', 'Shirt', 'https://shop.com/long', '15 USD', `${longest}x`],
+      ]),
+      { merchant: 'shop.com', merchantType: 'affiliate' },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.item_group_id]),
+      [['ok', longest]],
+    );
+    assert.deepEqual(errors, [
+      { line: 3, reason: `item_group_id is longer than ${MAX_ITEM_GROUP_ID_LENGTH} characters` },
+    ]);
+  });
+});
+
 describe('catalog snapshot', () => {
   const { products } = parseFeed(
     'id,title,link,price,product_rating\n1,Lamp,https://shop.com/1,15 USD,4.5\n2,Rug,https://shop.com/2,99 USD,\n',
@@ -503,6 +611,17 @@ describe('catalog snapshot', () => {
     assert.equal(snap.source, 'main');
     assert.equal(snap.created_at, '2025-01-02T03:04:05.000Z');
     assert.deepEqual(snap.products, products);
+  });
+
+  test('keeps item_group_id, and reads a snapshot written before the column existed as no groups', () => {
+    const grouped = [{ ...products[0]!, item_group_id: 'LAMP' }, products[1]!];
+    const text = serializeSnapshot(grouped, { source: 'main' });
+    assert.deepEqual(parseSnapshot(text).products, grouped);
+    // The same document as an import before item_group_id wrote it: no column, shorter rows.
+    const old = text.replace(',"item_group_id"', '').replace(',"LAMP"]', ']').replace(',null]', ']');
+    assert.doesNotMatch(old, /item_group_id|LAMP|null\]/);
+    assert.deepEqual(parseSnapshot(old).products, products);
+    assert.throws(() => parseSnapshot(text.replace('"LAMP"', '""')), /item_group_id/);
   });
 
   test('refuses truncated, foreign-version and malformed documents', () => {

@@ -311,6 +311,68 @@ describe('catalogue import', () => {
       2,
     );
   });
+
+  it('keeps item_group_id from every format through the stored snapshot', async () => {
+    const jsonl = (rows: object[]) => rows.map((row) => JSON.stringify(row)).join('\n');
+    const feeds: [string, string, 'affiliate' | 'ucp' | 'acp'][] = [
+      [
+        'tsvgroups.example',
+        gmc([
+          't1\tTee S\thttps://tsvgroups.example/1\t9 USD\tTEE',
+          't2\tTee M\thttps://tsvgroups.example/2\t9 USD\tTEE',
+          't3\tCap\thttps://tsvgroups.example/3\t5 USD\t',
+        ]).replace('\tprice', '\tprice\tg:item_group_id'),
+        'affiliate',
+      ],
+      [
+        'csvgroups.example',
+        [
+          'id,title,link,price,Item Group ID',
+          'c1,Tee S,https://csvgroups.example/1,9 USD,TEE',
+          'c2,Cap,https://csvgroups.example/2,5 USD,',
+        ].join('\n'),
+        'affiliate',
+      ],
+      [
+        'acpgroups.example',
+        'item_id,title,url,price,seller_name,group_id\na1,Tee S,https://acpgroups.example/1,9 USD,ACP,TEE',
+        'acp',
+      ],
+      [
+        'jsonlgroups.example',
+        jsonl([
+          {
+            id: 'j1',
+            title: 'Tee S',
+            url: 'https://jsonlgroups.example/1',
+            price_cents: 900,
+            currency: 'USD',
+            item_group_id: 'TEE',
+          },
+          { id: 'j2', title: 'Cap', url: 'https://jsonlgroups.example/2', price_cents: 500, currency: 'USD' },
+        ]),
+        'ucp',
+      ],
+    ];
+    for (const [merchant, feed, merchantType] of feeds) {
+      const report = await importCatalogFeed(feed, { merchant, merchantType });
+      assert.deepEqual(report.rejected, [], merchant);
+    }
+    const groups = (await catalog())!.products
+      .filter((p) => p.merchant.endsWith('groups.example'))
+      .map((p) => `${p.merchant.replace('groups.example', '')}:${p.id}:${p.item_group_id ?? '-'}`)
+      .sort();
+    assert.deepEqual(groups, [
+      'acp:a1:TEE',
+      'csv:c1:TEE',
+      'csv:c2:-',
+      'jsonl:j1:TEE',
+      'jsonl:j2:-',
+      'tsv:t1:TEE',
+      'tsv:t2:TEE',
+      'tsv:t3:-',
+    ]);
+  });
 });
 
 describe('the demo seed', () => {
