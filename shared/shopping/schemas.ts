@@ -75,7 +75,7 @@ export const ShoppingSearchRecord = v.object({
   max_results: v.number(),
   price_min_cents: v.nullable(v.number()),
   price_max_cents: v.nullable(v.number()),
-  /** Matches after filters (the response's total_count). */
+  /** Product groups matching after filters (the response's total_count). */
   total_count: intOut,
   source: v.string(),
   created_at: v.string(),

@@ -5,6 +5,10 @@
 // precomputed per-posting weight in typed arrays). Because BM25F's saturated term frequency depends
 // only on (term, doc), it is computed once at build time; a query is then a few array walks plus a
 // bounded min-heap for the top k.
+//
+// Variants (products sharing an item_group_id within one merchant) answer as one result: the
+// best-scoring variant that passes the filters stands for its group. Products without a group are
+// their own group and take the direct path to the heap.
 import type { CatalogProduct, MerchantType } from './catalog.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
 import { queryTerms, STOP_WORDS, scanWords, stem } from './text.ts';
@@ -79,8 +83,9 @@ export interface SearchHit extends CatalogProduct {
 }
 
 export interface SearchResponse {
+  /** One per variant group: its best variant passing the filters. */
   results: SearchHit[];
-  /** All matches after filters, not only the returned page. */
+  /** Groups with a variant matching after filters (a product without a group counts as one). */
   total_count: number;
 }
 
@@ -95,7 +100,10 @@ export interface IndexStats {
 export interface SearchIndex {
   readonly size: number;
   search(query: SearchQuery): SearchResponse;
-  /** Every match after filters with its score, in index order. For evaluation and tests. */
+  /**
+   * Every match after filters with its score, in index order, every variant of a group apart (search
+   * keeps the best of each). For evaluation and tests.
+   */
   matchAll(query: SearchQuery): { product: CatalogProduct; score: number }[];
   stats(): IndexStats;
 }
@@ -365,19 +373,38 @@ export const buildIndex = (
   );
   const useBigrams = opts.bigramWeight > 0;
 
-  // Filter columns.
+  // Filter columns, and each doc's variant group (-1: none, the product is its own group).
   const merchantCode = new Uint8Array(n);
   const price = new Float64Array(n);
+  const groupOf = new Int32Array(n);
+  const groupNumbers = new Map<string, number>();
   for (let d = 0; d < n; d++) {
     const p = products[d]!;
     merchantCode[d] = MERCHANT_TYPES.indexOf(p.merchant_type);
     price[d] = p.price_cents;
+    if (p.item_group_id === undefined) groupOf[d] = -1;
+    else {
+      // A group id is the merchant's own: two merchants' "shirt-1" are two products.
+      const key = `${p.merchant}\n${p.item_group_id}`;
+      let g = groupNumbers.get(key);
+      if (g === undefined) {
+        g = groupNumbers.size;
+        groupNumbers.set(key, g);
+      }
+      groupOf[d] = g;
+    }
   }
+  const groupCount = groupNumbers.size;
+  groupNumbers.clear();
 
   // Query scratch, reused: a Lambda container serves one request at a time and search is synchronous.
   const scores = new Float64Array(n);
   const matched = new Uint8Array(n);
   const touched = new Uint32Array(n);
+  // Per group while a query runs: its best passing variant so far (-1: none yet) and that score.
+  const groupBest = new Int32Array(groupCount).fill(-1);
+  const groupScore = new Float64Array(groupCount);
+  const groupsSeen = new Uint32Array(groupCount);
 
   /** Scores every matching doc; calls `visit` for each one passing the filters. Returns nothing. */
   const run = (q: SearchQuery, visit: (doc: number, score: number) => void): void => {
@@ -433,10 +460,27 @@ export const buildIndex = (
     if (!Number.isInteger(k) || k < 0) throw new RangeError('max_results must be a non-negative integer');
     const heap = new TopK(Math.min(k, n));
     let totalCount = 0;
+    let seenCount = 0;
     run(q, (d, s) => {
-      totalCount++;
-      heap.offer(s, d);
+      const g = groupOf[d]!;
+      if (g < 0) {
+        totalCount++;
+        heap.offer(s, d);
+        return;
+      }
+      const best = groupBest[g]!;
+      if (best === -1) groupsSeen[seenCount++] = g;
+      else if (s < groupScore[g]! || (s === groupScore[g]! && d > best)) return;
+      groupBest[g] = d;
+      groupScore[g] = s;
     });
+    // Each group once, by its best variant: the same order as products, ties by the lower doc (id).
+    for (let i = 0; i < seenCount; i++) {
+      const g = groupsSeen[i]!;
+      heap.offer(groupScore[g]!, groupBest[g]!);
+      groupBest[g] = -1;
+    }
+    totalCount += seenCount;
     const results = heap.drain().map(({ doc, score }) => ({ ...products[doc]!, score }));
     return { results, total_count: totalCount };
   };
@@ -455,6 +499,10 @@ export const buildIndex = (
     idf.byteLength +
     merchantCode.byteLength +
     price.byteLength +
+    groupOf.byteLength +
+    groupBest.byteLength +
+    groupScore.byteLength +
+    groupsSeen.byteLength +
     scores.byteLength +
     matched.byteLength +
     touched.byteLength;

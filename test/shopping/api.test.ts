@@ -57,6 +57,15 @@ const UCP = [
   .map((row) => JSON.stringify(row))
   .join('\n');
 
+// Variants: three sizes of one Oxford shirt (item_group_id OX-1) and a linen shirt with no group.
+const SHIRTS = [
+  'id,title,link,price,item_group_id',
+  'OX-S,Oxford Shirt S,https://shirts.example/ox-s,39.00 USD,OX-1',
+  'OX-M,Oxford Shirt M,https://shirts.example/ox-m,42.00 USD,OX-1',
+  'OX-L,Oxford Shirt Pale Blue L,https://shirts.example/ox-l,45.00 USD,OX-1',
+  'LIN,Linen Shirt,https://shirts.example/lin,50.00 USD,',
+].join('\n');
+
 const search = (json: unknown, token?: string, id = session) =>
   h.call('POST', `/api/v1/shopping/sessions/${id}/search`, { json, token });
 
@@ -69,6 +78,7 @@ before(async () => {
   });
   await importCatalogFeed(ACP, { merchant: 'kitchen.example', merchantType: 'acp' });
   await importCatalogFeed(UCP, { merchant: 'home.example', merchantType: 'ucp' });
+  await importCatalogFeed(SHIRTS, { merchant: 'shirts.example', merchantType: 'affiliate' });
   session = (await h.call('POST', '/api/v1/shopping/sessions', { json: { title: 'Running' } })).body.id;
 });
 after(async () => {
@@ -368,6 +378,33 @@ describe('POST /shopping/sessions/{id}/search', () => {
     await search({ query: 'mug' }, h.other.token, id);
     const again = await h.call('GET', `/api/v1/shopping/sessions/${id}`);
     assert.equal(again.body.recent_searches[0].query, 'mug 20');
+  });
+
+  it('answers one result per variant group: the best variant that passes the filters', async () => {
+    const shirts = (extra: object) => search({ query: 'shirt', ...extra });
+    const urls = (res: { body: { results: { product_url: string }[] } }) =>
+      res.body.results.map((r) => r.product_url.replace('https://shirts.example/', ''));
+    const all = await shirts({});
+    assert.equal(all.status, 200);
+    assert.deepEqual(urls(all), ['lin', 'ox-m'], 'S and M tie; the lower id stands for the group');
+    assert.equal(all.body.total_count, 2, 'total_count counts groups');
+    const blue = await search({ query: 'pale blue shirt' });
+    assert.deepEqual(urls(blue), ['ox-l', 'lin'], 'the best-scoring variant');
+    assert.equal(blue.body.total_count, 2);
+    const inRange = await shirts({ price_min_cents: 3500, price_max_cents: 4000 });
+    assert.deepEqual(urls(inRange), ['ox-s']);
+    assert.equal(inRange.body.total_count, 1);
+    assert.deepEqual(inRange.body.results[0], {
+      title: 'Oxford Shirt S',
+      product_url: 'https://shirts.example/ox-s',
+      currency: 'USD',
+      image_url: '',
+      affiliate_url: 'https://shirts.example/ox-s',
+      merchant_domain: 'shirts.example',
+      merchant_type: 'affiliate',
+      source: 'merchant-catalog',
+      price_cents: 3900,
+    });
   });
 
   it('serves a new catalogue version once the minute since the last check has passed', async () => {

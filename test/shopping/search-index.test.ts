@@ -288,6 +288,86 @@ describe('filters and total_count', () => {
   });
 });
 
+describe('variant groups (item_group_id)', () => {
+  // Three sizes of one shirt, each its own product in the feed, and another shirt.
+  const catalog = [
+    product({ id: 'oxford-s', title: 'Oxford shirt, size S', price_cents: 3900, item_group_id: 'oxford' }),
+    product({ id: 'oxford-m', title: 'Oxford shirt, size M', price_cents: 4200, item_group_id: 'oxford' }),
+    product({
+      id: 'oxford-l',
+      title: 'Oxford shirt blue, size L',
+      price_cents: 4500,
+      merchant_type: 'ucp',
+      item_group_id: 'oxford',
+    }),
+    product({ id: 'linen', title: 'Linen shirt', price_cents: 5000 }),
+  ];
+  const index = buildIndex(catalog);
+
+  test('a search answers one result per group, and total_count counts groups', () => {
+    const r = index.search({ query: 'shirt' });
+    assert.equal(r.results.length, 2);
+    assert.equal(r.total_count, 2);
+    assert.deepEqual(
+      r.results.map((p) => p.item_group_id ?? p.id),
+      ['linen', 'oxford'],
+      'the shorter title ranks first; the group stands once',
+    );
+  });
+
+  test('the best-scoring variant stands for its group; equal scores go to the lower id', () => {
+    assert.deepEqual(ids(index, { query: 'blue shirt' }), ['oxford-l', 'linen']);
+    assert.equal(index.search({ query: 'blue shirt' }).total_count, 2);
+    // S and M score the same for "oxford": the lower id is the representative, as ties break today.
+    assert.deepEqual(ids(index, { query: 'oxford', merchant_type: 'affiliate' }), ['oxford-m']);
+  });
+
+  test('filters apply per variant: the variant that passes them stands for the group', () => {
+    assert.deepEqual(ids(index, { query: 'shirt', price_min_cents: 4100, price_max_cents: 4300 }), [
+      'oxford-m',
+    ]);
+    assert.deepEqual(ids(index, { query: 'oxford', merchant_type: 'ucp' }), ['oxford-l']);
+    const none = index.search({ query: 'oxford', price_max_cents: 3000 });
+    assert.deepEqual([none.results.length, none.total_count], [0, 0]);
+    const cheap = index.search({ query: 'shirt', price_max_cents: 4500 });
+    assert.deepEqual(
+      [cheap.results.map((p) => p.id), cheap.total_count],
+      [['oxford-m'], 1],
+      'the best of the variants in range, not the cheapest',
+    );
+  });
+
+  test('max_results counts groups: a group never fills the page', () => {
+    const sizes = ['xs', 's', 'm', 'l', 'xl', 'xxl'];
+    const index = buildIndex([
+      ...sizes.map((size) =>
+        product({ id: `tee-${size}`, title: `cotton tee ${size}`, item_group_id: 'tee' }),
+      ),
+      product({ id: 'tee-other', title: 'cotton tee, striped and cotton' }),
+    ]);
+    const r = index.search({ query: 'cotton tee', max_results: 2 });
+    assert.deepEqual([r.results.length, r.total_count], [2, 2]);
+    assert.ok(r.results.some((p) => p.id === 'tee-other'));
+  });
+
+  test('products without a group are unaffected; groups are per merchant', () => {
+    const plain = [
+      product({ id: 'a', title: 'red chair' }),
+      product({ id: 'b', title: 'red chair' }),
+      product({ id: 'c', title: 'red chair' }),
+    ];
+    assert.deepEqual(ids(buildIndex(plain), { query: 'chair' }), ['a', 'b', 'c']);
+    const other = { merchant: 'other.com', merchant_domain: 'other.com' };
+    const twoMerchants = buildIndex([
+      product({ id: 'x1', title: 'wool scarf', item_group_id: 'scarf' }),
+      product({ id: 'x2', title: 'wool scarf', item_group_id: 'scarf' }),
+      product({ id: 'y1', title: 'wool scarf', item_group_id: 'scarf', ...other }),
+    ]);
+    const r = twoMerchants.search({ query: 'scarf' });
+    assert.deepEqual([r.results.map((p) => p.id), r.total_count], [['x1', 'y1'], 2]);
+  });
+});
+
 describe('top-k', () => {
   const bruteForce = (entries: { score: number; doc: number }[], k: number) =>
     [...entries].sort((a, b) => b.score - a.score || a.doc - b.doc).slice(0, k);
@@ -321,18 +401,31 @@ describe('top-k', () => {
     price_cents: fc.integer({ min: 0, max: 50 }),
     merchant_type: fc.constantFrom<MerchantType>('affiliate', 'ucp', 'acp'),
   });
+  // Some of them variants: a group id at one of two merchants, or none.
+  const arbVariant = fc.record({
+    product: arbProduct,
+    group: fc.option(fc.constantFrom('g1', 'g2', 'g3'), { nil: undefined }),
+    merchant: fc.constantFrom('shop.com', 'other.com'),
+  });
 
-  test('search returns the head of the fully sorted match list, with total_count after filters', () => {
+  test('search returns the head of the sorted best-variant-per-group list, total_count the groups', () => {
     fc.assert(
       fc.property(
-        fc.array(arbProduct, { minLength: 1, maxLength: 60 }),
+        fc.array(arbVariant, { minLength: 1, maxLength: 60 }),
         fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 1, max: 20 }),
         fc.option(fc.constantFrom<MerchantType>('affiliate', 'ucp', 'acp')),
         fc.option(fc.integer({ min: 0, max: 50 })),
         fc.option(fc.integer({ min: 0, max: 50 })),
         (raw, queryWords, k, merchantType, min, max) => {
-          const products = raw.map((p, i) => product({ ...p, id: `id${String(i).padStart(3, '0')}` }));
+          const products = raw.map(({ product: p, group, merchant }, i) =>
+            product({
+              ...p,
+              id: `id${String(i).padStart(3, '0')}`,
+              merchant,
+              ...(group === undefined ? {} : { item_group_id: group }),
+            }),
+          );
           const index = buildIndex(products);
           const q: SearchQuery = {
             query: queryWords.join(' '),
@@ -348,16 +441,20 @@ describe('top-k', () => {
             if (min !== null) assert.ok(m.product.price_cents >= min);
             if (max !== null) assert.ok(m.product.price_cents <= max);
           }
-          const expected = [...all]
+          // Brute force: sort every match, keep each group's first (its best variant), then the page.
+          const groupOf = (p: CatalogProduct) =>
+            p.item_group_id === undefined ? `id:${p.id}` : `${p.merchant} ${p.item_group_id}`;
+          const seen = new Set<string>();
+          const best = [...all]
             .sort((a, b) => b.score - a.score || (a.product.id < b.product.id ? -1 : 1))
-            .slice(0, k)
-            .map((m) => m.product.id);
+            .filter((m) => !seen.has(groupOf(m.product)) && seen.add(groupOf(m.product)));
+          const expected = best.slice(0, k).map((m) => m.product.id);
           const got = index.search(q);
           assert.deepEqual(
             got.results.map((r) => r.id),
             expected,
           );
-          assert.equal(got.total_count, all.length);
+          assert.equal(got.total_count, best.length);
         },
       ),
       { numRuns: 150 },
