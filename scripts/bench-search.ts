@@ -1,7 +1,8 @@
 // Search index benchmark on the deterministic generated catalogue.
 //
-//   node --expose-gc --import tsx scripts/bench-search.ts [count=40000] [--wands <folder>]
+//   node --expose-gc --import tsx scripts/bench-search.ts [count=40000] [--variants <share>] [--wands <folder>]
 //
+// --variants 0.3 puts 30% of the generated models in variant groups (item_group_id) of 2–5 products.
 // --wands also writes the catalogue and a labelled query set in the WANDS layout, for
 // scripts/eval-search.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,11 @@ import { buildIndex } from '../shared/shopping/search-index.ts';
 const args = process.argv.slice(2);
 const wandsAt = args.indexOf('--wands');
 const wandsDir = wandsAt === -1 ? undefined : args[wandsAt + 1];
-const count = Number(args.find((a, i) => /^\d+$/.test(a) && i !== wandsAt + 1) ?? 40000);
+const variantsAt = args.indexOf('--variants');
+const variantShare = variantsAt === -1 ? 0 : Number(args[variantsAt + 1]);
+const count = Number(
+  args.find((a, i) => /^\d+$/.test(a) && i !== wandsAt + 1 && i !== variantsAt + 1) ?? 40000,
+);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = () => {
@@ -28,7 +33,7 @@ const heapMb = () => {
   return (m.heapUsed + m.arrayBuffers) / 1048576;
 };
 
-const catalog = generateCatalog(count, 42);
+const catalog = generateCatalog(count, 42, { variantShare });
 const before = heapMb();
 const t0 = performance.now();
 const index = buildIndex(catalog.products);
@@ -65,6 +70,7 @@ console.log(
     {
       node: process.version,
       products: count,
+      variant_share: variantShare,
       build_ms: Number(buildMs.toFixed(1)),
       queries_timed: latencies.length,
       p50_ms: Number(pct(50).toFixed(3)),

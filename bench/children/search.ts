@@ -1,11 +1,13 @@
 // Product search on the generated catalogue (fixed seed): index build time and memory, and query
-// latency over a mix of shopper queries, in a fresh process run with --expose-gc.
+// latency over a mix of shopper queries, in a fresh process run with --expose-gc. A second argument,
+// a share between 0 and 1, puts that share of the generated products' models in variant groups.
 import { generateCatalog, generateQueries, seededRandom } from '../../shared/shopping/generate-catalog.ts';
 import { buildIndex } from '../../shared/shopping/search-index.ts';
 import { reply } from '../lib/child.ts';
 import { percentile } from '../lib/stats.ts';
 
 const COUNT = Number(process.argv[2] ?? 40_000);
+const VARIANT_SHARE = Number(process.argv[3] ?? 0);
 const ROUNDS = 10;
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -17,7 +19,7 @@ const heapMb = () => {
   return (m.heapUsed + m.arrayBuffers) / 1048576;
 };
 
-const catalog = generateCatalog(COUNT, 42);
+const catalog = generateCatalog(COUNT, 42, { variantShare: VARIANT_SHARE });
 const before = heapMb();
 const buildCpu = process.cpuUsage();
 const start = performance.now();

@@ -178,11 +178,28 @@ export interface GeneratedCatalog {
   truth: Map<string, GeneratedTruth>;
 }
 
-export const generateCatalog = (count: number, seed = 42): GeneratedCatalog => {
+export interface GenerateOptions {
+  /**
+   * Share of products (0–1) that come in variants: the product and 1–4 more in other colours or
+   * sizes, sharing an item_group_id. 0 (the default) yields exactly the catalogue it always did.
+   */
+  variantShare?: number;
+}
+
+const SIZES = ['XS', 'S', 'M', 'L', 'XL'];
+
+export const generateCatalog = (
+  count: number,
+  seed = 42,
+  options: GenerateOptions = {},
+): GeneratedCatalog => {
   const rng = seededRandom(seed);
+  // Variants draw from their own stream, so the products they follow are those of the plain catalogue.
+  const variantRng = seededRandom(seed ^ 0x5eed);
+  const variantShare = options.variantShare ?? 0;
   const products: CatalogProduct[] = [];
   const truth = new Map<string, GeneratedTruth>();
-  for (let i = 0; i < count; i++) {
+  while (products.length < count) {
     const dept = pick(rng, DEPARTMENTS);
     const noun = pick(rng, dept.nouns);
     const brand = pick(rng, dept.brands);
@@ -209,7 +226,7 @@ export const generateCatalog = (count: number, seed = 42): GeneratedCatalog => {
       pick(rng, FILLER),
     ];
     const merchant = pick(rng, MERCHANTS);
-    const id = `P${String(i + 1).padStart(6, '0')}`;
+    const id = `P${String(products.length + 1).padStart(6, '0')}`;
     const url = `https://${merchant.domain}/p/${id.toLowerCase()}`;
     // Log-normal-ish prices around the department median.
     const price = Math.max(199, Math.round((dept.price * Math.exp((rng() - 0.5) * 1.6)) / 100) * 100 - 1);
@@ -232,8 +249,44 @@ export const generateCatalog = (count: number, seed = 42): GeneratedCatalog => {
       merchant: merchant.domain,
     });
     truth.set(id, { noun, color, material, brand, department: dept.name });
+    if (variantShare > 0 && variantRng() < variantShare) {
+      addVariants(products.at(-1)!, truth.get(id)!, products, truth, count, variantRng);
+    }
   }
   return { products, truth };
+};
+
+/** 1–4 more variants of `base`: other colours (a furniture or decor piece) or sizes (the rest). */
+const addVariants = (
+  base: CatalogProduct,
+  baseTruth: GeneratedTruth,
+  products: CatalogProduct[],
+  truth: Map<string, GeneratedTruth>,
+  count: number,
+  rng: Rng,
+): void => {
+  base.item_group_id = `G${base.id.slice(1)}`;
+  const bySize = !base.category.startsWith('Home & Garden');
+  const extra = 1 + Math.floor(rng() * 4);
+  for (let v = 0; v < extra && products.length < count; v++) {
+    const id = `P${String(products.length + 1).padStart(6, '0')}`;
+    const color = bySize ? baseTruth.color : pick(rng, COLORS);
+    const title = bySize
+      ? `${base.title} size ${SIZES[v % SIZES.length]}`
+      : base.title.replace(baseTruth.color, color);
+    const url = base.product_url.replace(base.id.toLowerCase(), id.toLowerCase());
+    products.push({
+      ...base,
+      id,
+      title,
+      product_url: url,
+      image_url: base.image_url.replace(base.id.toLowerCase(), id.toLowerCase()),
+      // Bigger sizes and other finishes cost up to a fifth more or less.
+      price_cents: Math.max(199, Math.round(base.price_cents * (0.8 + rng() * 0.4))),
+      affiliate_url: base.affiliate_url.replace(base.id.toLowerCase(), id.toLowerCase()),
+    });
+    truth.set(id, { ...baseTruth, color });
+  }
 };
 
 export interface LabelledQuery {

@@ -491,4 +491,23 @@ describe('generated catalogue', () => {
     assert.ok(r.total_count > 0);
     assert.match(r.results[0]!.title.toLowerCase(), /coffee table/);
   });
+
+  test('with variantShare, puts models in groups of 2–5 and still yields exactly count products', () => {
+    const plain = generateCatalog(500, 9).products;
+    const { products } = generateCatalog(500, 9, { variantShare: 0.3 });
+    assert.equal(products.length, 500);
+    assert.ok(plain.every((p) => p.item_group_id === undefined));
+    const sizes = new Map<string, number>();
+    for (const p of products)
+      if (p.item_group_id) sizes.set(p.item_group_id, (sizes.get(p.item_group_id) ?? 0) + 1);
+    assert.ok(sizes.size > 50, `${sizes.size} groups`);
+    assert.ok([...sizes.values()].every((n) => n <= 5));
+    assert.ok(
+      [...sizes.values()].filter((n) => n < 2).length <= 1,
+      'only the last may be cut short by count',
+    );
+    const r = buildIndex(products).search({ query: 'shirt dress jeans hoodie', max_results: 20 });
+    const groups = r.results.map((p) => p.item_group_id ?? p.id);
+    assert.equal(new Set(groups).size, groups.length, 'one result per group');
+  });
 });
