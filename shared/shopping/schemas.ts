@@ -61,8 +61,18 @@ export const ProductSearchResult = v.object({
 
 export const ProductSearchResponse = v.object({
   query: v.string(),
-  results: v.array(ProductSearchResult),
-  total_count: intOut,
+  results: v.pipe(
+    v.array(ProductSearchResult),
+    v.description(
+      'The best matches, one per product: a variant group answers with its best variant passing the filters.',
+    ),
+  ),
+  total_count: v.pipe(
+    intOut,
+    v.description(
+      'Products matching after the filters, a variant group (item_group_id) counted once; not only this page.',
+    ),
+  ),
   source: v.string(),
 });
 export type ProductSearchResponse = v.InferOutput<typeof ProductSearchResponse>;
