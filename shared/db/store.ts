@@ -13,6 +13,7 @@ import { dynamo } from '../aws/dynamo.ts';
 import { config } from '../config.ts';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
+import { log } from '../log.ts';
 import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
 
 export type Item = Record<string, unknown>;
@@ -444,7 +445,14 @@ async function writeMany(requests: WriteRequest[]): Promise<void> {
       let pending = batch;
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-        if (attempt > 6) throw new Error('BatchWrite left items unprocessed after retries');
+        // DynamoDB leaves items unprocessed when throttled: still so after the retries, a 503 like any
+        // throttling the SDK gives up on (a plain Error answered 500).
+        if (attempt > 6) {
+          log.warn('dependency unavailable', {
+            error: 'BatchWriteItem left items unprocessed after retries',
+          });
+          throw new ServiceUnavailableError();
+        }
         const { UnprocessedItems } = await dynamo().send(
           new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }),
         );

@@ -229,6 +229,33 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(JSON.parse(warning ?? '{}').code, socket);
     });
 
+  it('DynamoDB leaving a batch write unprocessed throughout (calendar): 503, not 500', async () => {
+    const team = await createTeam(h, {
+      content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
+    });
+    // DynamoDB answers a throttled BatchWriteItem with the items it did not write; here, all of them.
+    const name = `hardening-fault-${injected.length}`;
+    let batches = 0;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        if (context.commandName !== 'BatchWriteItemCommand') return next(args);
+        batches++;
+        const { RequestItems } = JSON.parse(String(args.request.body));
+        return {
+          response: { statusCode: 200, headers: {} },
+          output: { UnprocessedItems: RequestItems, $metadata: {} },
+        };
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const res = await h.call('POST', `/api/v1/teams/${team.id}/calendar/generate`);
+    assert.ok(batches > 1, 'the unprocessed items were retried');
+    assert.deepEqual([res.status, res.headers['retry-after']], [503, '1'], res.text);
+    assert.deepEqual(res.body, { detail: 'Service temporarily unavailable, retry later' });
+  });
+
   it('DynamoDB unreachable (DNS failure): 503, not 500, and the log names the cause', async () => {
     inject('dynamo', { commands: /Get/, failing: () => true, kind: 'dns' });
     const logged = scan.texts.length;
