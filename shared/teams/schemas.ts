@@ -182,35 +182,95 @@ export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];
 /** Years a calendar can be planned for. */
 export const CALENDAR_YEARS = { min: 1970, max: 2999 } as const;
 
-const DATE_TIME_REST = /^[Tt_ ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?$/;
+/** What pydantic makes of a date's text: fine, a parse error (speedate's text), a datetime that is not
+ * at midnight, or a date Python cannot hold (year 0). */
+type DateProblem = string | { inexact: true } | { yearZero: true } | undefined;
 
-/** pydantic's lax `date` from a string: the speedate texts for the common mistakes (docs/teams.md). */
-const dateProblem = (text: string): string | { inexact: true } | undefined => {
-  if (text.length < 10) return 'input is too short';
-  const digits = (from: number, to: number) => /^\d+$/.test(text.slice(from, to));
-  if (!digits(0, 4)) return 'invalid character in year';
-  if (text[4] !== '-') return 'invalid date separator, expected `-`';
-  if (!digits(5, 7)) return 'invalid character in month';
-  if (text[7] !== '-') return 'invalid date separator, expected `-`';
-  if (!digits(8, 10)) return 'invalid character in day';
-  const [year, month, day] = [text.slice(0, 4), text.slice(5, 7), text.slice(8, 10)].map(Number) as [
-    number,
-    number,
-    number,
-  ];
+/**
+ * pydantic's lax `date` from a string, as speedate reads it (on UTF-8 bytes): a date, or a datetime
+ * whose time is zero (its time zone ignored, digits past microseconds dropped), with speedate's error
+ * texts. Unix timestamps as text are refused (docs/teams.md).
+ */
+const dateProblem = (text: string): DateProblem => {
+  const bytes = Buffer.from(text, 'utf8');
+  const digit = (at: number) => {
+    const byte = bytes[at];
+    return byte !== undefined && byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : undefined;
+  };
+  const number = (at: number, length: number) => {
+    let value = 0;
+    for (let i = 0; i < length; i++) {
+      const d = digit(at + i);
+      if (d === undefined) return undefined;
+      value = value * 10 + d;
+    }
+    return value;
+  };
+  const char = (at: number) => (bytes[at] === undefined ? undefined : String.fromCharCode(bytes[at]!));
+
+  if (bytes.length < 10) return 'input is too short';
+  const year = number(0, 4);
+  if (year === undefined) return 'invalid character in year';
+  if (char(4) !== '-') return 'invalid date separator, expected `-`';
+  const month = number(5, 2);
+  if (month === undefined) return 'invalid character in month';
+  if (char(7) !== '-') return 'invalid date separator, expected `-`';
+  const day = number(8, 2);
+  if (day === undefined) return 'invalid character in day';
   if (month < 1 || month > 12) return 'month value is outside expected range of 1-12';
-  if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
-    return 'day value is outside expected range';
-  if (text.length === 10) return undefined;
-  // A datetime is accepted as a date only at midnight exactly.
-  if (!'Tt_ '.includes(text[10]!)) return 'invalid datetime separator, expected `T`, `t`, `_` or space';
-  const time = DATE_TIME_REST.exec(text.slice(10));
-  if (!time) return 'unexpected extra characters at the end of the input';
-  const [hour, minute, second] = [time[1], time[2], time[3] ?? '0'].map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  if (day < 1 || day > days) return 'day value is outside expected range';
+  // Only a date speedate read whole reaches Python's `date`, which has no year 0.
+  const valid = (problem: { inexact: true } | undefined): DateProblem =>
+    problem ?? (year === 0 ? { yearZero: true } : undefined);
+  if (bytes.length === 10) return valid(undefined);
+  // A datetime: the separator, then HH:MM[:SS[.ffffff]] and an optional zone.
+  if (!'Tt_ '.includes(char(10) ?? 'x')) return 'invalid datetime separator, expected `T`, `t`, `_` or space';
+  let at = 11;
+  if (bytes.length - at < 5) return 'input is too short';
+  const hour = number(at, 2);
+  if (hour === undefined) return 'invalid character in hour';
+  if (char(at + 2) !== ':') return 'invalid time separator, expected `:`';
+  const minute = number(at + 3, 2);
+  if (minute === undefined) return 'invalid character in minute';
   if (hour > 23) return 'hour value is outside expected range of 0-23';
   if (minute > 59) return 'minute value is outside expected range of 0-59';
-  if (second > 59) return 'second value is outside expected range of 0-59';
-  return hour || minute || second || Number(time[4] ?? 0) ? { inexact: true } : undefined;
+  at += 5;
+  let second = 0;
+  let fraction = 0;
+  if (char(at) === ':') {
+    const value = number(at + 1, 2);
+    if (value === undefined) return 'invalid character in second';
+    if (value > 59) return 'second value is outside expected range of 0-59';
+    second = value;
+    at += 3;
+    if (char(at) === '.' || char(at) === ',') {
+      at++;
+      const from = at;
+      for (; digit(at) !== undefined; at++)
+        // Digits past microseconds are dropped (pydantic truncates them).
+        if (at - from < 6 && digit(at) !== 0) fraction = 1;
+      if (at === from) return 'second fraction digits missing after `.`';
+    }
+  }
+  if (char(at) === 'Z' || char(at) === 'z') at++;
+  else if (at < bytes.length) {
+    // `+`, `-` or U+2212 MINUS SIGN.
+    if (char(at) === '+' || char(at) === '-') at++;
+    else if (bytes[at] === 0xe2 && bytes[at + 1] === 0x88 && bytes[at + 2] === 0x92) at += 3;
+    else return 'invalid timezone sign';
+    const zoneHour = number(at, 2);
+    if (zoneHour === undefined) return 'invalid timezone hour';
+    at += char(at + 2) === ':' ? 3 : 2;
+    const zoneMinute = number(at, 2);
+    if (zoneMinute === undefined) return 'invalid timezone minute';
+    if (zoneMinute > 59) return 'timezone minute value is outside expected range of 0-59';
+    if (zoneHour * 60 + zoneMinute >= 24 * 60) return 'timezone offset must be less than 24 hours';
+    at += 2;
+  }
+  if (at < bytes.length) return 'unexpected extra characters at the end of the input';
+  return valid(hour || minute || second || fraction ? { inexact: true } : undefined);
 };
 
 /** A calendar date query parameter (YYYY-MM-DD), failing with pydantic's date errors. */
@@ -226,10 +286,16 @@ const calendarDate = () =>
             ? fastapi('date_from_datetime_parsing', `Input should be a valid date or datetime, ${problem}`, {
                 error: problem,
               })
-            : fastapi(
-                'date_from_datetime_inexact',
-                'Datetimes provided to dates should have zero time - e.g. be exact dates',
-              ),
+            : 'yearZero' in problem
+              ? fastapi(
+                  'date_parsing',
+                  'Input should be a valid date in the format YYYY-MM-DD, year 0 is out of range',
+                  { error: 'year 0 is out of range' },
+                )
+              : fastapi(
+                  'date_from_datetime_inexact',
+                  'Datetimes provided to dates should have zero time - e.g. be exact dates',
+                ),
       });
       return NEVER;
     }),

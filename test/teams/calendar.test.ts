@@ -450,4 +450,47 @@ describe('calendar generation', () => {
     const midnight = await generate(team.id, '?start=2026-11-20T00:00:00Z');
     assert.equal(midnight.status, 200);
   });
+
+  it('reads a start datetime as pydantic 2.13 does: its zone, fraction and error texts', async () => {
+    const { team } = await parisTeam();
+    // Each answer as pydantic's TypeAdapter(date).validate_python gives it (null: accepted).
+    const parsing = (error: string) => ['date_from_datetime_parsing', error];
+    const cases: [string, (string | null)[]][] = [
+      // Accepted: digits past microseconds are dropped, `,` separates a fraction, U+2212 is a minus.
+      ['2026-11-20T00:00:00.0000001', [null]],
+      ['2026-11-20T00:00:00,000', [null]],
+      ['2026-11-20T00:00:00\u221205:00', [null]],
+      // Refused: a zone offset of a day or more, or minutes past 59.
+      ['2026-11-20T00:00:00+24:00', parsing('timezone offset must be less than 24 hours')],
+      ['2026-11-20T00:00:00+01:60', parsing('timezone minute value is outside expected range of 0-59')],
+      // speedate's own words for what is wrong.
+      ['2026-11-20T', parsing('input is too short')],
+      ['2026-11-20 ', parsing('input is too short')],
+      ['2026-11-20T10', parsing('input is too short')],
+      ['2026-11-20Tab:00', parsing('invalid character in hour')],
+      ['2026-11-20T10-00', parsing('invalid time separator, expected `:`')],
+      ['2026-11-20T10:00:', parsing('invalid character in second')],
+      ['2026-11-20T00:00:00.', parsing('second fraction digits missing after `.`')],
+      ['2026-11-20T00:00:00 ', parsing('invalid timezone sign')],
+      ['2026-11-20T00:00:00+1', parsing('invalid timezone hour')],
+      ['2026-11-20T00:00:00+01', parsing('invalid timezone minute')],
+      ['2026-11-20T90:0:0', parsing('invalid character in minute')],
+      ['0000-01-01', ['date_parsing', 'year 0 is out of range']],
+    ];
+    for (const [start, [type, error]] of cases) {
+      const res = await generate(team.id, `?start=${encodeURIComponent(start)}`);
+      if (type === null) {
+        assert.equal(res.status, 200, `${start}: ${res.text}`);
+        continue;
+      }
+      const [detail] = res.body.detail;
+      assert.deepEqual([detail.type, detail.ctx?.error], [type, error], start);
+      assert.equal(
+        detail.msg,
+        type === 'date_parsing'
+          ? `Input should be a valid date in the format YYYY-MM-DD, ${error}`
+          : `Input should be a valid date or datetime, ${error}`,
+      );
+    }
+  });
 });
