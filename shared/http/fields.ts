@@ -153,7 +153,12 @@ const withinBounds = (value: number, opts: { ge?: number; le?: number }, float =
   return outside ? new Refusal(outside) : value;
 };
 
-const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0*)?$/;
+const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0+)?$/;
+/** What pydantic trims around a number's text: Rust's white space (U+0085 too, but not U+FEFF, which
+ * JavaScript's trim() takes). */
+const RUST_SPACE =
+  '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const TRIMMED = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, 'g');
 /** pydantic refuses a float outside i64 with `int_parsing_size` (JSON.parse cannot tell 1e20 from an
  * integer literal, so both are refused). */
 const I64_LIMIT = 2 ** 63;
@@ -181,7 +186,7 @@ export const integer = (opts: { ge?: number; le?: number } = {}) => {
         return withinBounds(input, bounded);
       }
       if (typeof input !== 'string') return refuse('int_type', 'Input should be a valid integer');
-      const text = input.trim();
+      const text = input.replace(TRIMMED, '');
       if (text.length > 4300) return exceededSize();
       if (!INT_TEXT.test(text))
         return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');

@@ -289,6 +289,22 @@ describe('per-resource reads', () => {
     );
   });
 
+  it('reads limit and offset as pydantic reads an int from text', async () => {
+    const team = await createTeam(h);
+    // pydantic 2.13: `1.` is no integer; Rust's whitespace is trimmed (U+0085 too), a BOM is not.
+    for (const [query, status] of [
+      ['limit=1.', 422],
+      ['limit=1.0', 200],
+      ['limit=%EF%BB%BF5', 422],
+      ['limit=%C2%855', 200],
+      ['offset=%C2%A00', 200],
+    ] as const) {
+      const res = await h.call('GET', teamPath(team.id, `/tasks?${query}`));
+      assert.equal(res.status, status, `${query}: ${res.text}`);
+      if (status === 422) assert.equal(res.body.detail[0].type, 'int_parsing', query);
+    }
+  });
+
   it('ends a page of big tasks before its byte budget; the next starts where it ended', async () => {
     // Tasks written by the agents may carry large outputs: 22 of 250 KB would be a 5.5 MB page of 50.
     // A page of tasks stops before 1.5 MiB (the dashboard's share of Lambda's 6 MB): 6 of them.
