@@ -1,5 +1,7 @@
 // A chat session, its messages and its idempotency records share one partition. Message ids are
 // UUIDv7, so `MSG#<id>` lists messages in the order they were sent with no counter to contend on.
+import { createHash } from 'node:crypto';
+
 const partition = (sessionId: string) => `CHAT#${sessionId}`;
 
 export const MESSAGE_PREFIX = 'MSG#';
@@ -16,10 +18,12 @@ export const chatKeys = {
     sk: `${MESSAGE_PREFIX}${messageId}`,
   }),
   /** One per Idempotency-Key a caller used in the session: the conditional write that makes a retry
-   * safe. The caller's id is in the key, so a stranger's request can never take or block one. */
+   * safe. The caller's id is in the key, so a stranger's request can never take or block one. The
+   * header's value goes in as its SHA-256: 255 characters of up to 4 UTF-8 bytes each would pass
+   * DynamoDB's 1,024-byte limit on a sort key (the claim keeps the value itself). */
   idempotency: (sessionId: string, userId: string, key: string) => ({
     pk: partition(sessionId),
-    sk: `IDEMPOTENCY#${userId}#${key}`,
+    sk: `IDEMPOTENCY#${userId}#${createHash('sha256').update(key).digest('base64url')}`,
   }),
   /** gsi1: a user's chat sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({

@@ -374,6 +374,23 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.equal(claims.length, 1, 'the refused request gave its claim back');
   });
 
+  it("the longest Idempotency-Key keeps its claim's sort key within DynamoDB's 1,024 bytes", async () => {
+    // 255 characters of 4 UTF-8 bytes each: 1,020 bytes of key alone. dynalite counts a key's UTF-16
+    // units, not its bytes, so the limit is asserted on the key itself.
+    const key = '🔁'.repeat(255);
+    const longestCaller = 'u'.repeat(255);
+    const sortKeyBytes = (userId: string) =>
+      Buffer.byteLength(chatKeys.idempotency(newId(), userId, key).sk, 'utf8');
+    assert.ok(sortKeyBytes(longestCaller) <= 1024, `${sortKeyBytes(longestCaller)} bytes`);
+    const id = await newSession();
+    const first = await send(id, { content: 'emoji key' }, { 'idempotency-key': key });
+    const retry = await send(id, { content: 'emoji key' }, { 'idempotency-key': key });
+    assert.deepEqual([first.status, retry.status], [201, 201], first.text);
+    assert.equal(retry.body.id, first.body.id, 'the retry answers the same message');
+    const other = await send(id, { content: 'emoji key' }, { 'idempotency-key': `${key.slice(0, -2)}🔂` });
+    assert.notEqual(other.body.id, first.body.id, 'another key is another message');
+  });
+
   it('an Idempotency-Key longer than 255 characters is refused as a header error', async () => {
     const id = await newSession();
     const key = 'k'.repeat(256);
