@@ -196,16 +196,25 @@ export const integer = (opts: { ge?: number; le?: number } = {}) => {
   );
 };
 
-const FLOAT_TEXT = /^[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:_\d+)*(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
+const FLOAT_TEXT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf|infinity|nan)$/i;
 
+/**
+ * A number's text as pydantic reads it: text with `_` is taken as it is (no trimming), with `_`
+ * anywhere but at either end or twice in a row, then dropped (`1_e3` is 1000); other text is trimmed
+ * as Rust trims (TRIMMED). Then Rust's float syntax: `5.`, `.5`, `1e3`, `inf`, `nan`.
+ */
 const parseFloatText = (input: string): number | Refusal => {
-  const text = input.trim();
-  if (!FLOAT_TEXT.test(text) || !/\d|inf|nan/i.test(text))
+  const text = input.includes('_')
+    ? /^_|_$|__/.test(input)
+      ? ''
+      : input.replaceAll('_', '')
+    : input.replace(TRIMMED, '');
+  if (!FLOAT_TEXT.test(text))
     return refuse('float_parsing', 'Input should be a valid number, unable to parse string as a number');
   const lower = text.toLowerCase().replace(/^\+/, '');
   if (lower.endsWith('nan')) return Number.NaN;
   if (lower.includes('inf')) return lower.startsWith('-') ? -Infinity : Infinity;
-  return Number(text.replaceAll('_', ''));
+  return Number(text);
 };
 
 /** pydantic's lax float (number). Bounds are printed Rust-style in msg and as floats in ctx. */

@@ -279,6 +279,40 @@ describe('projects', () => {
     ]);
   });
 
+  it('reads a budget written as text as pydantic does (each case checked against pydantic 2.13)', async () => {
+    // pydantic trims as Rust does (U+0085 and U+3000 are white space, a byte-order mark is not), takes
+    // text with `_` untrimmed with `_` anywhere but at the ends or doubled, and Rust's float syntax.
+    const read = {
+      '\u00852.5': 2.5,
+      '\u30002.5': 2.5,
+      '1_0.5': 10.5,
+      '1_e1': 10,
+      '+_5': 5,
+      '.5': 0.5,
+      '5.': 5,
+    };
+    const refused = ['\ufeff2.5', ' 1_0', '1_0 ', '_1', '1_', '1__0', 'e5', '.', '1e', '0x10'];
+    const tasks = [...Object.keys(read), ...refused].map((budget_usd, i) => ({ title: `t${i}`, budget_usd }));
+    const res = await h.call('POST', '/api/v1/projects', { json: { title: 'Text budgets', tasks } });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.detail.map((d: { type: string; loc: unknown[]; input: string }) => [
+        d.type,
+        d.loc[2],
+        d.input,
+      ]),
+      refused.map((text, i) => ['float_parsing', Object.keys(read).length + i, text]),
+    );
+    const ok = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Text budgets', tasks: tasks.slice(0, Object.keys(read).length) },
+    });
+    assert.equal(ok.status, 201, ok.text);
+    assert.deepEqual(
+      ok.body.project_tasks.map((t: { budget_usd: number }) => t.budget_usd),
+      Object.values(read),
+    );
+  });
+
   it('refuses more than 100 initial tasks with too_long', async () => {
     const res = await h.call('POST', '/api/v1/projects', {
       json: { title: 'Big', tasks: Array.from({ length: 101 }, (_, i) => ({ title: `t${i}` })) },
