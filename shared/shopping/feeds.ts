@@ -71,12 +71,14 @@ const SPACES_RE = /[\s\u00a0\u202f\u2009']/g;
  * digits is a decimal comma; otherwise commas group thousands (Merchant Center uses a decimal dot).
  * One separator and exactly three digits ("1.299", "1,299") is refused where it is ambiguous.
  */
-// [pattern, separator to drop from the integer part]; tried in order.
+// [pattern, separator to drop from the integer part]; tried in order. A thousands group never
+// starts with 0: "0,500" is half a unit, not 500.
 const DECIMAL_FORMS: readonly [RegExp, string][] = [
   [/^(\d+)(?:\.(\d+))?$/, ''],
-  [/^(\d{1,3}(?:,\d{3})+)(?:\.(\d+))?$/, ','],
+  [/^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d+))?$/, ','],
   [/^(\d+),(\d{1,2})$/, ''],
-  [/^(\d{1,3}(?:\.\d{3})+),(\d+)$/, '.'],
+  [/^(0),(\d+)$/, ''],
+  [/^([1-9]\d{0,2}(?:\.\d{3})+),(\d+)$/, '.'],
 ];
 
 // One separator then exactly three digits: "1.299" is 1299 written the German way or 1.299 written

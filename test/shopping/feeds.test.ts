@@ -89,6 +89,20 @@ describe('prices with one separator and three digits after it', () => {
   });
 });
 
+describe('prices with a leading 0', () => {
+  test('"0,500" is half a unit, never five hundred: no thousands group starts with 0', () => {
+    assert.deepEqual(parsePrice('0,500 EUR'), { amount_minor: 50, currency: 'EUR' });
+    assert.deepEqual(parsePrice('0,500 KWD'), { amount_minor: 500, currency: 'KWD' });
+    assert.deepEqual(parsePrice('0,995 USD'), { amount_minor: 100, currency: 'USD' });
+    // The same price with a decimal point already read so.
+    assert.deepEqual(parsePrice('0.500 EUR'), parsePrice('0,500 EUR'));
+    // A leading 0 does not start a group of a longer number either.
+    for (const bad of ['0,500,000 EUR', '00,500 EUR', '0.500.000 EUR']) {
+      assert.throws(() => parsePrice(bad), /not a price/, bad);
+    }
+  });
+});
+
 describe('currencies', () => {
   test('three letters that are no currency make the row skipped, in every format', () => {
     assert.throws(() => parsePrice('12 pcs'), /"PCS" is not an ISO 4217 currency code/);
