@@ -67,8 +67,9 @@ export const currencyMinorDigits = (currency: string): number => {
 const SPACES_RE = /[\s\u00a0\u202f\u2009']/g;
 
 /**
- * "1,299.99", "1.299,99", "1299,99", "15" → integer minor units. A lone comma followed by one or two
- * digits is a decimal comma; otherwise commas group thousands (Merchant Center uses a decimal dot).
+ * "1,299.99", "1.299,99", "1.299.000", "1299,99", "15" → integer minor units. A lone comma followed by
+ * one or two digits is a decimal comma; otherwise commas group thousands (Merchant Center uses a
+ * decimal dot), and so do two or more dots.
  * One separator and exactly three digits ("1.299", "1,299") is refused where it is ambiguous.
  */
 // [pattern, separator to drop from the integer part]; tried in order. A thousands group never
@@ -78,7 +79,7 @@ const DECIMAL_FORMS: readonly [RegExp, string][] = [
   [/^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d+))?$/, ','],
   [/^(\d+),(\d{1,2})$/, ''],
   [/^(0),(\d+)$/, ''],
-  [/^([1-9]\d{0,2}(?:\.\d{3})+),(\d+)$/, '.'],
+  [/^([1-9]\d{0,2}(?:\.\d{3})+)(?:,(\d+))?$/, '.'],
 ];
 
 // One separator then exactly three digits: "1.299" is 1299 written the German way or 1.299 written

@@ -89,7 +89,7 @@ describe('prices with one separator and three digits after it', () => {
   });
 });
 
-describe('prices with a leading 0', () => {
+describe('prices with a leading 0 or dots grouping thousands', () => {
   test('"0,500" is half a unit, never five hundred: no thousands group starts with 0', () => {
     assert.deepEqual(parsePrice('0,500 EUR'), { amount_minor: 50, currency: 'EUR' });
     assert.deepEqual(parsePrice('0,500 KWD'), { amount_minor: 500, currency: 'KWD' });
@@ -98,6 +98,18 @@ describe('prices with a leading 0', () => {
     assert.deepEqual(parsePrice('0.500 EUR'), parsePrice('0,500 EUR'));
     // A leading 0 does not start a group of a longer number either.
     for (const bad of ['0,500,000 EUR', '00,500 EUR', '0.500.000 EUR']) {
+      assert.throws(() => parsePrice(bad), /not a price/, bad);
+    }
+  });
+
+  test('dots grouping thousands with no decimals are read: "1.299.000 IDR" as "1,299,000 IDR" is', () => {
+    assert.deepEqual(parsePrice('1.299.000 IDR'), { amount_minor: 1299000, currency: 'IDR' }); // ICU: 0 decimals
+    assert.deepEqual(parsePrice('1.299.000 IDR'), parsePrice('1,299,000 IDR'));
+    assert.deepEqual(parsePrice('12.500.000 JPY'), { amount_minor: 12500000, currency: 'JPY' });
+    assert.deepEqual(parsePrice('1.299.000,50 EUR'), { amount_minor: 129900050, currency: 'EUR' });
+    // One dot group stays as it was: ambiguous where the currency cannot settle it.
+    assert.throws(() => parsePrice('1.299 IDR'), /ambiguous/);
+    for (const bad of ['1.29.000 IDR', '1.2990.000 IDR', '1.299.00 EUR']) {
       assert.throws(() => parsePrice(bad), /not a price/, bad);
     }
   });
