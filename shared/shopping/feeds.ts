@@ -479,14 +479,14 @@ const normalizeHeader = (name: string): string =>
 
 const ACP_ONLY_COLUMNS = ['item_id', 'seller_name', 'seller_url', 'enable_search', 'enable_checkout'];
 
+/** Tab, then the delimiter the header holds most of (comma on a tie); Merchant Center also takes | and ~. */
 const pickDelimiter = (headerLine: string): string => {
   const count = (ch: string) => headerLine.split(ch).length - 1;
   const tabs = count('\t');
-  const commas = count(',');
-  const semis = count(';');
-  if (tabs > 0 && tabs >= commas) return '\t';
-  if (semis > commas) return ';';
-  return ',';
+  if (tabs > 0 && tabs >= count(',')) return '\t';
+  let best = ',';
+  for (const ch of [';', '|', '~']) if (count(ch) > count(best)) best = ch;
+  return best;
 };
 
 const parseDelimited = (text: string, requested: 'auto' | 'gmc' | 'acp', ctx: Context): FeedFormat => {

@@ -334,6 +334,33 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.throws(() => parseFeed('{"id":1}\n', { ...opts, format: 'gmc' }), /JSON Lines/);
   });
 
+  test('reads pipe- and tilde-delimited files, as Merchant Center and affiliate networks export them', () => {
+    const opts = { merchant: 'shop.com', merchantType: 'affiliate' as const };
+    for (const delimiter of ['|', '~']) {
+      const text = [
+        ['id', 'title', 'description', 'link', 'price', 'item_group_id'],
+        ['a', 'Lamp, brass', 'Warm; dimmable', 'https://shop.com/a', '1,299.00 USD', 'L-1'],
+        ['b', '"Desk | Oak"', 'Solid', 'https://shop.com/b', '15,00 EUR', ''],
+        ['c', 'Chair', 'Plain', 'https://shop.com/c', '5.00 USD', '', 'surplus'],
+      ]
+        .map((row) => row.join(delimiter))
+        .join('\n');
+      const { format, products, errors } = parseFeed(text, opts);
+      assert.equal(format, 'gmc');
+      assert.deepEqual(
+        products.map((p) => [p.id, p.title, p.description, p.price_cents, p.currency, p.item_group_id]),
+        [
+          ['a', 'Lamp, brass', 'Warm; dimmable', 129900, 'USD', 'L-1'],
+          ['b', 'Desk | Oak', 'Solid', 1500, 'EUR', undefined],
+        ],
+        delimiter,
+      );
+      assert.deepEqual(errors, [
+        { line: 4, reason: `row has 7 fields but the header has 6 (unquoted "${delimiter}"?)` },
+      ]);
+    }
+  });
+
   test('a header-only file is valid and empty', () => {
     assert.deepEqual(
       parseFeed('id,title,link,price\n', { merchant: 'shop.com', merchantType: 'affiliate' }).products,
