@@ -322,10 +322,11 @@ const jsonPrice = (value: unknown, currencyField: unknown, label: string): Price
 
 const DAY_MS = 86_400_000;
 
-/** One end of a sale period: an ISO 8601 date-time, or a date (the whole day, UTC). */
+/** One end of a sale period: an ISO 8601 date-time (in UTC when it names no zone, as a bare date is,
+ * not in the importing machine's zone), or a date (the whole day, UTC). */
 const periodEdge = (text: string, end: boolean): number => {
   const t = text.trim();
-  const ms = Date.parse(t);
+  const ms = Date.parse(/[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(t) ? `${t}Z` : t);
   return /^\d{4}-\d{2}-\d{2}$/.test(t) && end ? ms + DAY_MS : ms;
 };
 

@@ -437,6 +437,30 @@ describe('parseFeed: sale prices and their effective period', () => {
   });
 });
 
+describe('parseFeed: a sale period without a time zone', () => {
+  test('is read in UTC, whatever the zone of the machine importing it', () => {
+    // 11:00 to 13:00 with no zone, checked at noon UTC: running in UTC; on a machine in New York, read
+    // as local time, it would not start until 16:00 UTC.
+    const text = tsv([
+      ['id', 'title', 'link', 'price', 'sale_price', 'sale_price_effective_date'],
+      ['p', 'Kettle', 'https://shop.com/p', '50.00 USD', '30.00 USD', '2026-11-15T11:00/2026-11-15T13:00:00'],
+    ]);
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const { products } = parseFeed(text, {
+        merchant: 'shop.com',
+        merchantType: 'affiliate',
+        at: new Date('2026-11-15T12:00:00Z'),
+      });
+      assert.equal(products[0]!.price_cents, 3000);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+});
+
 describe('parseFeed: Agentic Commerce Protocol flat feed', () => {
   test('is detected by its columns and accepts price as number plus currency', () => {
     const text =
