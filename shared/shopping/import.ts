@@ -25,6 +25,9 @@ export interface ImportOptions {
   /** Affiliates only: query parameters that turn a product_url into its affiliate_url. */
   trackingParams?: Record<string, string>;
   format?: 'auto' | FeedFormat;
+  /** When the feed was written (a bucket object's Last-Modified): refused if the merchant's catalogue
+   * already comes from a newer feed. */
+  feedModifiedAt?: Date;
 }
 
 export interface ImportReport {
@@ -63,6 +66,10 @@ export async function importCatalogFeed(
   if (parsed.products.length === 0) throw new FeedError('feed has no products');
   for (let attempt = 1; ; attempt++) {
     const latest = await readLatestPointer();
+    const newer = latest?.pointer.merchants[merchant]?.feed_modified_at;
+    // Events arrive at least once and failed imports are retried, so an older file can come last.
+    if (newer && options.feedModifiedAt && Date.parse(newer) > options.feedModifiedAt.getTime())
+      throw new FeedError(`a newer feed of ${merchant} (written ${newer}) is already imported`);
     const current = latest ? (await readSnapshot(latest.pointer.key)).products : [];
     const kept = current.filter((product) => product.merchant !== merchant);
     const products = [...kept, ...parsed.products];
@@ -73,6 +80,7 @@ export async function importCatalogFeed(
         format: parsed.format,
         product_count: parsed.products.length,
         imported_at: nowIso(),
+        ...(options.feedModifiedAt && { feed_modified_at: options.feedModifiedAt.toISOString() }),
       },
     };
     try {
@@ -133,5 +141,6 @@ export async function importFeedObject(key: string): Promise<ImportReport> {
   return importCatalogFeed(bytes, {
     ...target,
     trackingParams: parseTrackingParams(object.Metadata?.tracking),
+    feedModifiedAt: object.LastModified,
   });
 }

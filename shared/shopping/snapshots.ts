@@ -23,6 +23,9 @@ export interface MerchantSummary {
   format: FeedFormat;
   product_count: number;
   imported_at: string;
+  /** The Last-Modified of the bucket feed imported (absent for the CLI and the seed): an older feed
+   * of the merchant, delivered or retried late, is not imported over it. */
+  feed_modified_at?: string;
 }
 
 export interface CatalogPointer {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { runImport } from '../../scripts/catalog-import.ts';
@@ -256,6 +257,36 @@ describe('catalogue import', () => {
       Records: [{ s3: { object: { key: 'catalog/feeds/affiliate/drop.example/2026+spring.tsv' } } }],
     });
     assert.equal((again[0] as { imported: number }).imported, 1);
+  });
+
+  it('a feed older than the one its merchant was last imported from is refused, whatever order they come in', async () => {
+    const put = (file: string, id: string) =>
+      s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: `catalog/feeds/ucp/order.example/${file}`,
+          Body: gmc([`${id}\tLamp ${id}\thttps://order.example/${id}\t20.00 USD`]),
+        }),
+      );
+    const run = (file: string) =>
+      importHandler({ detail: { object: { key: `catalog/feeds/ucp/order.example/${file}` } } });
+    const ids = async () => idsOf((await catalog())!.products.filter((p) => p.merchant === 'order.example'));
+    await put('monday.tsv', 'mon');
+    await sleep(1100); // Last-Modified counts whole seconds
+    await put('tuesday.tsv', 'tue');
+    assert.equal(((await run('tuesday.tsv'))[0] as { imported: number }).imported, 1);
+    // Monday's event, retried after Tuesday's import: refused, Tuesday's products stay.
+    const late = await run('monday.tsv');
+    assert.match(
+      (late[0] as { refused: string }).refused,
+      /a newer feed of order\.example .* is already imported/,
+    );
+    assert.deepEqual(await ids(), ['order.example:tue']);
+    // The same feed again, or one written since, imports.
+    assert.equal(((await run('tuesday.tsv'))[0] as { imported: number }).imported, 1);
+    await put('monday.tsv', 'mon2');
+    assert.equal(((await run('monday.tsv'))[0] as { imported: number }).imported, 1);
+    assert.deepEqual(await ids(), ['order.example:mon2']);
   });
 
   it('the function drops a bad feed or key without retrying, and leaves the catalogue as it was', async () => {
