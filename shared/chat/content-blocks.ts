@@ -221,9 +221,10 @@ const NAME_MAX = 200;
  * A document name Bedrock accepts (letters, digits, single spaces, hyphens, parentheses, square
  * brackets), at most 200 characters, and unique among `taken` (lower-case: names that differ only in
  * case are kept apart too), which it joins:
- * "Q3 report.final.pdf" → "Q3 report final".
+ * "Q3 report.final.pdf" → "Q3 report final". With a `mark` (a send that kept losing its names to
+ * others), the mark goes after the name: "notes (2b9f1c)", which no other send chooses.
  */
-export const documentName = (fileName: string, taken: Set<string>): string => {
+export const documentName = (fileName: string, taken: Set<string>, mark?: string): string => {
   // Only an extension that names a type is one: "Release notes v1.2" keeps its ".2" (as "v1 2").
   const stem = (fileName.split('/').at(-1) ?? '').replace(/\.([a-z0-9]+)$/i, (extension, letters: string) =>
     letters.toLowerCase() in EXTENSIONS ? '' : extension,
@@ -236,12 +237,10 @@ export const documentName = (fileName: string, taken: Set<string>): string => {
       .trim()
       .slice(0, NAME_MAX)
       .trim() || 'document';
-  let name = base;
-  // A session may hold a name a hundred times: the number's room is taken from the base.
-  for (let n = 2; taken.has(name.toLowerCase()); n++) {
-    const suffix = ` (${n})`;
-    name = `${base.slice(0, NAME_MAX - suffix.length).trimEnd()}${suffix}`;
-  }
+  // A session may hold a name a hundred times: the suffix's room is taken from the base.
+  const withSuffix = (suffix: string) => `${base.slice(0, NAME_MAX - suffix.length).trimEnd()}${suffix}`;
+  let name = mark ? withSuffix(` (${mark})`) : base;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = withSuffix(mark ? ` (${mark} ${n})` : ` (${n})`);
   taken.add(name.toLowerCase());
   return name;
 };
@@ -264,6 +263,8 @@ export const toContentBlocks = (
   bucket: string,
   /** Document names the session's earlier messages hold, lower-case. */
   taken: Iterable<string> = [],
+  /** See documentName. */
+  mark?: string,
 ): ContentBlock[] => {
   const names = new Set<string>(taken);
   const blocks: ContentBlock[] = [{ text }];
@@ -273,7 +274,7 @@ export const toContentBlocks = (
     if (type.kind === 'image') blocks.push({ image: { format: type.format, source } });
     else
       blocks.push({
-        document: { format: type.format, name: documentName(attachment.fileName, names), source },
+        document: { format: type.format, name: documentName(attachment.fileName, names, mark), source },
       });
   }
   return blocks;

@@ -217,7 +217,7 @@ export async function sendMessage(
     if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
       throw new ConflictError(SESSION_DOCUMENTS_FULL);
     const resolved = attachments.value;
-    blocksFor = (taken) => toContentBlocks(input.content, resolved, config.bucketName, taken);
+    blocksFor = (taken, mark) => toContentBlocks(input.content, resolved, config.bucketName, taken, mark);
   } catch (error) {
     if (key && claim?.won) await releaseIdempotencyKey(userId, sessionId, key).catch(() => undefined);
     throw error;

@@ -188,8 +188,11 @@ export const sealIdempotencyClaim = async (userId: string, sessionId: string, cl
     expect: { message_id: claim.message_id },
   })) !== undefined;
 
-/** Rounds of choosing a message's document names again after other sends took them first. */
+/** Rounds of choosing a message's document names again after other sends took them first; after
+ * PLAIN_NAME_ROUNDS, the names carry a mark of the message's own (documentName), which other sends
+ * do not choose. */
 const NAME_ROUNDS = 5;
+const PLAIN_NAME_ROUNDS = 3;
 
 /**
  * Claims a message's document names in the session: added on the condition that no other message
@@ -208,8 +211,9 @@ const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
       );
 };
 
-/** The message's blocks, its document names unique among `taken` (the session's, lower-case). */
-export type BlocksFor = (taken: ReadonlySet<string> | undefined) => ContentBlock[];
+/** The message's blocks, its document names unique among `taken` (the session's, lower-case), marked
+ * with `mark` when given (documentName). */
+export type BlocksFor = (taken: ReadonlySet<string> | undefined, mark?: string) => ContentBlock[];
 
 /**
  * Stores a user's message; with a claim, under the claim's id and time. Written with
@@ -243,17 +247,22 @@ export async function storeUserMessage(
  * Two sends at the same moment read the session before either claimed, and chose the same name: the
  * one that lost the claim chooses again from the session as it is now, claims, and rewrites its
  * message with those names before answering (the stream then carries the message's INSERT and a
- * MODIFY; a read and a claim a round, then the rewrite, on this path only). Lost NAME_ROUNDS times,
- * the message is deleted and the client asked to retry, so none is left holding a name another
- * message holds.
+ * MODIFY; a read and a claim a round, then the rewrite, on this path only). Many sends of one name
+ * keep overtaking each other, so from the fourth round the names carry the message's mark (the last
+ * six hex digits of its id). Lost NAME_ROUNDS times all the same, the message is deleted and the
+ * client asked to retry, so none is left holding a name another message holds.
  */
 async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Promise<ChatMessage> {
   const keys = chatKeys.message(message.session_id, message.id);
+  const mark = message.id.replaceAll('-', '').slice(-6);
   for (let round = 1; round <= NAME_ROUNDS; round++) {
     // Sends that lost together would choose the same next name again: a random pause apart.
     await setTimeout(Math.random() * 20 * round);
     const session = await readSession(message.session_id, { consistent: true });
-    const renamed = { ...message, content: blocksFor(session?.document_names) };
+    const renamed = {
+      ...message,
+      content: blocksFor(session?.document_names, round > PLAIN_NAME_ROUNDS ? mark : undefined),
+    };
     if (await claimDocumentNames(message.session_id, renamed)) {
       await updateItem(keys, { set: { content: renamed.content }, exists: ['id'] });
       return renamed;

@@ -636,8 +636,11 @@ describe('chat attachments', () => {
     );
     const nameOf = (message: { content: { document?: { name: string } }[] }) =>
       message.content[1]!.document!.name;
-    const names = ['notes', 'notes (2)', 'notes (3)', 'notes (4)', 'notes (5)'];
-    assert.deepEqual(sent.map((res) => nameOf(res.body)).sort(), names);
+    // Numbered in the order the claims land; a send overtaken three times takes its own mark instead.
+    const names = sent.map((res) => nameOf(res.body)).sort();
+    assert.equal(new Set(names).size, 5, names.join());
+    assert.ok(names.includes('notes'), names.join());
+    for (const name of names) assert.match(name, /^notes(?: \([2-5]\)| \([0-9a-f]{6}\))?$/);
     // Stored as answered, and the session holds exactly these names.
     const listed = (await h.call('GET', url)).body.messages;
     assert.deepEqual(
@@ -704,6 +707,48 @@ describe('chat attachments', () => {
       assert.deepEqual((await h.call('GET', url)).body.messages, [renamed.body]);
     } finally {
       dynamo().middlewareStack.remove(takeNames);
+    }
+  });
+
+  it("a send whose plain names keep being taken gets a name marked with its message's id, not a 503", async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Crowded' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    // Other sends take every plain name ours chooses ("notes", "notes (2)", …) just before it claims.
+    const plain = /^notes(?: \([1-9]\d{0,2}\))?$/;
+    const takePlain = 'take-plain-names';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as {
+          Key?: unknown;
+          ConditionExpression?: string;
+          ExpressionAttributeValues?: object;
+        };
+        if (
+          context.commandName?.startsWith('Update') &&
+          JSON.stringify(input.Key).includes('SESSION') &&
+          input.ConditionExpression?.includes('contains')
+        ) {
+          const chosen = Object.values(input.ExpressionAttributeValues ?? {})
+            .map((v) => (v instanceof Set ? [...v] : ((v as { SS?: string[] }).SS ?? [])))
+            .find((members) => members.length > 0 && !String(members[0]).includes(':')) as
+            | string[]
+            | undefined;
+          if (chosen?.every((name) => plain.test(name)))
+            await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: takePlain },
+    );
+    try {
+      const sent = await h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } });
+      assert.equal(sent.status, 201, sent.text);
+      const mark = sent.body.id.replaceAll('-', '').slice(-6);
+      assert.equal(sent.body.content[1].document.name, `notes (${mark})`);
+      assert.deepEqual((await h.call('GET', url)).body.messages, [sent.body]);
+    } finally {
+      dynamo().middlewareStack.remove(takePlain);
     }
   });
 
