@@ -70,14 +70,13 @@ export const codePointLength = (s: string): number => (SURROGATE.test(s) ? [...s
  * it, nor could a strict client read it back. A transformation, not a check: its failure stops the
  * length checks after it and any check a caller pipes after `string()`, as pydantic reports only it.
  */
+const notUnicode = fastapi(
+  'string_unicode',
+  'Input should be a valid string, unable to parse raw data as a unicode string',
+);
 const wellFormed = v.rawTransform<string, string>(({ dataset, addIssue, NEVER }) => {
   if (dataset.value.isWellFormed()) return dataset.value;
-  addIssue({
-    message: fastapi(
-      'string_unicode',
-      'Input should be a valid string, unable to parse raw data as a unicode string',
-    ),
-  });
+  addIssue({ message: notUnicode });
   return NEVER;
 });
 
@@ -259,6 +258,7 @@ export const uuid = () =>
     (input) => {
       if (typeof input !== 'string')
         return refuse('uuid_type', 'UUID input should be a string, bytes or UUID object');
+      if (!input.isWellFormed()) return new Refusal(notUnicode); // pydantic reads it as UTF-8 first
       const parsed = uuidParseError(input);
       if ('error' in parsed)
         return refuse('uuid_parsing', `Input should be a valid UUID, ${parsed.error}`, {

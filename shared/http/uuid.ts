@@ -5,17 +5,26 @@ const utf8Length = (s: string) => Buffer.byteLength(s, 'utf8');
 
 export type UuidParse = { uuid: string } | { error: string };
 
+/**
+ * The crate works on UTF-8 bytes: a `{…}` of exactly 38 bytes or a `urn:uuid:…` of 45 is read as
+ * the 36 bytes inside, and when that fails the error describes that part alone, as if it had been
+ * sent by itself. Any other `{…}` or `urn:uuid:…` is described whole: positions count the prefix,
+ * and a last group's length is the whole input's bytes less 24 (`{…-1234567890a}` "found 13").
+ */
 export function uuidParseError(input: string): UuidParse {
-  let body = input;
-  let prefix = 0;
-  let simple = true;
-  if (input.startsWith('{') && input.endsWith('}') && input.length >= 2) {
-    [body, prefix, simple] = [input.slice(1, -1), 1, false];
-    if (input.length === 38) [prefix, simple] = [0, true];
-  } else if (input.startsWith('urn:uuid:')) {
-    [body, prefix, simple] = [input.slice(9), 9, false];
-    if (input.length === 45) [prefix, simple] = [0, true];
-  }
+  const bytes = utf8Length(input);
+  const braced = input.startsWith('{') && input.endsWith('}') && input.length >= 2;
+  const urn = input.startsWith('urn:uuid:');
+  if (braced && bytes === 38) return describe(input.slice(1, -1), 0, true);
+  if (urn && bytes === 45) return describe(input.slice(9), 0, true);
+  if (braced) return describe(input, 1, false);
+  if (urn) return describe(input, 9, false);
+  return describe(input, 0, true);
+}
+
+/** `whole` is what the crate describes; its first `prefix` characters are the `{` or `urn:uuid:`. */
+function describe(whole: string, prefix: number, simple: boolean): UuidParse {
+  const body = simple ? whole : whole.slice(prefix, prefix === 1 ? -1 : undefined);
   let offset = 0;
   let hyphens = 0;
   for (const ch of body) {
@@ -26,7 +35,7 @@ export function uuidParseError(input: string): UuidParse {
   if (hyphens === 0) {
     if (simple && body.length === 32) return { uuid: hyphenate(body) };
     if (simple)
-      return { error: `invalid length: expected length 32 for simple format, found ${utf8Length(input)}` };
+      return { error: `invalid length: expected length 32 for simple format, found ${utf8Length(whole)}` };
   }
   if (hyphens !== 4) return { error: `invalid group count: expected 5, found ${hyphens + 1}` };
   const groups = body.split('-');
@@ -36,8 +45,9 @@ export function uuidParseError(input: string): UuidParse {
     if (length !== expected[g])
       return { error: `invalid group length in group ${g}: expected ${expected[g]}, found ${length}` };
   }
-  if (body.length !== 36)
-    return { error: `invalid group length in group 4: expected 12, found ${body.length - 24}` };
+  // With a prefix the crate has already refused the input (only 38- and 45-byte ones are read).
+  if (!simple || whole.length !== 36)
+    return { error: `invalid group length in group 4: expected 12, found ${whole.length - 24}` };
   return { uuid: body.toLowerCase() };
 }
 
