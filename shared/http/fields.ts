@@ -38,6 +38,10 @@ const bounds = (names: [string, string], values: [number | undefined, number | u
 
 const plural = (limit: number, word: string) => `${limit} ${word}${limit === 1 ? '' : 's'}`;
 
+/** What Python's repr() escapes besides quotes and `\\ \n \r \t`: characters str.isprintable()
+ * refuses (controls, format characters, lone surrogates, unassigned, separators other than space). */
+const NOT_PRINTABLE = /(?! )[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/gu;
+
 /** Python's repr() of a str or number, as pydantic prints literal choices. */
 export const pythonRepr = (value: string | number | boolean | null): string => {
   if (value === null) return 'None';
@@ -49,7 +53,12 @@ export const pythonRepr = (value: string | number | boolean | null): string => {
     .replaceAll('\n', '\\n')
     .replaceAll('\r', '\\r')
     .replaceAll('\t', '\\t')
-    .replaceAll(quote, `\\${quote}`);
+    .replaceAll(quote, `\\${quote}`)
+    .replace(NOT_PRINTABLE, (ch) => {
+      const code = ch.codePointAt(0)!;
+      const [prefix, width] = code < 0x100 ? ['x', 2] : code < 0x10000 ? ['u', 4] : ['U', 8];
+      return `\\${prefix}${code.toString(16).padStart(width, '0')}`;
+    });
   return quote + escaped + quote;
 };
 
