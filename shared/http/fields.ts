@@ -321,37 +321,30 @@ export const list = <S extends v.GenericSchema>(item: S, opts: { min?: number; m
   const notAList = fastapi('list_type', 'Input should be a valid list');
   const min = opts.min ?? 0;
   const max = opts.max ?? Number.POSITIVE_INFINITY;
-  // The length is checked on the list as sent, before its items: pydantic reports only `too_long`
-  // for an overlong list, echoing the raw input (valibot then skips the item schema).
+  const items = v.array(item, notAList);
+  const lengthError = (type: 'too_long' | 'too_short', limit: number, actual: number) => {
+    const [bound, most] = type === 'too_long' ? ['max_length', 'most'] : ['min_length', 'least'];
+    return fastapi(
+      type,
+      `List should have at ${most} ${plural(limit, 'item')} after validation, not ${actual}`,
+      {
+        field_type: 'List',
+        [bound]: limit,
+        actual_length: actual,
+      },
+    );
+  };
+  // As pydantic: an overlong list is refused before its items are read (only `too_long`); a short one
+  // only when every item is valid (else the items' errors alone). Both echo the list as sent: after
+  // either issue valibot skips the item schema.
   const length = v.rawCheck<unknown[]>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const { length: actual } = dataset.value;
-    if (actual > max)
-      addIssue({
-        message: fastapi(
-          'too_long',
-          `List should have at most ${plural(max, 'item')} after validation, not ${actual}`,
-          {
-            field_type: 'List',
-            max_length: max,
-            actual_length: actual,
-          },
-        ),
-      });
-    else if (actual < min)
-      addIssue({
-        message: fastapi(
-          'too_short',
-          `List should have at least ${plural(min, 'item')} after validation, not ${actual}`,
-          {
-            field_type: 'List',
-            min_length: min,
-            actual_length: actual,
-          },
-        ),
-      });
+    const actual = dataset.value.length;
+    if (actual > max) addIssue({ message: lengthError('too_long', max, actual) });
+    else if (actual < min && v.is(items, dataset.value))
+      addIssue({ message: lengthError('too_short', min, actual) });
   });
-  return hinted(v.pipe(v.array(v.unknown(), notAList), length, v.array(item, notAList)), {
+  return hinted(v.pipe(v.array(v.unknown(), notAList), length, items), {
     type: 'array',
     $items: item,
     ...bounds(['minItems', 'maxItems'], [opts.min, opts.max]),
