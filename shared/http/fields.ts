@@ -162,6 +162,14 @@ const withinBounds = (value: number, opts: { ge?: number; le?: number }, float =
 };
 
 const INT_TEXT = /^[+-]?\d+(?:_\d+)*(?:\.0+)?$/;
+/**
+ * pydantic reads an integer's text as a JSON integer first, and only that read reports a size: text that
+ * begins as one (`-?[1-9]\d*`) for more than MAX_INT_TEXT characters, sign included, is int_parsing_size
+ * whatever follows. Other text is cleaned (trimmed; `+`, `_`, a `.0` and leading zeros dropped) and read
+ * again, and past MAX_INT_TEXT characters that read is merely int_parsing (`+1` and 4,300 zeros).
+ */
+const JSON_INT_HEAD = /^-?[1-9]\d*/;
+const MAX_INT_TEXT = 4300;
 /** What pydantic trims around a number's text: Rust's white space (U+0085 too, but not U+FEFF, which
  * JavaScript's trim() takes). */
 const RUST_SPACE =
@@ -194,11 +202,16 @@ export const integer = (opts: { ge?: number; le?: number } = {}) => {
         return withinBounds(input, bounded);
       }
       if (typeof input !== 'string') return refuse('int_type', 'Input should be a valid integer');
+      if ((JSON_INT_HEAD.exec(input)?.[0].length ?? 0) > MAX_INT_TEXT) return exceededSize();
       const text = input.replace(TRIMMED, '');
-      if (text.length > 4300) return exceededSize();
-      if (!INT_TEXT.test(text))
+      const digits = text
+        .replace(/^\+/, '')
+        .replaceAll('_', '')
+        .replace(/\.0*$/, '')
+        .replace(/^(-?)0+(?=\d)/, '$1');
+      if (!INT_TEXT.test(text) || digits.length > MAX_INT_TEXT)
         return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
-      return withinBounds(Number(text.replaceAll('_', '').replace(/\.0*$/, '')), bounded);
+      return withinBounds(Number(digits), bounded);
     },
     { type: 'integer', ...bounds(['minimum', 'maximum'], [bounded.ge, bounded.le]) },
   );
