@@ -273,13 +273,23 @@ const dateProblem = (text: string): DateProblem => {
   return valid(hour || minute || second || fraction ? { inexact: true } : undefined);
 };
 
+const OUTSIDE_CALENDAR_YEARS = valueError(
+  `start must be a date in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}`,
+);
+
 /** A calendar date query parameter (YYYY-MM-DD), failing with pydantic's date errors. */
 const calendarDate = () =>
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const problem = dateProblem(dataset.value);
-      if (problem === undefined) return dataset.value.slice(0, 10);
+      if (problem === undefined) {
+        const year = Number(dataset.value.slice(0, 4));
+        if (year >= CALENDAR_YEARS.min && year <= CALENDAR_YEARS.max) return dataset.value.slice(0, 10);
+        // Checked here, not after the transform: the 422 echoes the text as sent, time and all.
+        addIssue({ message: OUTSIDE_CALENDAR_YEARS });
+        return NEVER;
+      }
       addIssue({
         message:
           typeof problem === 'string'
@@ -299,11 +309,6 @@ const calendarDate = () =>
       });
       return NEVER;
     }),
-    v.check(
-      (date) =>
-        Number(date.slice(0, 4)) >= CALENDAR_YEARS.min && Number(date.slice(0, 4)) <= CALENDAR_YEARS.max,
-      valueError(`start must be a date in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}`),
-    ),
     v.metadata({
       jsonSchema: {
         type: 'string',
