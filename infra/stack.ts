@@ -96,7 +96,9 @@ export class TeamContentStack extends Stack {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       encryption: BucketEncryption.S3_MANAGED,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      // S3 delivers the uploads bucket's access logs under a bucket policy naming that bucket (cdk.json's
+      // `serverAccessLogsUseBucketPolicy`), not an ACL: ACLs stay disabled.
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });

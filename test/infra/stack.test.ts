@@ -1,19 +1,21 @@
 // Synthesizes the real stack (bundling every function, cdk-nag packs attached) and checks the template.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { TeamContentStack } from '../../infra/stack.ts';
 import { TABLE_INDEXES } from '../../shared/db/table.ts';
+import { cdkApp } from './app.ts';
 import {
   expectedPermissions,
   linesOf,
   OBJECT_PATTERNS,
   permissionsOf,
   policiesOf,
+  render,
   roleIdOf,
   SECRETS_CONTEXT,
   stackIds,
@@ -26,7 +28,7 @@ let stack: TeamContentStack;
 let synthError: unknown;
 
 before(() => {
-  const app = new App({ context: { 'cli-telemetry': false } });
+  const app = cdkApp();
   stack = new TeamContentStack(app, 'TestStack', { env: { account: '123456789012', region: 'eu-west-1' } });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new NIST80053R5Checks(app));
   try {
@@ -74,9 +76,7 @@ describe('CDK stack', () => {
       );
     assert.deepEqual(new Set(nodeOptions(template, stack)), new Set([undefined]));
     // Bundling skipped: only the environment is looked at.
-    const app = new App({
-      context: { 'cli-telemetry': false, sourceMaps: 'true', 'aws:cdk:bundling-stacks': [] },
-    });
+    const app = cdkApp({ sourceMaps: 'true', 'aws:cdk:bundling-stacks': [] });
     const mapped = new TeamContentStack(app, 'MappedStack', {
       env: { account: '123456789012', region: 'eu-west-1' },
     });
@@ -97,13 +97,7 @@ describe('CDK stack', () => {
     };
     const without = uploadOf(template, stack);
     assert.deepEqual([without.env.AVATAR_PROVIDER_SECRET_NAME, without.secrets], [undefined, []]);
-    const app = new App({
-      context: {
-        'cli-telemetry': false,
-        avatarProviderUrl: 'https://provider.example/jobs',
-        'aws:cdk:bundling-stacks': [],
-      },
-    });
+    const app = cdkApp({ avatarProviderUrl: 'https://provider.example/jobs', 'aws:cdk:bundling-stacks': [] });
     const withProvider = new TeamContentStack(app, 'ProviderStack', {
       env: { account: '123456789012', region: 'eu-west-1' },
     });
@@ -432,7 +426,7 @@ describe('least privilege in the synthesized template', () => {
 describe('an external token issuer (-c issuerUrl, -c audience, -c jwksUrl)', () => {
   /** A stack with bundling skipped: only its settings are looked at. */
   const synthWith = (props: { issuerUrl?: string; audience?: string; jwksUrl?: string }) => {
-    const app = new App({ context: { 'cli-telemetry': false, 'aws:cdk:bundling-stacks': [] } });
+    const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
     const s = new TeamContentStack(app, 'IssuerStack', {
       env: { account: '123456789012', region: 'eu-west-1' },
       ...props,
@@ -487,6 +481,67 @@ describe('an external token issuer (-c issuerUrl, -c audience, -c jwksUrl)', () 
           jwksUrl: 'http://issuer.example/keys',
         }),
       /must be an https URL/,
+    );
+  });
+});
+
+// A second audit, of the deployed shape (logging, keys, buckets): each test fails on the stack as it was.
+describe('the deployed shape in the synthesized template', () => {
+  const resources = () =>
+    template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  const onlyOf = (type: string, prefix: string) => {
+    const ids = Object.keys(resources()).filter(
+      (id) => resources()[id]!.Type === type && id.startsWith(prefix),
+    );
+    assert.equal(ids.length, 1, `one ${type} ${prefix}*: ${ids.join()}`);
+    return ids[0]!;
+  };
+  interface PolicyStatement {
+    Effect: string;
+    Principal?: { Service?: string; AWS?: unknown };
+    Action: string | string[];
+    Resource: unknown;
+    Condition?: Record<string, Record<string, unknown>>;
+  }
+  /** A condition's values rendered as text (`<Uploads.Arn>`, joins joined). */
+  const renderCondition = (condition: PolicyStatement['Condition'] = {}) =>
+    Object.fromEntries(
+      Object.entries(condition).map(([operator, keys]) => [
+        operator,
+        Object.fromEntries(Object.entries(keys).map(([key, value]) => [key, render(value)])),
+      ]),
+    );
+
+  it('7. takes S3 access-log delivery by a bucket policy for the uploads bucket alone, with ACLs disabled', () => {
+    const logs = onlyOf('AWS::S3::Bucket', 'AccessLogs');
+    const uploads = onlyOf('AWS::S3::Bucket', 'Uploads');
+    const bucket = resources()[logs]!.Properties;
+    // As `npx cdk deploy` builds it (cdk.json's serverAccessLogsUseBucketPolicy): no log-delivery ACL,
+    // and with ACLs disabled none can be added later.
+    assert.equal(bucket.AccessControl, undefined);
+    assert.deepEqual(bucket.OwnershipControls, { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+    const policy = Object.values(resources()).find(
+      (r) => r.Type === 'AWS::S3::BucketPolicy' && render(r.Properties.Bucket) === `<${logs}>`,
+    )!;
+    const statements = (policy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement;
+    const delivery = statements.filter((s) => s.Principal?.Service === 'logging.s3.amazonaws.com');
+    assert.equal(delivery.length, 1);
+    assert.deepEqual(
+      {
+        ...delivery[0],
+        Resource: render(delivery[0]!.Resource),
+        Condition: renderCondition(delivery[0]!.Condition),
+      },
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'logging.s3.amazonaws.com' },
+        Action: 's3:PutObject',
+        Resource: `<${logs}.Arn>/uploads/*`,
+        Condition: {
+          ArnLike: { 'aws:SourceArn': `<${uploads}.Arn>` },
+          StringEquals: { 'aws:SourceAccount': '123456789012' },
+        },
+      },
     );
   });
 });
