@@ -1,7 +1,15 @@
 // One stack: the table, the bucket, the HTTP API, the token issuer, and one function per route of the
 // route table, each granted only what its route declares.
 import { join } from 'node:path';
-import { CfnOutput, type CfnResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  CfnOutput,
+  type CfnResource,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
 import {
   type CfnStage,
   CorsHttpMethod,
@@ -136,9 +144,27 @@ export class TeamContentStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // Logs are encrypted with their own key: request lines carry ids and IP addresses.
+    // Logs are encrypted with their own key: request lines carry ids and IP addresses. CloudWatch Logs
+    // may use it only for this account's log groups in this region (the encryption context it sends
+    // names the log group), so no other account's log group can be pointed at it.
     this.logsKey = new Key(this, 'LogsKey', { enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
-    this.logsKey.grantEncryptDecrypt(new ServicePrincipal(`logs.${this.region}.amazonaws.com`));
+    this.logsKey.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal(`logs.${this.region}.amazonaws.com`)],
+        actions: ['kms:Decrypt', 'kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: {
+            'kms:EncryptionContext:aws:logs:arn': this.formatArn({
+              service: 'logs',
+              resource: 'log-group',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
 
     // No API Gateway authorizer: each function checks the bearer token itself (shared/http/auth.ts), so
     // a refused token gets FastAPI's 401 body and `WWW-Authenticate: Bearer`, a key-set outage a 503,

@@ -544,4 +544,18 @@ describe('the deployed shape in the synthesized template', () => {
       },
     );
   });
+
+  it("8. lets CloudWatch Logs use the logs key only for this account's log groups in this region", () => {
+    const key = onlyOf('AWS::KMS::Key', 'LogsKey');
+    const statements = (resources()[key]!.Properties.KeyPolicy as { Statement: PolicyStatement[] }).Statement;
+    const logs = statements.filter((s) => s.Principal?.Service === 'logs.eu-west-1.amazonaws.com');
+    assert.equal(logs.length, 1);
+    assert.deepEqual(renderCondition(logs[0]!.Condition), {
+      ArnLike: {
+        'kms:EncryptionContext:aws:logs:arn': 'arn:<AWS::Partition>:logs:eu-west-1:123456789012:log-group:*',
+      },
+    });
+    // Every other statement is the account's own (the key's administrators, through IAM).
+    for (const s of statements.filter((x) => x !== logs[0])) assert.equal(s.Principal?.Service, undefined);
+  });
 });
