@@ -186,13 +186,22 @@ export class TeamContentStack extends Stack {
     const stage = api.defaultStage?.node.defaultChild as CfnStage;
     stage.accessLogSettings = {
       destinationArn: apiLogs.logGroupArn,
+      // The method and path too: a request the `$default` route answers (a probe of unknown paths) has
+      // no other route key, and one API Gateway refuses (429, 413) never reaches a function's log. The
+      // function's own request id ties the line to Lambda's platform lines (a timeout, REPORT).
       format: JSON.stringify({
         requestId: '$context.requestId',
         ip: '$context.identity.sourceIp',
         time: '$context.requestTime',
+        method: '$context.httpMethod',
+        path: '$context.path',
+        protocol: '$context.protocol',
         routeKey: '$context.routeKey',
         status: '$context.status',
+        responseLength: '$context.responseLength',
         latency: '$context.responseLatency',
+        functionRequestId: '$context.integration.requestId',
+        functionLatency: '$context.integration.latency',
         integrationError: '$context.integrationErrorMessage',
       }),
     };

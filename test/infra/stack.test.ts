@@ -558,4 +558,28 @@ describe('the deployed shape in the synthesized template', () => {
     // Every other statement is the account's own (the key's administrators, through IAM).
     for (const s of statements.filter((x) => x !== logs[0])) assert.equal(s.Principal?.Service, undefined);
   });
+
+  it("9. writes the method, path and protocol to the API access log (a `$default` line names neither), and the function's request id", () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Record<string, string>;
+    assert.deepEqual(
+      Object.values(format).sort(),
+      [
+        '$context.requestId',
+        '$context.identity.sourceIp',
+        '$context.requestTime',
+        '$context.httpMethod',
+        '$context.path',
+        '$context.protocol',
+        '$context.routeKey',
+        '$context.status',
+        '$context.responseLength',
+        '$context.responseLatency',
+        // Lambda's own request id: its platform lines (timeouts, REPORT) carry this one, not the API's.
+        '$context.integration.requestId',
+        '$context.integration.latency',
+        '$context.integrationErrorMessage',
+      ].sort(),
+    );
+  });
 });
