@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
+import { NIST_ACKNOWLEDGEMENTS } from '../../infra/nag.ts';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { TeamContentStack } from '../../infra/stack.ts';
@@ -581,5 +582,33 @@ describe('the deployed shape in the synthesized template', () => {
         '$context.integrationErrorMessage',
       ].sort(),
     );
+  });
+});
+
+describe('cdk-nag acknowledgements', () => {
+  it('10. the LambdaInsideVPC reason names every service the functions reach, and the internet endpoints they call', () => {
+    const reason = NIST_ACKNOWLEDGEMENTS['NIST.800.53.R5-LambdaInsideVPC']!;
+    const names: Record<string, string> = {
+      dynamodb: 'DynamoDB',
+      s3: 'S3',
+      kms: 'KMS',
+      secretsmanager: 'Secrets Manager',
+    };
+    // Lambda itself writes the logs and sends failed events to the queue, not the function's code.
+    const byLambda = new Set(['logs', 'sqs']);
+    const services = new Set(
+      [...stack.functions.values(), ...stack.eventFunctions.values()].flatMap((fn) =>
+        permissionsOf(template, stack, fn).map((l) => l.split(':')[0]!),
+      ),
+    );
+    for (const service of services) {
+      if (byLambda.has(service)) continue;
+      assert.ok(names[service], `a name for ${service}`);
+      assert.ok(reason.includes(names[service]!), `the reason names ${names[service]}`);
+    }
+    // The token issuer's JWKS (Cognito's or an external issuer's) and the avatar provider are reached
+    // over the internet: in a VPC they would need a NAT gateway.
+    assert.match(reason, /JWKS/);
+    assert.match(reason, /avatar provider/);
   });
 });
