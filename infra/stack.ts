@@ -440,6 +440,8 @@ export class TeamContentStack extends Stack {
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       mfa: Mfa.REQUIRED,
       mfaSecondFactor: { otp: true, sms: false },
+      // Every user's identity lives here: kept when the stack lets it go, and refused to a hand's delete.
+      deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     // Tokens come from the SRP sign-in (plus refresh) against the Cognito API, as the README shows: no

@@ -583,6 +583,12 @@ describe('the deployed shape in the synthesized template', () => {
       ].sort(),
     );
   });
+  it('11. keeps the Cognito user pool, like the table, from being deleted by hand as well as by the stack', () => {
+    const pools = Object.values(template.findResources('AWS::Cognito::UserPool'));
+    assert.equal(pools.length, 1);
+    assert.equal(pools[0]!.DeletionPolicy, 'Retain');
+    assert.equal(pools[0]!.Properties.DeletionProtection, 'ACTIVE');
+  });
 });
 
 describe('cdk-nag acknowledgements', () => {
