@@ -20,6 +20,8 @@ import {
   HttpRouteKey,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
@@ -38,6 +40,8 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
@@ -72,6 +76,9 @@ export interface TeamContentStackProps extends StackProps {
 }
 
 const ROOT = join(import.meta.dirname, '..');
+
+/** 5xx answers in five minutes that raise the alarm: one or two a client retries are noise, five a pattern. */
+export const API_5XX_ALARM = 5;
 
 export class TeamContentStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
@@ -348,6 +355,48 @@ export class TeamContentStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+
+    // Alarms, to a topic an operator subscribes to (`-c alarmEmail=…`, or any subscription added by
+    // hand): a feed whose import failed every retry (it waits in the dead-letter queue), and the API
+    // answering 5xx (a 500 is a bug; a 503, AWS throttling or unreachable past the SDK's retries).
+    // CloudWatch publishes to an encrypted topic only with a key it may use: AWS's own SNS key is not.
+    const alarmsKey = new Key(this, 'AlarmsKey', {
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    alarmsKey.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
+    const alarms = new Topic(this, 'Alarms', { masterKey: alarmsKey, enforceSSL: true });
+    const alarmEmail: string | undefined = this.node.tryGetContext('alarmEmail');
+    if (alarmEmail) alarms.addSubscription(new EmailSubscription(alarmEmail));
+    const notify = new SnsAction(alarms);
+    importFailures
+      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' })
+      .createAlarm(this, 'CatalogImportFailed', {
+        alarmDescription: 'A catalogue feed failed to import after every retry: see CatalogImportFailures.',
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      })
+      .addAlarmAction(notify);
+    api
+      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
+      .createAlarm(this, 'ApiServerErrors', {
+        alarmDescription: `The API answered ${API_5XX_ALARM} or more 5xx in 5 minutes: see the API access log.`,
+        threshold: API_5XX_ALARM,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      })
+      .addAlarmAction(notify);
+    new CfnOutput(this, 'AlarmsTopicArn', { value: alarms.topicArn });
     acknowledgeFindings(this, bucket);
   }
 

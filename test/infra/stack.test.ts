@@ -7,7 +7,7 @@ import cdkNag from 'cdk-nag';
 import { NIST_ACKNOWLEDGEMENTS } from '../../infra/nag.ts';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
-import { TeamContentStack } from '../../infra/stack.ts';
+import { API_5XX_ALARM, TeamContentStack } from '../../infra/stack.ts';
 import { TABLE_INDEXES } from '../../shared/db/table.ts';
 import { cdkApp } from './app.ts';
 import {
@@ -109,6 +109,41 @@ describe('CDK stack', () => {
       'secretsmanager:DescribeSecret',
       'secretsmanager:GetSecretValue',
     ]);
+  });
+
+  it('raises alarms on a failed catalogue import and on the API answering 5xx, to an encrypted topic', () => {
+    const alarmOn = (metric: string) =>
+      Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+        (alarm) => alarm.Properties.MetricName === metric,
+      )?.Properties;
+    const topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
+    const dlq = alarmOn('ApproximateNumberOfMessagesVisible');
+    assert.equal(dlq?.Threshold, 1);
+    assert.equal(JSON.stringify(dlq?.Dimensions).includes('CatalogImportFailures'), true);
+    const errors = alarmOn('5xx');
+    assert.deepEqual(
+      [errors?.Namespace, errors?.Statistic, errors?.Period, errors?.Threshold],
+      ['AWS/ApiGateway', 'Sum', 300, API_5XX_ALARM],
+    );
+    for (const alarm of [dlq, errors]) assert.deepEqual(alarm?.AlarmActions, [{ Ref: topicId }]);
+    // CloudWatch may use the topic's key (AWS's own SNS key would refuse it); no subscriber by default.
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const keys = template.findResources('AWS::KMS::Key');
+    assert.ok(
+      Object.values(keys).some((key) =>
+        JSON.stringify(key.Properties.KeyPolicy).includes('cloudwatch.amazonaws.com'),
+      ),
+    );
+    // `-c alarmEmail=…` subscribes that address.
+    const app = cdkApp({ alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] });
+    const withEmail = new TeamContentStack(app, 'AlarmStack', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    Template.fromStack(withEmail).hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
   });
 
   it('builds the table from the shared key definition, with PITR, deletion protection and a stream', () => {
