@@ -1,7 +1,14 @@
 import type { Route } from '../routes.ts';
 
 export const brandRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/brands', entry: 'brands/create-brand', table: ['PutItem'] },
+  // An Idempotency-Key's claim: PutItem and a consistent GetItem, sealed by a retry (UpdateItem); a
+  // valid brand is never refused, so never given back.
+  {
+    method: 'POST',
+    path: '/api/v1/brands',
+    entry: 'brands/create-brand',
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+  },
   // The caller's brands, newest first, from gsi1.
   { method: 'GET', path: '/api/v1/brands', entry: 'brands/list-brands', indexes: ['gsi1'] },
   { method: 'GET', path: '/api/v1/brands/{brand_id}', entry: 'brands/get-brand', table: ['GetItem'] },

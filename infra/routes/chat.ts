@@ -6,7 +6,8 @@ export const chatRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/chat/sessions',
     entry: 'chat/create-session',
-    table: ['GetItem', 'PutItem'],
+    // With an Idempotency-Key, its claim is sealed by a retry and given back when refused.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   },
   // The caller's sessions, newest first, from gsi1.
   {

@@ -2,7 +2,14 @@ import { OBJECTS } from '../grants.ts';
 import type { Route } from '../routes.ts';
 
 export const shoppingRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/shopping/sessions', entry: 'shopping/create-session', table: ['PutItem'] },
+  // An Idempotency-Key's claim: PutItem and a consistent GetItem, sealed by a retry (UpdateItem), which
+  // Queries the session it stands for; a valid session is never refused, so never given back.
+  {
+    method: 'POST',
+    path: '/api/v1/shopping/sessions',
+    entry: 'shopping/create-session',
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+  },
   // The caller's sessions, newest first, from gsi1.
   {
     method: 'GET',

@@ -8,7 +8,9 @@ export const teamRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/teams',
     entry: 'teams/create-team',
-    table: ['GetItem', 'PutItem'],
+    // With an Idempotency-Key, its claim is sealed by a retry (which Queries the team's members and
+    // activity) and given back when refused.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
   },
   // The caller's teams, newest first, from gsi1.
   { method: 'GET', path: '/api/v1/teams', entry: 'teams/list-teams', indexes: ['gsi1'] },

@@ -39,6 +39,7 @@ export const workspaceRoutes: Route[] = [
     method: 'POST',
     path: `${WORKSPACE}/tasks`,
     entry: 'workspaces/create-workspace-task',
-    table: ['GetItem', 'PutItem'],
+    // With an Idempotency-Key, its claim is sealed by a retry and given back when refused.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   },
 ];

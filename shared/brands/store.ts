@@ -1,8 +1,7 @@
 // Brands: one item per brand, listed per owner through gsi1.
-import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { addToCounters, getItem, ownedBy, putNew, takeBackCounters } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { createOnce } from '../idempotency.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
 
@@ -26,27 +25,37 @@ export const toBrand = (item: BrandItem): Brand => ({
   competitor_count: item.competitor_count ?? 0,
 });
 
-export async function createBrand(userId: string, input: CreateBrandInput): Promise<Brand> {
-  const id = newId();
-  const at = nowIso();
-  const item: BrandItem = {
-    id,
-    name: input.name,
-    website_url: input.website_url,
-    logo_url: input.logo_url,
-    industry: input.industry,
-    description: input.description,
-    partner_slug: null,
-    brand_kit_count: 0,
-    audit_count: 0,
-    competitor_count: 0,
-    created_at: at,
-    updated_at: at,
-    owner: userId,
-  };
-  await putNew({ ...brandKeys.brand(id), ...brandKeys.byOwner(userId, id), kind: 'brand', ...item });
-  return toBrand(item);
-}
+/** With an Idempotency-Key, a retry answers the brand the first attempt made (shared/idempotency.ts). */
+export const createBrand = (userId: string, input: CreateBrandInput, key?: string): Promise<Brand> =>
+  createOnce({
+    create: 'brand',
+    userId,
+    key,
+    request: input,
+    write: async ({ id, created_at }) => {
+      const item: BrandItem = {
+        id,
+        name: input.name,
+        website_url: input.website_url,
+        logo_url: input.logo_url,
+        industry: input.industry,
+        description: input.description,
+        partner_slug: null,
+        brand_kit_count: 0,
+        audit_count: 0,
+        competitor_count: 0,
+        created_at,
+        updated_at: created_at,
+        owner: userId,
+      };
+      await putNew({ ...brandKeys.brand(id), ...brandKeys.byOwner(userId, id), kind: 'brand', ...item });
+      return toBrand(item);
+    },
+    read: async (id) => {
+      const item = await getItem<BrandItem>(brandKeys.brand(id), { consistent: true });
+      return item && toBrand(item);
+    },
+  });
 
 export async function getBrand(userId: string, brandId: string): Promise<Brand> {
   return toBrand(ownedBy(await getItem<BrandItem>(brandKeys.brand(brandId)), userId, 'Brand'));

@@ -21,7 +21,6 @@ export const CHAT_LIMITS = {
   key: { min: 1, max: 1024 },
   name: { min: 1, max: 255 },
   mediaType: { min: 1, max: 255 },
-  idempotencyKey: { min: 1, max: 255 },
   /** Documents a session holds: the session item keeps each one's name (at most 200 characters) and
    * its owner (48), and 1,000 of them (about 250 KB) stay below DynamoDB's 400 KB item limit. */
   sessionDocuments: 1_000,
@@ -89,11 +88,6 @@ export const SendMessageBody = model({
   attachments: optionalNullable(list(AttachmentInput, { max: CHAT_LIMITS.attachments })),
 });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
-
-/** FastAPI's `idempotency_key: str | None = Header(None)`: retries with the same key store one message. */
-export const SendMessageHeader = model({
-  'idempotency-key': v.optional(string(CHAT_LIMITS.idempotencyKey)),
-});
 
 export const ListMessagesQuery = cursorPageQuery(CHAT_LIMITS.page);
 export type ListMessagesInput = v.InferOutput<typeof ListMessagesQuery>;

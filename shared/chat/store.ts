@@ -15,6 +15,7 @@ import {
   updateItem,
 } from '../db/store.ts';
 import { ServiceUnavailableError } from '../http/errors.ts';
+import { createOnce } from '../idempotency.ts';
 import { newId } from '../ids.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
@@ -76,24 +77,44 @@ const toMessage = (item: ChatMessage): ChatMessage => ({
 const ownedReference = async (userId: string, keys: { pk: string; sk: string }, resource: string) =>
   ownedBy(await getItem<{ owner?: string }>(keys), userId, resource);
 
-export async function createChatSession(userId: string, input: CreateChatSessionInput): Promise<ChatSession> {
-  await Promise.all([
-    input.team_id && ownedReference(userId, teamKeys.team(input.team_id), 'Team'),
-    input.project_id && ownedReference(userId, projectKeys.project(input.project_id), 'Project'),
-  ]);
-  const id = newId();
-  const item: ChatSessionItem = {
-    kind: 'chat_session',
-    id,
-    owner: userId,
-    title: input.title,
-    team_id: input.team_id,
-    project_id: input.project_id,
-    created_at: nowIso(),
-  };
-  await putNew({ ...chatKeys.session(id), ...chatKeys.byOwner(userId, id), ...item });
-  return toSession(item);
-}
+/**
+ * A team or project, when named, must be the caller's: both are read in the first wave (beside the
+ * claim of an Idempotency-Key, whose retry answers the session the first attempt made), the session
+ * written in the second.
+ */
+export const createChatSession = (
+  userId: string,
+  input: CreateChatSessionInput,
+  key?: string,
+): Promise<ChatSession> =>
+  createOnce({
+    create: 'chat-session',
+    userId,
+    key,
+    request: input,
+    check: () =>
+      Promise.all([
+        input.team_id && ownedReference(userId, teamKeys.team(input.team_id), 'Team'),
+        input.project_id && ownedReference(userId, projectKeys.project(input.project_id), 'Project'),
+      ]),
+    write: async ({ id, created_at }) => {
+      const item: ChatSessionItem = {
+        kind: 'chat_session',
+        id,
+        owner: userId,
+        title: input.title,
+        team_id: input.team_id,
+        project_id: input.project_id,
+        created_at,
+      };
+      await putNew({ ...chatKeys.session(id), ...chatKeys.byOwner(userId, id), ...item });
+      return toSession(item);
+    },
+    read: async (id) => {
+      const item = await readSession(id, { consistent: true });
+      return item && toSession(item);
+    },
+  });
 
 /** The caller's chat sessions, newest first. */
 export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatSession[]> =>

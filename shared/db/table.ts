@@ -9,6 +9,10 @@ export const TABLE_INDEXES = {
 
 export type IndexName = keyof typeof TABLE_INDEXES;
 
+/** Epoch seconds after which DynamoDB's TTL may delete an item (Idempotency-Key claims), once the
+ * stack names it the table's `timeToLiveAttribute`. dynalite has no TTL: locally such items stay. */
+export const TABLE_TTL_ATTRIBUTE = 'expires_at';
+
 export interface Keys {
   pk: string;
   sk: string;

@@ -1,9 +1,8 @@
 // Shopping sessions: the session item and its searches share one partition, so GET session is one
 // newest-first Query (the session item sorts after every `SEARCH#`).
-import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { ownedBy, putNew, queryPartition } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { createOnce } from '../idempotency.ts';
 import type { MerchantType } from './catalog.ts';
 import { shoppingKeys } from './keys.ts';
 import {
@@ -60,29 +59,49 @@ const toSession = (item: ShoppingSessionItem, searches: ShoppingSearchItem[]): S
 export const listShoppingSessions = (userId: string, page: OwnerPage): Promise<ShoppingSessionSummary[]> =>
   listOwned(shoppingKeys.ownerPartition(userId), page, toSessionSummary);
 
-export async function createShoppingSession(
+/** With an Idempotency-Key, a retry answers the session the first attempt opened (shared/idempotency.ts). */
+export const createShoppingSession = (
   userId: string,
   input: CreateShoppingSessionInput,
-): Promise<ShoppingSession> {
-  const id = newId();
-  const item: ShoppingSessionItem = {
-    kind: 'shopping_session',
-    id,
-    owner: userId,
-    title: input.title,
-    created_at: nowIso(),
+  key?: string,
+): Promise<ShoppingSession> =>
+  createOnce({
+    create: 'shopping-session',
+    userId,
+    key,
+    request: input,
+    write: async ({ id, created_at }) => {
+      const item: ShoppingSessionItem = {
+        kind: 'shopping_session',
+        id,
+        owner: userId,
+        title: input.title,
+        created_at,
+      };
+      await putNew({ ...shoppingKeys.session(id), ...shoppingKeys.byOwner(userId, id), ...item });
+      return toSession(item, []);
+    },
+    read: async (id) => {
+      const { session, searches } = await readSessionWithSearches(id, { consistent: true });
+      return session && toSession(session, searches);
+    },
+  });
+
+/** One newest-first Query of the session's partition: its latest searches, then the session. */
+async function readSessionWithSearches(sessionId: string, options: { consistent?: boolean } = {}) {
+  const [first, ...searches] = await queryPartition<ShoppingSessionItem | ShoppingSearchItem>(
+    shoppingKeys.partition(sessionId),
+    { newestFirst: true, limit: SHOPPING_LIMITS.recentSearches + 1, ...options },
+  );
+  return {
+    session: first?.kind === 'shopping_session' ? first : undefined,
+    searches: searches as ShoppingSearchItem[],
   };
-  await putNew({ ...shoppingKeys.session(id), ...shoppingKeys.byOwner(userId, id), ...item });
-  return toSession(item, []);
 }
 
 export async function getShoppingSession(userId: string, sessionId: string): Promise<ShoppingSession> {
-  const [first, ...searches] = await queryPartition<ShoppingSessionItem | ShoppingSearchItem>(
-    shoppingKeys.partition(sessionId),
-    { newestFirst: true, limit: SHOPPING_LIMITS.recentSearches + 1 },
-  );
-  const session = ownedBy(first?.kind === 'shopping_session' ? first : undefined, userId, SESSION_RESOURCE);
-  return toSession(session, searches as ShoppingSearchItem[]);
+  const { session, searches } = await readSessionWithSearches(sessionId);
+  return toSession(ownedBy(session, userId, SESSION_RESOURCE), searches);
 }
 
 /** Remembers one search in its session. */

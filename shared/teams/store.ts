@@ -1,11 +1,11 @@
 // Teams: the team item and the reads every team endpoint shares. Each sub-resource has exactly one
 // read function and one presenter, used both by its own endpoint and by the dashboard, so the two
 // answer byte-for-byte alike. Totals are counters on the team item; every read is bounded by a Limit.
+import type { Brand } from '../brands/schemas.ts';
 import { getBrand } from '../brands/store.ts';
-import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { getItem, ownedBy, putNew, queryPartition, queryWindow } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { createOnce, type Identity } from '../idempotency.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   type ActivityEntry,
@@ -394,10 +394,34 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
 // ---- writes -------------------------------------------------------------------------------
 
 /** POST /teams: the caller owns the new team; a brand must be one of the caller's (else 404). */
-export async function createTeam(userId: string, input: CreateTeamInput): Promise<TeamWithMembers> {
-  const brand = input.brand_id ? await getBrand(userId, input.brand_id) : undefined;
-  const id = newId();
-  const at = nowIso();
+/**
+ * A brand, when named, must be the caller's: it is read in the first wave (beside the claim of an
+ * Idempotency-Key, whose retry answers the team the first attempt made), the team written in the second.
+ */
+export const createTeam = (userId: string, input: CreateTeamInput, key?: string): Promise<TeamWithMembers> =>
+  createOnce({
+    create: 'team',
+    userId,
+    key,
+    request: input,
+    check: async () => (input.brand_id ? getBrand(userId, input.brand_id) : undefined),
+    write: (identity, brand) => writeTeam(userId, input, identity, brand),
+    read: async (id) => {
+      const [team, members, activity] = await Promise.all([
+        getItem<TeamItem>(teamKeys.team(id), { consistent: true }),
+        readMembers(id),
+        readActivity(id, RECENT_ACTIVITY_PAGE),
+      ]);
+      return team && toTeamWithMembers(team, members, activity);
+    },
+  });
+
+async function writeTeam(
+  userId: string,
+  input: CreateTeamInput,
+  { id, created_at }: Identity,
+  brand: Brand | undefined,
+): Promise<TeamWithMembers> {
   const item: TeamItem = {
     kind: 'team',
     id,
@@ -407,8 +431,8 @@ export async function createTeam(userId: string, input: CreateTeamInput): Promis
     status: TEAM_DEFAULTS.status,
     tier: input.tier,
     operation_mode: input.operation_mode,
-    created_at: at,
-    updated_at: at,
+    created_at,
+    updated_at: created_at,
     workflow_phase: TEAM_DEFAULTS.workflow_phase,
     workflow_phase_label: TEAM_DEFAULTS.workflow_phase_label,
     trigger_mode: TEAM_DEFAULTS.trigger_mode,

@@ -2,9 +2,9 @@
 // task's created_at, so one descending Query lists newest first, ties by id; the status filter
 // reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
 import { now } from '../clock.ts';
-import { putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
+import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
-import { newIdAt } from '../ids.ts';
+import { createOnce, type Identity, newIdentity } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { getMember, requireMember, workspaceNotFound } from './members.ts';
 import type {
@@ -41,16 +41,35 @@ export const toWorkspaceTask = (item: WorkspaceTaskItem): WorkspaceTask => ({
 });
 
 /** Creates a task in `pending` (members, and agents acting for them). */
-export async function createWorkspaceTask(
+/**
+ * The caller must be a member: its member item is read in the first wave (beside the claim of an
+ * Idempotency-Key, whose retry answers the task the first attempt made), the task written in the second.
+ */
+export const createWorkspaceTask = (
   userId: string,
   workspaceId: string,
   input: CreateWorkspaceTaskInput,
-): Promise<WorkspaceTask> {
-  await requireMember(userId, workspaceId);
-  const item = newTaskItem(workspaceId, input);
-  await putNew(taskRecord(item));
-  return toWorkspaceTask(item);
-}
+  key?: string,
+): Promise<WorkspaceTask> =>
+  createOnce({
+    create: 'workspace-task',
+    userId,
+    key,
+    // The same key for a task in another workspace is another request.
+    request: [workspaceId, input],
+    check: () => requireMember(userId, workspaceId),
+    write: async (identity) => {
+      const item = newTaskItem(workspaceId, input, identity);
+      await putNew(taskRecord(item));
+      return toWorkspaceTask(item);
+    },
+    read: async (id) => {
+      const item = await getItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, id), {
+        consistent: true,
+      });
+      return item && toWorkspaceTask(item);
+    },
+  });
 
 /** Many tasks at once (imports, the growth benchmark): one member check, then batch writes. */
 export async function createWorkspaceTasks(
@@ -68,9 +87,11 @@ const taskRecord = (item: WorkspaceTaskItem) => ({
   ...item,
 });
 
-function newTaskItem(workspaceId: string, input: CreateWorkspaceTaskInput): WorkspaceTaskItem {
-  const at = now();
-  const id = newIdAt(at);
+function newTaskItem(
+  workspaceId: string,
+  input: CreateWorkspaceTaskInput,
+  { id, created_at }: Identity = newIdentity(),
+): WorkspaceTaskItem {
   return {
     kind: 'workspace_task',
     id,
@@ -91,7 +112,7 @@ function newTaskItem(workspaceId: string, input: CreateWorkspaceTaskInput): Work
     started_at: null,
     completed_at: null,
     cost_usd: 0,
-    created_at: at.toISOString(),
+    created_at,
   };
 }
 

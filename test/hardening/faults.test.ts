@@ -12,6 +12,7 @@ import type { Route } from '../../infra/routes.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
+import { newId } from '../../shared/ids.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -516,6 +517,81 @@ describe('faults in the AWS SDK clients', () => {
     results.brand_create_client_retry_records = (await list()).length - before;
     assert.equal((await list()).length - before, 2);
   });
+
+  // The create routes that take an Idempotency-Key (shared/idempotency.ts): the claim is their first
+  // PutItem, the record their second.
+  const keyedCreates = [
+    {
+      name: 'brand',
+      url: () => '/api/v1/brands',
+      list: () => '/api/v1/brands',
+      body: (t: string) => ({ name: t }),
+    },
+    {
+      name: 'team',
+      url: () => '/api/v1/teams',
+      list: () => '/api/v1/teams',
+      body: (t: string) => ({ team_type: 'content', tier: 'pro', operation_mode: 'auto', display_name: t }),
+    },
+    {
+      name: 'chat session',
+      url: () => '/api/v1/chat/sessions',
+      list: () => '/api/v1/chat/sessions',
+      body: (t: string) => ({ title: t }),
+    },
+    {
+      name: 'shopping session',
+      url: () => '/api/v1/shopping/sessions',
+      list: () => '/api/v1/shopping/sessions',
+      body: (t: string) => ({ title: t }),
+    },
+    {
+      name: 'workspace task',
+      url: () => `/api/v1/workspaces/${ids.workspace_id}/tasks`,
+      list: () => `/api/v1/workspaces/${ids.workspace_id}/tasks`,
+      body: (t: string) => ({
+        skill_slug: 'post',
+        title: t,
+        hired_agent_id: '0190a1b2-0000-7000-8000-000000000001',
+      }),
+    },
+  ];
+  /** How many of the caller's records the create's list holds under this label. */
+  const recordsNamed = async (create: (typeof keyedCreates)[number], label: string) => {
+    const listed = (await h.call('GET', `${create.list()}?limit=100`)).body as Record<string, unknown>[];
+    return listed.filter((entry) => Object.values(entry).includes(label)).map((entry) => entry.id);
+  };
+  for (const create of keyedCreates) {
+    it(`${create.name}: a lost response on the record's PutItem, with an Idempotency-Key: 201, one record, the retry answers it`, async () => {
+      const label = `lost response ${newId()}`;
+      const headers = { 'idempotency-key': `lost-${newId()}` };
+      // The record's write lands, its answer is lost, the SDK resends it and the resend fails its condition.
+      inject('dynamo', { commands: /^Put/, failing: (n) => n === 2, kind: 'timeout', afterSend: true });
+      const first = await h.call('POST', create.url(), { json: create.body(label), headers });
+      clearFaults();
+      assert.equal(first.status, 201, first.text);
+      const retry = await h.call('POST', create.url(), { json: create.body(label), headers });
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.body.id, first.body.id);
+      assert.deepEqual(await recordsNamed(create, label), [first.body.id]);
+    });
+
+    it(`${create.name}: the record's write failing after the claim (503): the client's retry writes it, once`, async () => {
+      const label = `after the claim ${newId()}`;
+      const headers = { 'idempotency-key': `claimed-${newId()}` };
+      inject('dynamo', { commands: /^Put/, failing: (n) => n >= 2, kind: 'server' });
+      const first = await h.call('POST', create.url(), { json: create.body(label), headers });
+      clearFaults();
+      assert.equal(first.status, 503, first.text);
+      const second = await h.call('POST', create.url(), { json: create.body(label), headers });
+      const third = await h.call('POST', create.url(), { json: create.body(label), headers });
+      assert.equal(second.status, 201, second.text);
+      assert.deepEqual(third.body, second.body);
+      const records = await recordsNamed(create, label);
+      assert.deepEqual(records, [second.body.id]);
+      results[`${create.name.replace(' ', '_')}_idempotent_retry_records`] = records.length;
+    });
+  }
 
   it('a lost response on a counter update (brand_kit_count) does not count the kit twice', async () => {
     const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Counted brand' } })).body;

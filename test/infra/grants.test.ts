@@ -287,6 +287,54 @@ describe('the route table grants what the handlers send', () => {
       headers: { 'idempotency-key': `grants-${newId()}` },
     });
     assert.equal(refusedKeyed.status, 422, refusedKeyed.text);
+    // The creates with an Idempotency-Key: each and its retry (sealing the claim, reading the record),
+    // and, where the create refuses a valid body, a refused one (its claim given back).
+    const strangersBrand = await h.call('POST', '/api/v1/brands', {
+      json: { name: 'Not yours' },
+      token: h.other.token,
+    });
+    const keyedTeam = { team_type: 'content', tier: 'pro', operation_mode: 'auto', display_name: 'Keyed' };
+    const task = { skill_slug: 'post', title: 'Keyed', hired_agent_id: newId() };
+    const keyedCreates: [
+      entry: string,
+      url: string,
+      json: object,
+      refusal?: { url?: string; json: object },
+    ][] = [
+      ['brands/create-brand', '/api/v1/brands', { name: 'Keyed' }],
+      ['shopping/create-session', '/api/v1/shopping/sessions', { title: 'Keyed' }],
+      [
+        'teams/create-team',
+        '/api/v1/teams',
+        keyedTeam,
+        { json: { ...keyedTeam, brand_id: strangersBrand.body.id } },
+      ],
+      [
+        'chat/create-session',
+        '/api/v1/chat/sessions',
+        { title: 'Keyed' },
+        { json: { title: 'Keyed', team_id: newId() } },
+      ],
+      [
+        'workspaces/create-workspace-task',
+        `/api/v1/workspaces/${ids.workspace_id}/tasks`,
+        task,
+        { url: `/api/v1/workspaces/${newId()}/tasks`, json: task },
+      ],
+    ];
+    for (const [entry, url, json, refusal] of keyedCreates) {
+      const headers = { 'idempotency-key': `grants-${newId()}` };
+      const first = await call(entry, url, { json, headers });
+      assert.equal(first.status, 201, first.text);
+      const again = await call(entry, url, { json, headers });
+      assert.equal(again.body.id, first.body.id, again.text);
+      if (!refusal) continue;
+      const refused = await call(entry, refusal.url ?? url, {
+        json: refusal.json,
+        headers: { 'idempotency-key': `grants-${newId()}` },
+      });
+      assert.equal(refused.status, 404, refused.text);
+    }
 
     // A kit save whose brand count fails: the kit is deleted again and the count taken back.
     const undoneBrand = await call('brands/create-brand', '/api/v1/brands', { json: { name: 'Undone' } });

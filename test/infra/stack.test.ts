@@ -423,7 +423,12 @@ describe('least privilege in the synthesized template', () => {
     // Each function gets the operations its code sends, no more (test/infra/grants.test.ts).
     assert.deepEqual(dynamoOf('brands/get-brand'), ['dynamodb:GetItem <table>']);
     assert.deepEqual(dynamoOf('brands/list-brands'), ['dynamodb:Query <table>/index/gsi1']);
-    assert.deepEqual(dynamoOf('brands/create-brand'), ['dynamodb:PutItem <table>']);
+    // The brand, and with an Idempotency-Key its claim: written and read, sealed by a retry.
+    assert.deepEqual(dynamoOf('brands/create-brand'), [
+      'dynamodb:GetItem <table>',
+      'dynamodb:PutItem <table>',
+      'dynamodb:UpdateItem <table>',
+    ]);
   });
 
   it('4. gives no function a managed policy: each may write only to its own log group', () => {
