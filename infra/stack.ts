@@ -44,7 +44,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE_INDEXES, TABLE_KEYS } from '../shared/db/table.ts';
+import { TABLE_INDEXES, TABLE_KEYS, TABLE_TTL_ATTRIBUTE } from '../shared/db/table.ts';
 import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { DRAFTS_PREFIX } from '../shared/uploads/keys.ts';
 import { cdkBundling } from './bundling.ts';
@@ -102,6 +102,8 @@ export class TeamContentStack extends Stack {
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
+      // Items that outlive their use carry an expiry: Idempotency-Key claims, daily upload allowances.
+      timeToLiveAttribute: TABLE_TTL_ATTRIBUTE,
       // New chat messages reach the answering agent, which lives outside this service, by the stream.
       dynamoStream: StreamViewType.NEW_IMAGE,
       removalPolicy: RemovalPolicy.RETAIN,

@@ -9,8 +9,8 @@ export const TABLE_INDEXES = {
 
 export type IndexName = keyof typeof TABLE_INDEXES;
 
-/** Epoch seconds after which DynamoDB's TTL may delete an item (Idempotency-Key claims), once the
- * stack names it the table's `timeToLiveAttribute`. dynalite has no TTL: locally such items stay. */
+/** Epoch seconds after which DynamoDB's TTL may delete an item (Idempotency-Key claims, daily upload
+ * allowances): the table's `timeToLiveAttribute`. dynalite has no TTL: locally such items stay. */
 export const TABLE_TTL_ATTRIBUTE = 'expires_at';
 
 export interface Keys {

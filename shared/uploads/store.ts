@@ -6,10 +6,14 @@ import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
 import { updateItem } from '../db/store.ts';
+import { TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { isOwnUploadKey, uploadKey } from './keys.ts';
 import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
+
+/** How long a day's upload allowance is kept after the day ends. */
+const ALLOWANCE_KEPT_SECONDS = 24 * 60 * 60;
 
 /** How long a presigned GET (a logo URL in a response) is valid. */
 export const DOWNLOAD_URL_SECONDS = 60 * 60;
@@ -22,14 +26,18 @@ export const DOWNLOAD_URL_SECONDS = 60 * 60;
  */
 async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
+  const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
   const counted = await updateItem(accountKeys.uploadAllowance(userId, at.toISOString().slice(0, 10)), {
-    setIfAbsent: { kind: 'upload_allowance' },
+    // Nothing reads a day's allowance after the day: the table's TTL removes it a day later.
+    setIfAbsent: {
+      kind: 'upload_allowance',
+      [TABLE_TTL_ATTRIBUTE]: midnight / 1000 + ALLOWANCE_KEPT_SECONDS,
+    },
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
     below: { bytes: bytes - size + 1, uploads },
   });
   if (!counted) {
-    const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
     throw new TooManyRequestsError(DAILY_ALLOWANCE_USED, Math.ceil((midnight - at.getTime()) / 1000));
   }
 }

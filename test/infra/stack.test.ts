@@ -8,7 +8,7 @@ import { NIST_ACKNOWLEDGEMENTS } from '../../infra/nag.ts';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { API_5XX_ALARM, TeamContentStack } from '../../infra/stack.ts';
-import { TABLE_INDEXES } from '../../shared/db/table.ts';
+import { TABLE_INDEXES, TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
 import { cdkApp } from './app.ts';
 import {
   expectedPermissions,
@@ -147,6 +147,9 @@ describe('CDK stack', () => {
   });
 
   it('builds the table from the shared key definition, with PITR, deletion protection and a stream', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      TimeToLiveSpecification: { AttributeName: TABLE_TTL_ATTRIBUTE, Enabled: true },
+    });
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },

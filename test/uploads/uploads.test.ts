@@ -2,9 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { accountKeys } from '../../shared/accounts/keys.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
+import { getItem } from '../../shared/db/store.ts';
+import { TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { UPLOAD_CONTENT_TYPES, UPLOAD_LIMITS, UPLOAD_MAX_BYTES } from '../../shared/uploads/schemas.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -110,6 +113,11 @@ describe('POST /api/v1/uploads', () => {
         detail: `Daily upload allowance used: at most ${bytes} bytes in ${uploads} uploads per UTC day; try again after midnight UTC`,
       });
       assert.equal(refused.headers['retry-after'], String(2 * 60 * 60));
+      // Kept until the table's TTL removes it, a day after its day: nothing reads it after.
+      const day = await getItem<Record<string, unknown>>(
+        accountKeys.uploadAllowance('01a1fc6e-0000-7000-8000-0000000000d1', '2026-11-21'),
+      );
+      assert.equal(day?.[TABLE_TTL_ATTRIBUTE], Date.parse('2026-11-23T00:00:00Z') / 1000);
       // Another user's allowance is their own; the next UTC day starts afresh.
       assert.equal((await request({ filename: 'v.mp4', content_type: video, size: 1 }, other)).status, 200);
       setClock(new Date('2026-11-22T00:00:01.000Z'));
