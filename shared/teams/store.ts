@@ -393,10 +393,10 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
 
 // ---- writes -------------------------------------------------------------------------------
 
-/** POST /teams: the caller owns the new team; a brand must be one of the caller's (else 404). */
 /**
- * A brand, when named, must be the caller's: it is read in the first wave (beside the claim of an
- * Idempotency-Key, whose retry answers the team the first attempt made), the team written in the second.
+ * POST /teams: the caller owns the new team. A brand, when named, must be the caller's (else 404): it
+ * is read in the first wave (beside the claim of an Idempotency-Key, whose retry answers the team the
+ * first attempt made), the team written in the second.
  */
 export const createTeam = (userId: string, input: CreateTeamInput, key?: string): Promise<TeamWithMembers> =>
   createOnce({
