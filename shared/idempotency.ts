@@ -2,10 +2,10 @@
 // the first attempt made, not a second one. The key is claimed in the create's first wave, beside its
 // own reads; the record is written in the second under the claim's id and time. Two waves, as the
 // chat send (docs/chat.md), whose claim works the same way in its session's partition.
-import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
 import { now } from './clock.ts';
+import { sha256 } from './crypto/digest.ts';
 import { claimItem, deleteItem, updateItem } from './db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from './db/table.ts';
 import { ConflictError, ServiceUnavailableError } from './http/errors.ts';
@@ -28,9 +28,11 @@ export const IdempotencyHeader = model({
 
 /** How long a claim is kept (Stripe keeps keys 24 h): the table's TTL deletes it some time after. */
 const CLAIM_SECONDS = 24 * 60 * 60;
-/** Rounds of finding a key's claim given back before a request asks for a retry (as the chat send). */
-const CLAIM_ROUNDS = 3;
-const KEY_REUSED = 'Idempotency-Key was already used with a different request';
+/** Rounds of finding a key's claim given back before a request asks for a retry (the chat send too). */
+export const CLAIM_ROUNDS = 3;
+/** The 409 for a key sent again with another request (`message` for the chat send). */
+export const keyReused = (what: 'request' | 'message') =>
+  new ConflictError(`Idempotency-Key was already used with a different ${what}`);
 
 /** The id and creation time a new record will have (its id a UUIDv7 of that time). */
 export interface Identity {
@@ -66,8 +68,7 @@ export interface Create<Checked, Made> {
   read: (id: string) => Promise<Made | undefined>;
 }
 
-const fingerprintOf = (request: unknown) =>
-  createHash('sha256').update(JSON.stringify(request)).digest('base64url');
+const fingerprintOf = (request: unknown) => sha256(JSON.stringify(request));
 
 /**
  * Creates a record once per Idempotency-Key. A retry (or a concurrent twin) that finds the claim
@@ -99,7 +100,7 @@ export async function createOnce<Checked, Made>(create: Create<Checked, Made>): 
     if (claimed.status === 'rejected') throw claimed.reason;
     for (let round = 1; keys && claim && !claim.won; round++) {
       const earlier = claim.claim;
-      if (earlier.fingerprint !== asked?.fingerprint) throw new ConflictError(KEY_REUSED);
+      if (earlier.fingerprint !== asked?.fingerprint) throw keyReused('request');
       const [first, sealed] = await Promise.all([
         create.read(earlier.id),
         // Sealed, the claim cannot be given back by its own request, refused meanwhile (and a third

@@ -1,6 +1,6 @@
 // A chat session, its messages and its idempotency records share one partition. Message ids are
 // UUIDv7, so `MSG#<id>` lists messages in the order they were sent with no counter to contend on.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../crypto/digest.ts';
 
 const partition = (sessionId: string) => `CHAT#${sessionId}`;
 
@@ -19,11 +19,10 @@ export const chatKeys = {
   }),
   /** One per Idempotency-Key a caller used in the session: the conditional write that makes a retry
    * safe. The caller's id is in the key, so a stranger's request can never take or block one. The
-   * header's value goes in as its SHA-256: 255 characters of up to 4 UTF-8 bytes each would pass
-   * DynamoDB's 1,024-byte limit on a sort key (the claim keeps the value itself). */
+   * header's value goes in as its digest (shared/crypto/digest.ts; the claim keeps the value itself). */
   idempotency: (sessionId: string, userId: string, key: string) => ({
     pk: partition(sessionId),
-    sk: `IDEMPOTENCY#${userId}#${createHash('sha256').update(key).digest('base64url')}`,
+    sk: `IDEMPOTENCY#${userId}#${sha256(key)}`,
   }),
   /** gsi1: a user's chat sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({

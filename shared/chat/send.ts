@@ -2,9 +2,9 @@
 // blocks. One wave (session read, Idempotency-Key claim, one ranged GET of each attachment's first
 // bytes), then the write.
 
-import { createHash } from 'node:crypto';
 import { headObject, type ObjectStart, readObjectStart } from '../aws/s3.ts';
 import { config } from '../config.ts';
+import { sha256 } from '../crypto/digest.ts';
 import { ownedBy } from '../db/store.ts';
 import {
   ConflictError,
@@ -14,6 +14,7 @@ import {
 } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
+import { CLAIM_ROUNDS, keyReused } from '../idempotency.ts';
 import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
@@ -43,13 +44,9 @@ import {
 } from './store.ts';
 
 const fingerprint = (input: SendMessageInput) =>
-  createHash('sha256')
-    .update(JSON.stringify([input.content, input.attachments ?? []]))
-    .digest('base64url');
+  sha256(JSON.stringify([input.content, input.attachments ?? []]));
 
 const MiB = 1024 * 1024;
-/** Rounds of finding a key's claim given back before a request that would write asks for a retry. */
-const CLAIM_ROUNDS = 3;
 const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 
@@ -195,8 +192,7 @@ export async function sendMessage(
     if (claimed.status === 'rejected') throw claimed.reason;
     for (let attempt = 1; claim && !claim.won; attempt++) {
       const earlier = claim.claim;
-      if (earlier.fingerprint !== asked?.fingerprint)
-        throw new ConflictError('Idempotency-Key was already used with a different message');
+      if (earlier.fingerprint !== asked?.fingerprint) throw keyReused('message');
       // A retry returns the first message even if its attachments have gone since.
       const [first, sealed] = await Promise.all([
         readMessage(sessionId, earlier.message_id),

@@ -1,0 +1,5 @@
+// SHA-256 of a text, base64url: how an Idempotency-Key goes into a sort key (bounded at 43 characters,
+// where the key itself could pass DynamoDB's 1,024 bytes) and how a request is fingerprinted.
+import { createHash } from 'node:crypto';
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64url');
