@@ -225,12 +225,9 @@ const FLOAT_TEXT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf|infinity|nan)
  * as Rust trims (TRIMMED). Then Rust's float syntax: `5.`, `.5`, `1e3`, `inf`, `nan`.
  */
 const parseFloatText = (input: string): number | Refusal => {
-  const text = input.includes('_')
-    ? /^_|_$|__/.test(input)
-      ? ''
-      : input.replaceAll('_', '')
-    : input.replace(TRIMMED, '');
-  if (!FLOAT_TEXT.test(text))
+  const misplacedUnderscore = /^_|_$|__/.test(input);
+  const text = input.includes('_') ? input.replaceAll('_', '') : input.replace(TRIMMED, '');
+  if (misplacedUnderscore || !FLOAT_TEXT.test(text))
     return refuse('float_parsing', 'Input should be a valid number, unable to parse string as a number');
   const lower = text.toLowerCase().replace(/^\+/, '');
   if (lower.endsWith('nan')) return Number.NaN;
