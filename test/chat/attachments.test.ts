@@ -133,6 +133,38 @@ const documentOf: Record<string, string> = {
  * (by its type, else its name) begins with a 1 × 1 header of its format unless `image` says otherwise;
  * a binary document with its format's mark.
  */
+/**
+ * Another send takes the document names a send of `chat` is about to claim, when `when` says so:
+ * injected into the SDK client before the claim's UpdateItem. Returns what removes it.
+ */
+const takeNamesBeforeClaim = (chat: string, when: (chosen: string[]) => boolean) => {
+  const name = `take-document-names-${chat}`;
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as {
+        Key?: unknown;
+        ConditionExpression?: string;
+        ExpressionAttributeValues?: Record<string, unknown>;
+      };
+      const claim =
+        context.commandName?.startsWith('Update') &&
+        JSON.stringify(input.Key).includes('SESSION') &&
+        input.ConditionExpression?.includes('contains');
+      // The names claimed, as a Set (or marshalled, depending on where the client's stack runs this).
+      const chosen = claim
+        ? Object.values(input.ExpressionAttributeValues ?? {})
+            .map((v) => (v instanceof Set ? [...v] : ((v as { SS?: string[] }).SS ?? [])))
+            .find((members) => members.length > 0 && !String(members[0]).includes(':'))
+        : undefined;
+      if (chosen && when(chosen as string[]))
+        await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => dynamo().middlewareStack.remove(name);
+};
+
 const upload = async (
   name: string,
   options: { bytes?: number; type?: string; user?: string; image?: Signature | 'none' } = {},
@@ -672,29 +704,7 @@ describe('chat attachments', () => {
     const url = `/api/v1/chat/sessions/${chat}/messages`;
     // Another send takes the names just before ours claims them: once, then (below) every time.
     let overtake = 1;
-    const takeNames = 'take-document-names';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as {
-          Key?: unknown;
-          ConditionExpression?: string;
-          ExpressionAttributeValues?: Record<string, unknown>;
-        };
-        const claim =
-          context.commandName?.startsWith('Update') &&
-          JSON.stringify(input.Key).includes('SESSION') &&
-          input.ConditionExpression?.includes('contains');
-        if (claim && overtake-- > 0) {
-          // The names claimed, as a Set (or marshalled, depending on where the client's stack runs this).
-          const chosen = Object.values(input.ExpressionAttributeValues ?? {})
-            .map((v) => (v instanceof Set ? [...v] : ((v as { SS?: string[] }).SS ?? [])))
-            .find((members) => members.length > 0 && !members[0]!.includes(':'));
-          await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: takeNames },
-    );
+    const stop = takeNamesBeforeClaim(chat, () => overtake-- > 0);
     try {
       const renamed = await h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } });
       assert.equal(renamed.status, 201, renamed.text);
@@ -706,7 +716,7 @@ describe('chat attachments', () => {
       assert.equal(refused.status, 503, refused.text);
       assert.deepEqual((await h.call('GET', url)).body.messages, [renamed.body]);
     } finally {
-      dynamo().middlewareStack.remove(takeNames);
+      stop();
     }
   });
 
@@ -716,31 +726,7 @@ describe('chat attachments', () => {
     const url = `/api/v1/chat/sessions/${chat}/messages`;
     // Other sends take every plain name ours chooses ("notes", "notes (2)", …) just before it claims.
     const plain = /^notes(?: \([1-9]\d{0,2}\))?$/;
-    const takePlain = 'take-plain-names';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as {
-          Key?: unknown;
-          ConditionExpression?: string;
-          ExpressionAttributeValues?: object;
-        };
-        if (
-          context.commandName?.startsWith('Update') &&
-          JSON.stringify(input.Key).includes('SESSION') &&
-          input.ConditionExpression?.includes('contains')
-        ) {
-          const chosen = Object.values(input.ExpressionAttributeValues ?? {})
-            .map((v) => (v instanceof Set ? [...v] : ((v as { SS?: string[] }).SS ?? [])))
-            .find((members) => members.length > 0 && !String(members[0]).includes(':')) as
-            | string[]
-            | undefined;
-          if (chosen?.every((name) => plain.test(name)))
-            await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: takePlain },
-    );
+    const stop = takeNamesBeforeClaim(chat, (chosen) => chosen.every((name) => plain.test(name)));
     try {
       const sent = await h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } });
       assert.equal(sent.status, 201, sent.text);
@@ -748,7 +734,7 @@ describe('chat attachments', () => {
       assert.equal(sent.body.content[1].document.name, `notes (${mark})`);
       assert.deepEqual((await h.call('GET', url)).body.messages, [sent.body]);
     } finally {
-      dynamo().middlewareStack.remove(takePlain);
+      stop();
     }
   });
 
