@@ -5,9 +5,9 @@
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
 import { now } from './clock.ts';
-import { sha256 } from './crypto/digest.ts';
 import { claimItem, deleteItem, updateItem } from './db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from './db/table.ts';
+import { sha256 } from './digest.ts';
 import { ConflictError, ServiceUnavailableError } from './http/errors.ts';
 import { model, string } from './http/fields.ts';
 import { newIdAt } from './ids.ts';

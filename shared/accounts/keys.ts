@@ -1,6 +1,6 @@
 // A user's own partition: their account item (flags and settings that belong to the person, not to
 // one resource), what they asked to upload each day and the Idempotency-Keys of their creates.
-import { sha256 } from '../crypto/digest.ts';
+import { sha256 } from '../digest.ts';
 
 const userPartition = (userId: string) => `USER#${userId}`;
 
@@ -9,7 +9,7 @@ export const accountKeys = {
   /** One UTC day (`YYYY-MM-DD`) of the user's upload allowance (shared/uploads/store.ts). */
   uploadAllowance: (userId: string, day: string) => ({ pk: userPartition(userId), sk: `UPLOADS#${day}` }),
   /** The claim of an Idempotency-Key the user sent with one kind of create (shared/idempotency.ts),
-   * the key as its digest (shared/crypto/digest.ts). */
+   * the key as its digest (shared/digest.ts). */
   idempotencyClaim: (userId: string, create: string, key: string) => ({
     pk: userPartition(userId),
     sk: `IDEMPOTENCY#${create}#${sha256(key)}`,

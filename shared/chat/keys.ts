@@ -1,6 +1,6 @@
 // A chat session, its messages and its idempotency records share one partition. Message ids are
 // UUIDv7, so `MSG#<id>` lists messages in the order they were sent with no counter to contend on.
-import { sha256 } from '../crypto/digest.ts';
+import { sha256 } from '../digest.ts';
 
 const partition = (sessionId: string) => `CHAT#${sessionId}`;
 
@@ -19,7 +19,7 @@ export const chatKeys = {
   }),
   /** One per Idempotency-Key a caller used in the session: the conditional write that makes a retry
    * safe. The caller's id is in the key, so a stranger's request can never take or block one. The
-   * header's value goes in as its digest (shared/crypto/digest.ts; the claim keeps the value itself). */
+   * header's value goes in as its digest (shared/digest.ts; the claim keeps the value itself). */
   idempotency: (sessionId: string, userId: string, key: string) => ({
     pk: partition(sessionId),
     sk: `IDEMPOTENCY#${userId}#${sha256(key)}`,

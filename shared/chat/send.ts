@@ -4,8 +4,8 @@
 
 import { headObject, type ObjectStart, readObjectStart } from '../aws/s3.ts';
 import { config } from '../config.ts';
-import { sha256 } from '../crypto/digest.ts';
 import { ownedBy } from '../db/store.ts';
+import { sha256 } from '../digest.ts';
 import {
   ConflictError,
   RequestValidationError,

@@ -1,4 +1,5 @@
-// SHA-256 of a text, base64url: how an Idempotency-Key goes into a sort key (bounded at 43 characters,
+// SHA-256 of a text, base64url (not secrets code: shared/crypto/ holds the sealing, which only the
+// credentials save bundles): how an Idempotency-Key goes into a sort key (bounded at 43 characters,
 // where the key itself could pass DynamoDB's 1,024 bytes) and how a request is fingerprinted.
 import { createHash } from 'node:crypto';
 
