@@ -1,12 +1,12 @@
 // An Idempotency-Key on a create: a client that retries a POST after a lost response gets the record
 // the first attempt made, not a second one. The key is claimed in the create's first wave, beside its
-// own reads; the record is written in the second under the claim's id and time. Two waves, as the
-// chat send (docs/chat.md), whose claim works the same way in its session's partition.
+// own reads; the record is written in the second under the claim's id and time. Two waves. The five
+// creates and the chat send (docs/chat.md, its claim in the session's partition) all go through here.
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
 import { now } from './clock.ts';
 import { claimItem, deleteItem, updateItem } from './db/store.ts';
-import { TABLE_TTL_ATTRIBUTE } from './db/table.ts';
+import { type Keys, TABLE_TTL_ATTRIBUTE } from './db/table.ts';
 import { sha256 } from './digest.ts';
 import { ConflictError, ServiceUnavailableError } from './http/errors.ts';
 import { model, string } from './http/fields.ts';
@@ -28,11 +28,8 @@ export const IdempotencyHeader = model({
 
 /** How long a claim is kept (Stripe keeps keys 24 h): the table's TTL deletes it some time after. */
 const CLAIM_SECONDS = 24 * 60 * 60;
-/** Rounds of finding a key's claim given back before a request asks for a retry (the chat send too). */
-export const CLAIM_ROUNDS = 3;
-/** The 409 for a key sent again with another request (`message` for the chat send). */
-export const keyReused = (what: 'request' | 'message') =>
-  new ConflictError(`Idempotency-Key was already used with a different ${what}`);
+/** Rounds of finding a key's claim given back before a request asks for a retry. */
+const CLAIM_ROUNDS = 3;
 
 /** The id and creation time a new record will have (its id a UUIDv7 of that time). */
 export interface Identity {
@@ -45,54 +42,70 @@ export const newIdentity = (): Identity => {
   return { id: newIdAt(at), created_at: at.toISOString() };
 };
 
-/** What a claim holds: a fingerprint of the request (never the request: it may carry secrets) and the
- * identity of the record it stands for. */
-interface Claim extends Identity {
-  fingerprint: string;
-}
+/** Where a create's claim lives: the caller's own partition, one per key and kind of create. */
+export const ownClaim = (userId: string, create: string, key: string | undefined): Keys | undefined =>
+  key === undefined ? undefined : accountKeys.idempotencyClaim(userId, create, key);
 
-export interface Create<Checked, Made> {
-  /** Which create the key is for (`brand`, `team`…): a caller's keys are per create. */
-  create: string;
-  userId: string;
-  key: string | undefined;
+export interface Create<Checked, Ready, Made> {
+  /** Where the key's claim lives (`ownClaim`; the chat send's in its session); undefined without a key. */
+  claimAt: Keys | undefined;
+  /** The claim's attribute that holds the record's id. The chat send's claims, older than the
+   * creates', name it `message_id`; they keep that name, so the claims stored before still read. */
+  idAttribute?: 'id' | 'message_id';
+  /** What the 409 for the key sent with another request calls it (the chat send's says `message`). */
+  noun?: 'request' | 'message';
   /** What the request asks for (its body, and its path where the path names a parent): the same key
-   * with another request is a conflict. */
+   * with another request is a conflict. Only its digest is kept (it may carry secrets). */
   request: unknown;
-  /** The create's own first-wave reads and checks; throwing refuses the request (its claim is given
-   * back, so the corrected request may use the key). */
+  /** The create's own first-wave reads and checks; throwing refuses the request before its key is
+   * looked at (its claim is given back, so the corrected request may use the key). */
   check?: () => Promise<Checked>;
+  /** What only a request that writes needs, started in the first wave beside `check` (given its answer
+   * to come). Its refusal is answered only by a request that is to write: a retry answers the first
+   * record even where this would now refuse (the chat send's attachments, deleted since). */
+  prepare?: (checked: Promise<Checked>) => Promise<Ready>;
   /** Writes the record under `identity` with `attribute_not_exists` (a twin's write changes nothing). */
-  write: (identity: Identity, checked: Checked) => Promise<Made>;
+  write: (identity: Identity, checked: Checked, ready: Ready) => Promise<Made>;
   /** The record as it is now, read consistently by its id; undefined when it was never written. */
   read: (id: string) => Promise<Made | undefined>;
 }
 
-const fingerprintOf = (request: unknown) => sha256(JSON.stringify(request));
+type ClaimItem = Record<string, unknown> & { fingerprint: string; created_at: string };
 
 /**
  * Creates a record once per Idempotency-Key. A retry (or a concurrent twin) that finds the claim
  * answers the record as it is now, or, when the first attempt died before writing it (or is still
  * writing, or was refused), seals the claim and writes it under the claim's id and time itself: a
- * third wave on that rare path only. Without a key, the check, then the write.
+ * third wave on that rare path only. Without a key, the checks, then the write.
  */
-export async function createOnce<Checked, Made>(create: Create<Checked, Made>): Promise<Made> {
-  const { userId, key } = create;
-  const keys = key === undefined ? undefined : accountKeys.idempotencyClaim(userId, create.create, key);
-  const asked: Claim | undefined = keys && { ...newIdentity(), fingerprint: fingerprintOf(create.request) };
+export async function createOnce<Checked, Ready, Made>(create: Create<Checked, Ready, Made>): Promise<Made> {
+  const { claimAt: keys, idAttribute = 'id' } = create;
+  const asked: Identity | undefined = keys && newIdentity();
+  const fingerprint = keys && sha256(JSON.stringify(create.request));
   const claimKey = async () => {
-    const claimed = await claimItem<Claim>({
+    const claimed = await claimItem<ClaimItem>({
       ...keys!,
       kind: 'idempotency_claim',
-      ...asked!,
+      fingerprint,
+      [idAttribute]: asked!.id,
+      created_at: asked!.created_at,
       [TABLE_TTL_ATTRIBUTE]: Math.floor(now().getTime() / 1000) + CLAIM_SECONDS,
     });
     // Our own claim, landed with its answer lost (the SDK's resend failed the condition), is ours.
-    return claimed.won || claimed.existing.id === asked!.id
+    return claimed.won || claimed.existing[idAttribute] === asked!.id
       ? { won: true, claim: asked! }
-      : { won: false, claim: claimed.existing };
+      : {
+          won: false,
+          claim: { id: claimed.existing[idAttribute] as string, created_at: claimed.existing.created_at },
+          fingerprint: claimed.existing.fingerprint,
+        };
   };
-  const [checked, claimed] = await Promise.allSettled([create.check?.(), keys && claimKey()]);
+  const checking = create.check ? create.check() : Promise.resolve(undefined as Checked);
+  const [checked, claimed, ready] = await Promise.allSettled([
+    checking,
+    keys && claimKey(),
+    create.prepare?.(checking),
+  ]);
   let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
   try {
     // The create's own refusal answers first, as it would without a key.
@@ -100,22 +113,28 @@ export async function createOnce<Checked, Made>(create: Create<Checked, Made>): 
     if (claimed.status === 'rejected') throw claimed.reason;
     for (let round = 1; keys && claim && !claim.won; round++) {
       const earlier = claim.claim;
-      if (earlier.fingerprint !== asked?.fingerprint) throw keyReused('request');
+      if (claim.fingerprint !== fingerprint)
+        throw new ConflictError(
+          `Idempotency-Key was already used with a different ${create.noun ?? 'request'}`,
+        );
       const [first, sealed] = await Promise.all([
         create.read(earlier.id),
         // Sealed, the claim cannot be given back by its own request, refused meanwhile (and a third
         // request then claim the key afresh and make a second record).
-        updateItem(keys, { set: { sealed: true }, expect: { id: earlier.id } }),
+        updateItem(keys, { set: { sealed: true }, expect: { [idAttribute]: earlier.id } }),
       ]);
       if (first) return first;
       if (sealed) break;
-      // Given back by its refused request: claimed afresh, a few rounds at most.
+      // Given back by its refused request. A request refused itself needs no claim; one that would
+      // write claims the key afresh, and after a few rounds asks the client to retry.
+      if (ready.status === 'rejected') throw ready.reason;
       if (round >= CLAIM_ROUNDS) throw new ServiceUnavailableError();
       claim = await claimKey();
     }
+    if (ready.status === 'rejected') throw ready.reason;
   } catch (error) {
     if (keys && claim?.won) await deleteItem(keys, { absent: ['sealed'] }).catch(() => undefined);
     throw error;
   }
-  return create.write(claim?.claim ?? newIdentity(), checked.value as Checked);
+  return create.write(claim?.claim ?? newIdentity(), checked.value, ready.value as Ready);
 }

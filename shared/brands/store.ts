@@ -1,7 +1,7 @@
 // Brands: one item per brand, listed per owner through gsi1.
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { addToCounters, getItem, ownedBy, putNew, takeBackCounters } from '../db/store.ts';
-import { createOnce } from '../idempotency.ts';
+import { createOnce, ownClaim } from '../idempotency.ts';
 import { brandKeys } from './keys.ts';
 import type { Brand, CreateBrandInput } from './schemas.ts';
 
@@ -28,9 +28,7 @@ export const toBrand = (item: BrandItem): Brand => ({
 /** With an Idempotency-Key, a retry answers the brand the first attempt made (shared/idempotency.ts). */
 export const createBrand = (userId: string, input: CreateBrandInput, key?: string): Promise<Brand> =>
   createOnce({
-    create: 'brand',
-    userId,
-    key,
+    claimAt: ownClaim(userId, 'brand', key),
     request: input,
     write: async ({ id, created_at }) => {
       const item: BrandItem = {

@@ -17,9 +17,9 @@ export const chatKeys = {
     pk: partition(sessionId),
     sk: `${MESSAGE_PREFIX}${messageId}`,
   }),
-  /** One per Idempotency-Key a caller used in the session: the conditional write that makes a retry
-   * safe. The caller's id is in the key, so a stranger's request can never take or block one. The
-   * header's value goes in as its digest (shared/digest.ts; the claim keeps the value itself). */
+  /** One per Idempotency-Key a caller used in the session (shared/idempotency.ts): the conditional
+   * write that makes a retry safe. The caller's id is in the key, so a stranger's request can never
+   * take or block one. The header's value goes in as its digest (shared/digest.ts). */
   idempotency: (sessionId: string, userId: string, key: string) => ({
     pk: partition(sessionId),
     sk: `IDEMPOTENCY#${userId}#${sha256(key)}`,

@@ -5,16 +5,10 @@
 import { headObject, type ObjectStart, readObjectStart } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
-import { sha256 } from '../digest.ts';
-import {
-  ConflictError,
-  RequestValidationError,
-  ServiceUnavailableError,
-  type ValidationItem,
-} from '../http/errors.ts';
+import { ConflictError, RequestValidationError, type ValidationItem } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
-import { CLAIM_ROUNDS, keyReused } from '../idempotency.ts';
+import { createOnce } from '../idempotency.ts';
 import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import {
@@ -30,21 +24,9 @@ import {
   SUPPORTED_TYPES_TEXT,
   toContentBlocks,
 } from './content-blocks.ts';
+import { chatKeys } from './keys.ts';
 import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
-import {
-  type BlocksFor,
-  claimIdempotencyKey,
-  newClaim,
-  readMessage,
-  readSession,
-  releaseIdempotencyKey,
-  SESSION_RESOURCE,
-  sealIdempotencyClaim,
-  storeUserMessage,
-} from './store.ts';
-
-const fingerprint = (input: SendMessageInput) =>
-  sha256(JSON.stringify([input.content, input.attachments ?? []]));
+import { readMessage, readSession, SESSION_RESOURCE, storeUserMessage } from './store.ts';
 
 const MiB = 1024 * 1024;
 const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
@@ -165,58 +147,41 @@ export async function resolveAttachments(
 
 /**
  * With an Idempotency-Key, the key is claimed in the first wave, beside the session read and the
- * attachment checks; the message is written in the second under the claim's id. A request refused
- * before writing gives its claim back; one that finds an earlier claim answers with that message,
- * or seals the claim and writes it if the first request died (or is still writing, or was refused)
- * before it could. Two waves for the first request, three for a twin that writes.
+ * attachment checks; the message is written in the second under the claim's id (shared/idempotency.ts:
+ * a retry answers the first message, or writes it if the first request died before it could).
  */
-export async function sendMessage(
+export const sendMessage = (
   userId: string,
   sessionId: string,
   input: SendMessageInput,
   key: string | undefined,
-): Promise<ChatMessage> {
-  const asked = key ? newClaim(key, fingerprint(input)) : undefined;
-  const [session, claimed, attachments] = await Promise.allSettled([
-    // Consistent: the document names of the message sent just before are in it.
-    readSession(sessionId, { consistent: true }),
-    asked ? claimIdempotencyKey(userId, sessionId, asked) : undefined,
-    resolveAttachments(userId, input.attachments ?? []),
-  ]);
-  let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
-  let blocksFor: BlocksFor;
-  try {
-    // The session answers first: a stranger learns nothing about keys or attachments.
-    if (session.status === 'rejected') throw session.reason;
-    ownedBy(session.value, userId, SESSION_RESOURCE);
-    if (claimed.status === 'rejected') throw claimed.reason;
-    for (let attempt = 1; claim && !claim.won; attempt++) {
-      const earlier = claim.claim;
-      if (earlier.fingerprint !== asked?.fingerprint) throw keyReused('message');
-      // A retry returns the first message even if its attachments have gone since.
-      const [first, sealed] = await Promise.all([
-        readMessage(sessionId, earlier.message_id),
-        sealIdempotencyClaim(userId, sessionId, earlier),
+): Promise<ChatMessage> =>
+  createOnce({
+    claimAt: key === undefined ? undefined : chatKeys.idempotency(sessionId, userId, key),
+    idAttribute: 'message_id',
+    noun: 'message',
+    request: [input.content, input.attachments ?? []],
+    // The session answers first: a stranger learns nothing about keys or attachments. Consistent:
+    // the document names of the message sent just before are in it.
+    check: async () => ownedBy(await readSession(sessionId, { consistent: true }), userId, SESSION_RESOURCE),
+    // Checked only to write: a retry returns the first message even if its attachments have gone since.
+    prepare: async (checking) => {
+      const [attachments, session] = await Promise.all([
+        resolveAttachments(userId, input.attachments ?? []),
+        checking,
       ]);
-      if (first) return first;
-      if (sealed) break;
-      // Given back by its refused request. A request refused itself needs no claim (and gives none
-      // back); one that would write claims the key afresh, and after a few rounds of twins taking it
-      // and giving it back, asks the client to retry (the key's state is then settled).
-      if (attachments.status === 'rejected') throw attachments.reason;
-      if (attempt >= CLAIM_ROUNDS) throw new ServiceUnavailableError();
-      claim = await claimIdempotencyKey(userId, sessionId, asked);
-    }
-    if (attachments.status === 'rejected') throw attachments.reason;
-    const held = session.value?.document_names?.size ?? 0;
-    const documents = attachments.value.filter((attachment) => attachment.type.kind === 'document').length;
-    if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
-      throw new ConflictError(SESSION_DOCUMENTS_FULL);
-    const resolved = attachments.value;
-    blocksFor = (taken, mark) => toContentBlocks(input.content, resolved, config.bucketName, taken, mark);
-  } catch (error) {
-    if (key && claim?.won) await releaseIdempotencyKey(userId, sessionId, key).catch(() => undefined);
-    throw error;
-  }
-  return storeUserMessage(sessionId, blocksFor, session.value?.document_names, claim?.claim);
-}
+      const held = session.document_names?.size ?? 0;
+      const documents = attachments.filter((attachment) => attachment.type.kind === 'document').length;
+      if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
+        throw new ConflictError(SESSION_DOCUMENTS_FULL);
+      return attachments;
+    },
+    write: (identity, session, attachments) =>
+      storeUserMessage(
+        sessionId,
+        (taken, mark) => toContentBlocks(input.content, attachments, config.bucketName, taken, mark),
+        session.document_names,
+        identity,
+      ),
+    read: (id) => readMessage(sessionId, id),
+  });

@@ -2,10 +2,8 @@
 // concurrent sends never contend on a shared counter, and the ids keep them in order. The answering
 // agent lives outside this service and reads new messages from the table's stream.
 import { setTimeout } from 'node:timers/promises';
-import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import {
-  claimItem,
   claimSetMembers,
   deleteItem,
   getItem,
@@ -15,8 +13,7 @@ import {
   updateItem,
 } from '../db/store.ts';
 import { ServiceUnavailableError } from '../http/errors.ts';
-import { createOnce } from '../idempotency.ts';
-import { newId } from '../ids.ts';
+import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
 import { documentNamesOf } from './content-blocks.ts';
@@ -43,18 +40,6 @@ export interface ChatSessionItem extends ChatSession {
 
 interface ChatMessageItem extends ChatMessage {
   kind: 'chat_message';
-}
-
-/**
- * The claim of an Idempotency-Key: written before the message, it fixes the message's id and time,
- * so every request with the key (a retry, a concurrent twin) writes or finds that one message.
- */
-export interface IdempotencyClaim {
-  key: string;
-  /** What the first request asked for: the same key with another request is a conflict. */
-  fingerprint: string;
-  message_id: string;
-  created_at: string;
 }
 
 const toSession = (item: ChatSessionItem): ChatSession => ({
@@ -88,9 +73,7 @@ export const createChatSession = (
   key?: string,
 ): Promise<ChatSession> =>
   createOnce({
-    create: 'chat-session',
-    userId,
-    key,
+    claimAt: ownClaim(userId, 'chat-session', key),
     request: input,
     check: () =>
       Promise.all([
@@ -149,7 +132,7 @@ const newMessage = (
   sessionId: string,
   role: ChatMessage['role'],
   content: ContentBlock[],
-  identity: { id: string; created_at: string } = { id: newId(), created_at: nowIso() },
+  identity: Identity = newIdentity(),
 ): ChatMessage => ({
   id: identity.id,
   session_id: sessionId,
@@ -166,48 +149,6 @@ export const readMessage = async (sessionId: string, messageId: string) => {
   const item = await getItem<ChatMessageItem>(chatKeys.message(sessionId, messageId), { consistent: true });
   return item && toMessage(item);
 };
-
-/** A fresh claim for a request's Idempotency-Key: the id and time its message will have. */
-export const newClaim = (key: string, fingerprint: string): IdempotencyClaim => ({
-  key,
-  fingerprint,
-  message_id: newId(),
-  created_at: nowIso(),
-});
-
-/**
- * Claims the key for the caller in the session (a conditional write, beside a consistent read of an
- * earlier claim). `won` is false when the key was claimed before: `claim` is then that earlier one.
- * Keys are scoped to the caller, so nobody else's request can take or block one.
- */
-export async function claimIdempotencyKey(
-  userId: string,
-  sessionId: string,
-  claim: IdempotencyClaim,
-): Promise<{ won: boolean; claim: IdempotencyClaim }> {
-  const keys = chatKeys.idempotency(sessionId, userId, claim.key);
-  const claimed = await claimItem<IdempotencyClaim>({ ...keys, kind: 'chat_idempotency', ...claim });
-  return claimed.won ? { won: true, claim } : { won: false, claim: claimed.existing };
-}
-
-/**
- * Gives a claim back when its request is refused before writing (bad session or attachments), so the
- * corrected request may use the key; not once a twin request has sealed it to write the message.
- */
-export const releaseIdempotencyKey = (userId: string, sessionId: string, key: string) =>
-  deleteItem(chatKeys.idempotency(sessionId, userId, key), { absent: ['sealed'] });
-
-/**
- * A twin request (same key, same body) that found the claim but no message seals the claim before
- * writing the message under its id: the claim's own request, refused meanwhile, then cannot give it
- * back (and a third request claim the key afresh and store the message twice). false when the claim
- * is gone or now another request's.
- */
-export const sealIdempotencyClaim = async (userId: string, sessionId: string, claim: IdempotencyClaim) =>
-  (await updateItem(chatKeys.idempotency(sessionId, userId, claim.key), {
-    set: { sealed: true },
-    expect: { message_id: claim.message_id },
-  })) !== undefined;
 
 /** Rounds of choosing a message's document names again after other sends took them first; after
  * PLAIN_NAME_ROUNDS, the names carry a mark of the message's own (documentName), which other sends
@@ -237,7 +178,7 @@ const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
 export type BlocksFor = (taken: ReadonlySet<string> | undefined, mark?: string) => ContentBlock[];
 
 /**
- * Stores a user's message; with a claim, under the claim's id and time. Written with
+ * Stores a user's message under `identity` (with an Idempotency-Key, its claim's id and time). Written with
  * `attribute_not_exists` beside the claim of its document names (chosen against `taken`, the session
  * as read): two waves in all. When a twin request of the same claim wrote it first, the stored one is
  * answered. When another send took one of the names since the session was read, they are chosen
@@ -247,14 +188,9 @@ export async function storeUserMessage(
   sessionId: string,
   blocksFor: BlocksFor,
   taken: ReadonlySet<string> | undefined,
-  claim?: IdempotencyClaim,
+  identity: Identity,
 ): Promise<ChatMessage> {
-  const message = newMessage(
-    sessionId,
-    'user',
-    blocksFor(taken),
-    claim && { id: claim.message_id, created_at: claim.created_at },
-  );
+  const message = newMessage(sessionId, 'user', blocksFor(taken), identity);
   const [written, named] = await Promise.all([putMessage(message), claimDocumentNames(sessionId, message)]);
   if (written) return named ? message : renameDocuments(message, blocksFor);
   // The twin's message holds the names its own session read gave: those are the ones to claim.

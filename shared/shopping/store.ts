@@ -2,7 +2,7 @@
 // newest-first Query (the session item sorts after every `SEARCH#`).
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { ownedBy, putNew, queryPartition } from '../db/store.ts';
-import { createOnce } from '../idempotency.ts';
+import { createOnce, ownClaim } from '../idempotency.ts';
 import type { MerchantType } from './catalog.ts';
 import { shoppingKeys } from './keys.ts';
 import {
@@ -66,9 +66,7 @@ export const createShoppingSession = (
   key?: string,
 ): Promise<ShoppingSession> =>
   createOnce({
-    create: 'shopping-session',
-    userId,
-    key,
+    claimAt: ownClaim(userId, 'shopping-session', key),
     request: input,
     write: async ({ id, created_at }) => {
       const item: ShoppingSessionItem = {

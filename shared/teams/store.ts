@@ -5,7 +5,7 @@ import type { Brand } from '../brands/schemas.ts';
 import { getBrand } from '../brands/store.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import { getItem, ownedBy, putNew, queryPartition, queryWindow } from '../db/store.ts';
-import { createOnce, type Identity } from '../idempotency.ts';
+import { createOnce, type Identity, ownClaim } from '../idempotency.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   type ActivityEntry,
@@ -400,9 +400,7 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
  */
 export const createTeam = (userId: string, input: CreateTeamInput, key?: string): Promise<TeamWithMembers> =>
   createOnce({
-    create: 'team',
-    userId,
-    key,
+    claimAt: ownClaim(userId, 'team', key),
     request: input,
     check: async () => (input.brand_id ? getBrand(userId, input.brand_id) : undefined),
     write: (identity, brand) => writeTeam(userId, input, identity, brand),

@@ -4,7 +4,7 @@
 import { now } from '../clock.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
-import { createOnce, type Identity, newIdentity } from '../idempotency.ts';
+import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { getMember, requireMember, workspaceNotFound } from './members.ts';
 import type {
@@ -52,9 +52,7 @@ export const createWorkspaceTask = (
   key?: string,
 ): Promise<WorkspaceTask> =>
   createOnce({
-    create: 'workspace-task',
-    userId,
-    key,
+    claimAt: ownClaim(userId, 'workspace-task', key),
     // The same key for a task in another workspace is another request.
     request: [workspaceId, input],
     check: () => requireMember(userId, workspaceId),

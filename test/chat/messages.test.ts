@@ -2,13 +2,14 @@
 // idempotent retries, 200 concurrent sends, and other users' sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
 import { addAssistantMessage } from '../../shared/chat/store.ts';
 import { config } from '../../shared/config.ts';
+import { sha256 } from '../../shared/digest.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
@@ -389,6 +390,73 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.equal(retry.body.id, first.body.id, 'the retry answers the same message');
     const other = await send(id, { content: 'emoji key' }, { 'idempotency-key': `${key.slice(0, -2)}🔂` });
     assert.notEqual(other.body.id, first.body.id, 'another key is another message');
+  });
+
+  it('a retry answers the first message even after its attachment was deleted', async () => {
+    const id = await newSession();
+    const key = `${userUploadPrefix(h.owner.id)}${newId()}/photo.png`;
+    const object = { Bucket: config.bucketName, Key: key };
+    await s3().send(
+      new PutObjectCommand({
+        ...object,
+        Body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), // a PNG's signature
+        ContentType: 'image/png',
+      }),
+    );
+    const body = { content: 'see photo', attachments: [{ key }] };
+    const headers = { 'idempotency-key': 'photo-then-deleted' };
+    const first = await send(id, body, headers);
+    assert.equal(first.status, 201, first.text);
+    await s3().send(new DeleteObjectCommand(object));
+    const retry = await send(id, body, headers);
+    assert.deepEqual([retry.status, retry.body], [201, first.body]);
+    // Without the key, the same body is a new message, and its attachment is checked.
+    assert.equal((await send(id, body)).status, 422);
+  });
+
+  it('a claim holds the message id and a fingerprint of the request, and expires after 24 hours', async () => {
+    const id = await newSession();
+    const before = Math.floor(Date.now() / 1000);
+    const sent = await send(id, { content: 'secret plans' }, { 'idempotency-key': 'kept-a-day' });
+    assert.equal(sent.status, 201, sent.text);
+    const claims = (await allItemsOf(id)).filter((item) => String(item.sk).startsWith('IDEMPOTENCY#'));
+    assert.equal(claims.length, 1);
+    const claim = claims[0]!;
+    assert.deepEqual(
+      [claim.message_id, claim.created_at, claim.id],
+      [sent.body.id, sent.body.created_at, undefined],
+    );
+    assert.ok(
+      !JSON.stringify(claim).includes('secret plans') && !JSON.stringify(claim).includes('kept-a-day'),
+    );
+    const ttl = Number(claim.expires_at) - before;
+    assert.ok(ttl >= 24 * 3600 && ttl <= 24 * 3600 + 60, String(ttl));
+  });
+
+  it('a claim stored before claims expired still answers: its message is written once, under its id', async () => {
+    const id = await newSession();
+    const key = 'claimed-before-expiry';
+    const content = 'from an older deployment';
+    // As sends stored their claims until 2026-11-26: the key itself, no expiry; the first attempt died.
+    const claim = { message_id: newId(), created_at: '2026-11-25T09:00:00.000Z' };
+    await dynamo().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: {
+          ...chatKeys.idempotency(id, h.owner.id, key),
+          kind: 'chat_idempotency',
+          key,
+          fingerprint: sha256(JSON.stringify([content, []])),
+          ...claim,
+        },
+      }),
+    );
+    const retry = await send(id, { content }, { 'idempotency-key': key });
+    assert.equal(retry.status, 201, retry.text);
+    assert.deepEqual([retry.body.id, retry.body.created_at], [claim.message_id, claim.created_at]);
+    assert.deepEqual((await send(id, { content }, { 'idempotency-key': key })).body, retry.body);
+    assert.equal((await send(id, { content: 'another' }, { 'idempotency-key': key })).status, 409);
+    assert.equal((await h.call('GET', messagesUrl(id))).body.messages.length, 1);
   });
 
   it('an Idempotency-Key longer than 255 characters is refused as a header error', async () => {
