@@ -64,7 +64,8 @@ export async function receiveProviderReport(
 }
 
 async function applyReport(report: ProviderReport): Promise<ProviderReportResult> {
-  const avatar = await readAvatar(report.team_id, report.avatar_id);
+  // Consistent: a provider may report within a second of the upload that created the avatar.
+  const avatar = await readAvatar(report.team_id, report.avatar_id, true);
   if (!avatar) throw new NotFoundError('Avatar');
   // A late or repeated message about a finished avatar changes nothing.
   if (avatar.status !== 'training') return { avatar_id: avatar.id, status: avatar.status };

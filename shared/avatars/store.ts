@@ -6,7 +6,7 @@ import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
 import { teamKeys } from '../teams/keys.ts';
-import { readTeam, type TeamItem } from '../teams/store.ts';
+import type { TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
 import type { AvatarStatus } from './schemas.ts';
 import { type AvatarStatusValue, statesBefore } from './states.ts';
@@ -52,19 +52,21 @@ export const readAvatar = (teamId: string, avatarId: string, consistent = false)
 
 /** The team and the avatar its pointer names, in one wave: the team item and the newest avatar
  * record are read together; only when the newest is not the current one (an upload in flight, or
- * one that lost a race) does a second read fetch the current one. */
+ * one that lost a race) does a second read fetch the current one. Consistent reads: a poll right
+ * after a 202 (or the next upload) must see that upload, not the avatar before it. */
 export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem; avatar?: AvatarItem }> {
   const [team, newest] = await Promise.all([
-    readTeam(teamId),
+    getItem<TeamItem>(teamKeys.team(teamId), { consistent: true }),
     queryPartition<AvatarItem>(teamKeys.partition(teamId), {
       prefix: AVATAR_PREFIX,
       newestFirst: true,
       limit: 1,
+      consistent: true,
     }),
   ]);
   const current = team?.current_avatar_id;
   if (!team || !current) return { team };
-  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current);
+  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current, true);
   return { team, avatar };
 }
 

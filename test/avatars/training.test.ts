@@ -10,6 +10,7 @@ import { moveAvatar, readAvatar, recordCallbackReceipt } from '../../shared/avat
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { lagReplica } from '../support/lagging-replica.ts';
 import { avatarTeam, callback, SECRET, statusUrl, unixNow, uploadVideo, videoPart, webm } from './support.ts';
 
 let h: Harness;
@@ -80,6 +81,27 @@ describe('avatar status', () => {
     await putConsent(consentUrl);
     const afterPut = await h.call('GET', statusUrl(team));
     assert.equal(afterPut.body.consent_received, true);
+  });
+
+  it('right after an upload, its status and its callback answer that upload, even from a replica behind it', async () => {
+    // A new upload after a failed one: a poll (or the provider's quick report) that read the team
+    // from a replica that had not applied the upload yet answered the failed avatar, or 404.
+    const { team, avatar: first } = await training();
+    assert.equal((await callback(h, report(team, first, 'failed'))).status, 200);
+    const replica = await lagReplica();
+    try {
+      const upload = await uploadVideo(h, team, { video: videoPart(), consent_attestation: 'true' });
+      assert.equal(upload.status, 202, upload.text);
+      const second = upload.body.avatar_id as string;
+      const status = await h.call('GET', statusUrl(team));
+      assert.equal(status.status, 200, status.text);
+      assert.deepEqual([status.body.avatar_id, status.body.status], [second, 'training']);
+      const reported = await callback(h, report(team, second, 'failed', { error: 'too dark' }));
+      assert.equal(reported.status, 200, reported.text);
+      assert.deepEqual(reported.body, { avatar_id: second, status: 'failed' });
+    } finally {
+      await replica.stop();
+    }
   });
 });
 
