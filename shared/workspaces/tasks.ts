@@ -115,8 +115,10 @@ function newTaskItem(
 }
 
 /**
- * One wave: the member check beside the window's Query (the partition's `WTASK#` items, or gsi1
- * for one status), newest first. The window reads offset + limit items (offset is capped).
+ * One wave: the member check beside the window's Query (the partition's `WTASK#` items, read
+ * consistently so a task created a moment ago is listed; or gsi1 for one status, eventually
+ * consistent as every index read), newest first. The window reads offset + limit items (offset is
+ * capped).
  */
 export async function listWorkspaceTasks(
   userId: string,
@@ -130,6 +132,7 @@ export async function listWorkspaceTasks(
       ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), {
           ...window,
           prefix: workspaceKeys.taskPrefix,
+          consistent: true,
         })
       : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, query.status), {
           ...window,

@@ -8,6 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { addMember, getMember } from '../../shared/workspaces/members.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { lagReplica } from '../support/lagging-replica.ts';
 
 let h: Harness;
 before(async () => {
@@ -57,6 +58,37 @@ describe('POST /api/v1/workspaces and GET /api/v1/workspaces/{workspace_id}', ()
     assert.deepEqual(read.body.integrations, [saved.body]);
     const listing = await h.call('GET', `/api/v1/workspaces/${ws.id}/integrations`);
     assert.deepEqual(listing.body, [saved.body]);
+  });
+
+  it('answers its creator’s next requests at once, even from a replica behind the writes', async () => {
+    // On AWS an eventually consistent read may come from a replica that has not applied a write of a
+    // moment ago: the member check then called a workspace created the request before missing (404).
+    const replica = await lagReplica();
+    try {
+      const { body: ws } = await create({ name: 'Just made' });
+      const url = `/api/v1/workspaces/${ws.id}`;
+      const saved = await h.call('PUT', `${url}/integrations/ads-provider/credentials`, {
+        json: { client_id: 'lagging-id', client_secret: 'lagging-replica-client-secret' },
+      });
+      const task = await h.call('POST', `${url}/tasks`, {
+        json: validBody['workspaces/create-workspace-task'],
+      });
+      const [read, integrations, tasks] = await Promise.all([
+        h.call('GET', url),
+        h.call('GET', `${url}/integrations`),
+        h.call('GET', `${url}/tasks`),
+      ]);
+      assert.deepEqual(
+        [saved.status, task.status, read.status, integrations.status, tasks.status],
+        [200, 201, 200, 200, 200],
+        [saved, task, read, integrations, tasks].map((res) => res.text).join('\n'),
+      );
+      assert.deepEqual(read.body.integrations, [saved.body]);
+      assert.deepEqual(integrations.body, [saved.body]);
+      assert.deepEqual(tasks.body, [task.body]);
+    } finally {
+      await replica.stop();
+    }
   });
 
   it('422 for an empty, missing or too long name', async () => {
