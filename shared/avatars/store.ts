@@ -101,13 +101,18 @@ export async function pointTeamAtAvatar(
     );
     return true;
   } catch (error) {
+    // `next` is a new avatar's id: a pointer naming it is this update's, whose first answer was lost;
+    // the SDK's resends then failed the condition its first attempt had changed, or failed outright
+    // (a 500, a timeout), which says nothing of whether it landed. Either way the pointer is read back.
+    let team: { current_avatar_id?: string | null } | undefined;
+    try {
+      team = await getItem(teamKeys.team(teamId), { consistent: true });
+    } catch (readError) {
+      throw isConditionFailure(error) ? readError : error;
+    }
+    if (team?.current_avatar_id === next) return true;
     if (!isConditionFailure(error)) throw error;
-    // `next` is a new avatar's id: a pointer naming it is this update's, whose first answer was lost
-    // (the SDK's resend then failed the condition its first attempt had changed).
-    const team = await getItem<{ current_avatar_id?: string | null }>(teamKeys.team(teamId), {
-      consistent: true,
-    });
-    return team?.current_avatar_id === next;
+    return false;
   }
 }
 

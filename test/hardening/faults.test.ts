@@ -9,6 +9,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
+import { moveAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
@@ -309,13 +310,20 @@ describe('faults in the AWS SDK clients', () => {
     await assertNoDanglingObjectReferences();
   });
 
-  for (const [write, commands] of [
-    ['its record', /Put/],
-    ['the team’s pointer', /Update/],
+  // The write lands and its answer is lost; the SDK's resends are then refused by the condition the
+  // first attempt changed, or fail throughout (a 500: whether the write landed is read back). The
+  // team's ready avatar stays current unless the upload's own replaced it.
+  for (const [write, commands, resends] of [
+    ['its record', /Put/, 'refused'],
+    ['the team’s pointer', /Update/, 'refused'],
+    ['the team’s pointer', /Update/, 'failing'],
   ] as const)
-    it(`a lost response on ${write} (avatar upload): 202, and the team names an avatar that is there`, async () => {
+    it(`a lost response on ${write}${resends === 'failing' ? ', every resend failing' : ''} (avatar upload): 202, and the team names an avatar that is there`, async () => {
       const team = await avatarTeam(h.owner.id);
-      // The write lands, its answer is lost, the SDK resends it and the resend fails its condition.
+      const first = await uploadVideo(h, team);
+      assert.equal(first.status, 202, first.text);
+      await moveAvatar(team, first.body.avatar_id, 'ready');
+      if (resends === 'failing') inject('dynamo', { commands, failing: (n) => n >= 2, kind: 'server' });
       inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
       const res = await uploadVideo(h, team);
       clearFaults();
