@@ -51,6 +51,9 @@ export class HttpAvatarProvider implements AvatarProvider {
             : {}),
         },
         body,
+        // Not followed: a 301/302/303 would turn the POST into a GET of the new location, the job lost
+        // and a 2xx there (a landing page) taken for acceptance. A redirect is a non-2xx answer.
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {

@@ -616,6 +616,30 @@ describe('avatar provider over HTTP', () => {
     delete process.env.AVATAR_PROVIDER_URL;
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
+
+  it('a provider URL that redirects is not followed: the job would reach it as a GET, without its body', async () => {
+    // fetch turns a POST answered with 301/302/303 into a GET of the new location: the job was lost
+    // and any 2xx there (a landing page) was taken for the provider's acceptance.
+    const posts: string[] = [];
+    const server = createServer((req, res) => {
+      if (req.method === 'POST') posts.push(req.url ?? '');
+      if (req.url === '/trainings') res.writeHead(301, { location: '/trainings/' }).end();
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>Welcome</p>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    const team = await avatarTeam(h.owner.id);
+    try {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 503, res.text);
+      assert.deepEqual(posts, ['/trainings']);
+    } finally {
+      delete process.env.AVATAR_PROVIDER_URL;
+      server.close();
+    }
+    const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
+    assert.deepEqual([status.body.status, status.body.error], ['failed', AVATAR_TEXTS.providerUnreachable]);
+  });
 });
 
 describe('avatar upload: bearer check first', () => {
