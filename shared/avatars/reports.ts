@@ -64,8 +64,9 @@ export async function receiveProviderReport(
 }
 
 async function applyReport(report: ProviderReport): Promise<ProviderReportResult> {
-  // Consistent: a provider may report within a second of the upload that created the avatar.
-  const avatar = await readAvatar(report.team_id, report.avatar_id, true);
+  // A provider may report within a second of the upload that created the avatar: the read is
+  // consistent, as every table read (shared/db/store.ts).
+  const avatar = await readAvatar(report.team_id, report.avatar_id);
   if (!avatar) throw new NotFoundError('Avatar');
   // A late or repeated message about a finished avatar changes nothing.
   if (avatar.status !== 'training') return { avatar_id: avatar.id, status: avatar.status };

@@ -47,26 +47,25 @@ export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): Av
   error: avatar.status === 'failed' ? (avatar.error ?? null) : null,
 });
 
-export const readAvatar = (teamId: string, avatarId: string, consistent = false) =>
-  getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId), { consistent });
+export const readAvatar = (teamId: string, avatarId: string) =>
+  getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId));
 
 /** The team and the avatar its pointer names, in one wave: the team item and the newest avatar
  * record are read together; only when the newest is not the current one (an upload in flight, or
- * one that lost a race) does a second read fetch the current one. Consistent reads: a poll right
- * after a 202 (or the next upload) must see that upload, not the avatar before it. */
+ * one that lost a race) does a second read fetch the current one. A poll right after a 202 (or the
+ * next upload) sees that upload, not the avatar before it: table reads are consistent. */
 export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem; avatar?: AvatarItem }> {
   const [team, newest] = await Promise.all([
-    getItem<TeamItem>(teamKeys.team(teamId), { consistent: true }),
+    getItem<TeamItem>(teamKeys.team(teamId)),
     queryPartition<AvatarItem>(teamKeys.partition(teamId), {
       prefix: AVATAR_PREFIX,
       newestFirst: true,
       limit: 1,
-      consistent: true,
     }),
   ]);
   const current = team?.current_avatar_id;
   if (!team || !current) return { team };
-  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current, true);
+  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current);
   return { team, avatar };
 }
 
@@ -106,7 +105,7 @@ export async function pointTeamAtAvatar(
     // (a 500, a timeout), which says nothing of whether it landed. Either way the pointer is read back.
     let team: { current_avatar_id?: string | null } | undefined;
     try {
-      team = await getItem(teamKeys.team(teamId), { consistent: true });
+      team = await getItem(teamKeys.team(teamId));
     } catch (readError) {
       throw isConditionFailure(error) ? readError : error;
     }
@@ -155,7 +154,7 @@ export async function moveAvatar(
       if (!isConditionFailure(failure)) throw failure;
     }
   }
-  return { moved: false, avatar: await readAvatar(teamId, avatarId, true) };
+  return { moved: false, avatar: await readAvatar(teamId, avatarId) };
 }
 
 /** A signed message's receipt: which delivery of it holds it, and whether its report was applied. */

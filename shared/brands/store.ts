@@ -50,7 +50,7 @@ export const createBrand = (userId: string, input: CreateBrandInput, key?: strin
       return toBrand(item);
     },
     read: async (id) => {
-      const item = await getItem<BrandItem>(brandKeys.brand(id), { consistent: true });
+      const item = await getItem<BrandItem>(brandKeys.brand(id));
       return item && toBrand(item);
     },
   });

@@ -161,9 +161,9 @@ export const sendMessage = (
     idAttribute: 'message_id',
     noun: 'message',
     request: [input.content, input.attachments ?? []],
-    // The session answers first: a stranger learns nothing about keys or attachments. Consistent:
-    // the document names of the message sent just before are in it.
-    check: async () => ownedBy(await readSession(sessionId, { consistent: true }), userId, SESSION_RESOURCE),
+    // The session answers first: a stranger learns nothing about keys or attachments. Read
+    // consistently (as every table read): the document names of the message sent just before are in it.
+    check: async () => ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE),
     // Checked only to write: a retry returns the first message even if its attachments have gone since.
     prepare: async (checking) => {
       const [attachments, session] = await Promise.all([

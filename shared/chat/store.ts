@@ -94,7 +94,7 @@ export const createChatSession = (
       return toSession(item);
     },
     read: async (id) => {
-      const item = await readSession(id, { consistent: true });
+      const item = await readSession(id);
       return item && toSession(item);
     },
   });
@@ -103,8 +103,7 @@ export const createChatSession = (
 export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
   listOwned(chatKeys.ownerPartition(userId), page, toSession);
 
-export const readSession = (sessionId: string, options: { consistent?: boolean } = {}) =>
-  getItem<ChatSessionItem>(chatKeys.session(sessionId), options);
+export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 
 export async function getOwnedSession(userId: string, sessionId: string): Promise<ChatSessionItem> {
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
@@ -146,7 +145,7 @@ const putMessage = (message: ChatMessage) =>
   putNew({ ...chatKeys.message(message.session_id, message.id), kind: 'chat_message', ...message });
 
 export const readMessage = async (sessionId: string, messageId: string) => {
-  const item = await getItem<ChatMessageItem>(chatKeys.message(sessionId, messageId), { consistent: true });
+  const item = await getItem<ChatMessageItem>(chatKeys.message(sessionId, messageId));
   return item && toMessage(item);
 };
 
@@ -215,7 +214,7 @@ async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Prom
   for (let round = 1; round <= NAME_ROUNDS; round++) {
     // Sends that lost together would choose the same next name again: a random pause apart.
     await setTimeout(Math.random() * 20 * round);
-    const session = await readSession(message.session_id, { consistent: true });
+    const session = await readSession(message.session_id);
     const renamed = {
       ...message,
       content: blocksFor(session?.document_names, round > PLAIN_NAME_ROUNDS ? mark : undefined),

@@ -18,13 +18,17 @@ import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
 
 export type Item = Record<string, unknown>;
 
-/** `consistent` reads what a write a moment ago stored (e.g. after a conditional write lost a race). */
-export async function getItem<T extends object>(
-  keys: Keys,
-  options: { consistent?: boolean } = {},
-): Promise<T | undefined> {
+/**
+ * Every read of the table is strongly consistent: a client's next request sees what its last one
+ * wrote (an eventually consistent read may come from a replica a moment behind: a record just
+ * created answering 404), and a read after a lost race sees the winner. Index reads cannot be
+ * (DynamoDB's global secondary indexes are eventually consistent whatever is asked).
+ */
+const CONSISTENT_READ = true;
+
+export async function getItem<T extends object>(keys: Keys): Promise<T | undefined> {
   const { Item } = await dynamo().send(
-    new GetCommand({ TableName: config.tableName, Key: keys, ConsistentRead: options.consistent }),
+    new GetCommand({ TableName: config.tableName, Key: keys, ConsistentRead: CONSISTENT_READ }),
   );
   return Item as T | undefined;
 }
@@ -58,10 +62,10 @@ export async function claimItem<T extends object>(
   attempt = 1,
 ): Promise<{ won: true } | { won: false; existing: T }> {
   const keys = { pk: item.pk, sk: item.sk };
-  const [won, earlier] = await Promise.all([putNew(item), getItem<T>(keys, { consistent: true })]);
+  const [won, earlier] = await Promise.all([putNew(item), getItem<T>(keys)]);
   if (won) return { won };
   // Lost to a claim that landed after our read: read it now.
-  const existing = earlier ?? (await getItem<T>(keys, { consistent: true }));
+  const existing = earlier ?? (await getItem<T>(keys));
   if (existing) return { won, existing };
   // Taken and given back again: contention the client's retry outlasts, not a server fault.
   if (attempt > 1) throw new ServiceUnavailableError();
@@ -83,8 +87,6 @@ export interface QueryOptions {
   index?: IndexName;
   /** Continue after this sort key (cursor paging; base table only). */
   startAfter?: string;
-  /** Read what a write a moment ago stored (base table only). */
-  consistent?: boolean;
 }
 
 const queryInput = (partition: string, options: QueryOptions): QueryCommandInput => {
@@ -108,7 +110,7 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
         : { ':pk': partition },
     ScanIndexForward: !options.newestFirst,
     Limit: options.limit,
-    ConsistentRead: options.consistent,
+    ConsistentRead: options.index ? undefined : CONSISTENT_READ,
     ExclusiveStartKey:
       options.startAfter === undefined ? undefined : { pk: partition, sk: options.startAfter },
   };
@@ -276,7 +278,7 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
   // Nothing to write (every change undefined): DynamoDB refuses an empty UpdateExpression, so the item
   // is read as it is and the conditions checked here.
   if (!sets.length && !adds.length && !removes.length) {
-    const item = await getItem<Item>(keys, { consistent: true });
+    const item = await getItem<Item>(keys);
     return item && holds(item, update) ? (item as T) : undefined;
   }
   const ConditionExpression = condition(update);
@@ -344,7 +346,7 @@ export async function addToCounters(
     if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || below)) throw error;
     // Which condition failed: a missing item fails as before; a token already counted is done (only
     // this call's own take-back could have removed it since); otherwise a limit refused the update.
-    const item = await getItem<Item>(keys, { consistent: true });
+    const item = await getItem<Item>(keys);
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
     if (below) return false;

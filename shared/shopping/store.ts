@@ -80,16 +80,16 @@ export const createShoppingSession = (
       return toSession(item, []);
     },
     read: async (id) => {
-      const { session, searches } = await readSessionWithSearches(id, { consistent: true });
+      const { session, searches } = await readSessionWithSearches(id);
       return session && toSession(session, searches);
     },
   });
 
 /** One newest-first Query of the session's partition: its latest searches, then the session. */
-async function readSessionWithSearches(sessionId: string, options: { consistent?: boolean } = {}) {
+async function readSessionWithSearches(sessionId: string) {
   const [first, ...searches] = await queryPartition<ShoppingSessionItem | ShoppingSearchItem>(
     shoppingKeys.partition(sessionId),
-    { newestFirst: true, limit: SHOPPING_LIMITS.recentSearches + 1, ...options },
+    { newestFirst: true, limit: SHOPPING_LIMITS.recentSearches + 1 },
   );
   return {
     session: first?.kind === 'shopping_session' ? first : undefined,

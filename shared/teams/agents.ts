@@ -298,8 +298,7 @@ export interface CycleInput {
 export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
   await requireTeam(teamId);
   for (;;) {
-    // Consistent: after a lost race, an eventually consistent read could miss the winner again.
-    const [latest] = await readCycles(teamId, 1, true);
+    const [latest] = await readCycles(teamId, 1);
     const number = (latest?.instance_number ?? 0) + 1;
     const item: CycleItem = {
       kind: 'strategy_cycle',
@@ -492,7 +491,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   await putNew({ ...keys, ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.
   if (task) {
-    const current = await getItem<TaskItem>(teamKeys.task(teamId, task.id), { consistent: true });
+    const current = await getItem<TaskItem>(teamKeys.task(teamId, task.id));
     if (current && (current.version ?? 0) > item.task_version)
       await copyTaskToLoops(teamId, current, [keys.sk]);
   }

@@ -308,12 +308,11 @@ const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_PAGE_BY
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
 /** Newest cycle first. */
-export const readCycles = (teamId: string, limit: number = TEAM_LIMITS.strategies, consistent = false) =>
+export const readCycles = (teamId: string, limit: number = TEAM_LIMITS.strategies) =>
   queryPartition<CycleItem>(teamKeys.partition(teamId), {
     prefix: TEAM_PREFIX.cycle,
     newestFirst: true,
     limit,
-    consistent,
   });
 
 const readBriefs = (teamId: string) =>
@@ -406,7 +405,7 @@ export const createTeam = (userId: string, input: CreateTeamInput, key?: string)
     write: (identity, brand) => writeTeam(userId, input, identity, brand),
     read: async (id) => {
       const [team, members, activity] = await Promise.all([
-        getItem<TeamItem>(teamKeys.team(id), { consistent: true }),
+        getItem<TeamItem>(teamKeys.team(id)),
         readMembers(id),
         readActivity(id, RECENT_ACTIVITY_PAGE),
       ]);

@@ -35,11 +35,7 @@ export async function unsubscribeTeam(userId: string, teamId: string, attempt = 
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
     // Missing, someone else's, or already cancelled (by an earlier or a racing call, or by this one).
-    const team = ownedBy(
-      await getItem<TeamItem>(teamKeys.team(teamId), { consistent: true }),
-      userId,
-      'Team',
-    );
+    const team = ownedBy(await getItem<TeamItem>(teamKeys.team(teamId)), userId, 'Team');
     if (team.status === CANCELLED)
       return team.subscription_ends_at || !team.cancelled_at
         ? toTeamDetail(team)

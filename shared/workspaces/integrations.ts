@@ -55,12 +55,10 @@ export const toIntegrationStatus = (item: IntegrationItem): IntegrationStatus =>
   social_user_id: item.social_user_id ?? null,
 });
 
-/** Consistent, as every read of a workspace's own partition: a read follows the save before it. */
 export const queryIntegrations = (workspaceId: string) =>
   queryPartition<IntegrationItem>(workspaceKeys.partition(workspaceId), {
     prefix: workspaceKeys.integrationPrefix,
     limit: WORKSPACE_LIMITS.integrationsShown,
-    consistent: true,
   });
 
 /** One wave: the member check and the integrations, in provider order. */

@@ -29,10 +29,8 @@ export interface MemberItem {
 
 export const workspaceNotFound = () => new NotFoundError('Workspace');
 
-/** Consistent: the creator's next request (a credentials save, a task) follows the create at once,
- * and an eventually consistent read may come from a replica that has not applied it yet (a 404). */
 export const getMember = (userId: string, workspaceId: string) =>
-  getItem<MemberItem>(workspaceKeys.member(workspaceId, userId), { consistent: true });
+  getItem<MemberItem>(workspaceKeys.member(workspaceId, userId));
 
 /** The caller's membership, or the 404 a missing workspace gives. */
 export async function requireMember(userId: string, workspaceId: string): Promise<MemberItem> {

@@ -63,11 +63,11 @@ export async function listWorkspaces(userId: string, page: OwnerPage): Promise<W
   });
 }
 
-/** One wave of consistent reads: the caller's member item, the workspace item and its integrations. */
+/** One wave: the caller's member item, the workspace item and its integrations. */
 export async function getWorkspace(userId: string, workspaceId: string): Promise<Workspace> {
   const [member, workspace, integrations] = await Promise.all([
     getMember(userId, workspaceId),
-    getItem<WorkspaceItem>(workspaceKeys.workspace(workspaceId), { consistent: true }),
+    getItem<WorkspaceItem>(workspaceKeys.workspace(workspaceId)),
     queryIntegrations(workspaceId),
   ]);
   if (!member || !workspace) throw workspaceNotFound();

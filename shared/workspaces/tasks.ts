@@ -62,9 +62,7 @@ export const createWorkspaceTask = (
       return toWorkspaceTask(item);
     },
     read: async (id) => {
-      const item = await getItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, id), {
-        consistent: true,
-      });
+      const item = await getItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, id));
       return item && toWorkspaceTask(item);
     },
   });
@@ -115,10 +113,9 @@ function newTaskItem(
 }
 
 /**
- * One wave: the member check beside the window's Query (the partition's `WTASK#` items, read
- * consistently so a task created a moment ago is listed; or gsi1 for one status, eventually
- * consistent as every index read), newest first. The window reads offset + limit items (offset is
- * capped).
+ * One wave: the member check beside the window's Query (the partition's `WTASK#` items, where a
+ * task created a moment ago is listed; or gsi1 for one status, eventually consistent as every index
+ * read), newest first. The window reads offset + limit items (offset is capped).
  */
 export async function listWorkspaceTasks(
   userId: string,
@@ -132,7 +129,6 @@ export async function listWorkspaceTasks(
       ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), {
           ...window,
           prefix: workspaceKeys.taskPrefix,
-          consistent: true,
         })
       : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, query.status), {
           ...window,

@@ -679,7 +679,7 @@ describe('chat attachments', () => {
       listed,
       sent.map((res) => res.body).sort((a, b) => a.id.localeCompare(b.id)),
     );
-    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat), { consistent: true });
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat));
     assert.deepEqual([...item!.document_names].sort(), names);
   });
 
@@ -694,7 +694,7 @@ describe('chat attachments', () => {
     assert.deepEqual(new Set(sent.map((res) => JSON.stringify([res.status, res.body]))).size, 1);
     assert.equal(sent[0]!.body.content[1].document.name, 'notes');
     assert.deepEqual((await h.call('GET', url)).body.messages, [sent[0]!.body]);
-    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat), { consistent: true });
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat));
     assert.deepEqual([...item!.document_names], ['notes']);
   });
 

@@ -237,9 +237,6 @@ describe('the claim of an Idempotency-Key', () => {
     assert.equal(brand.status, 201, brand.text);
     const claim = await getItem<Record<string, unknown>>(
       accountKeys.idempotencyClaim(h.owner.id, 'brand', key),
-      {
-        consistent: true,
-      },
     );
     assert.ok(claim, 'the claim is in the caller’s partition');
     assert.deepEqual(Object.keys(claim).sort(), [
