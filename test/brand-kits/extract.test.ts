@@ -252,6 +252,15 @@ describe('DOCX guideline', () => {
     assert.deepEqual([...(roles['logo']?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
   });
 
+  test('reads a font whose name holds pattern characters (C++ Sans) as a name: a 500 before', async () => {
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Our wordmark is set in C++ Sans, never stretched.', undefined, 'C++ Sans'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.equal(draft.logo_wordmark_font, 'C++ Sans');
+  });
+
   test('prefers colours the text prints over the theme', async () => {
     const body = [
       paragraph('Colours', 'Heading1'),

@@ -4,11 +4,14 @@ import type { DocumentModel, TextLine } from './types.ts';
 const compact = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 const byCompactName = new Map(FONT_FAMILIES.map((family) => [compact(family), family]));
 
+/** Text matched as itself inside a pattern: a font or brand name may hold `+`, `(` or `.`. */
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Longest names first so "Avenir Next" is matched before "Avenir". */
 const familyPattern = new RegExp(
   `(?<![\\p{L}\\p{N}])(${[...FONT_FAMILIES]
     .sort((a, b) => b.length - a.length)
-    .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]/g, '[ -]?'))
+    .map((f) => escapeRegExp(f).replace(/[ -]/g, '[ -]?'))
     .join('|')})(?![\\p{L}\\p{N}])`,
   'giu',
 );
@@ -149,3 +152,13 @@ export function findFonts(doc: DocumentModel): FontFindings {
   ];
   return { headings: headingsFont, body: bodyFont, all };
 }
+
+/** The font the text names for the wordmark or logotype, if any. */
+export const wordmarkFont = (families: string[], text: string): string | null =>
+  families.find((family) => {
+    const name = escapeRegExp(family);
+    return new RegExp(
+      `(wordmark|logotype|word mark)[^.]{0,60}\\b${name}\\b|\\b${name}\\b[^.]{0,60}(wordmark|logotype)`,
+      'i',
+    ).test(text);
+  }) ?? null;

@@ -1,6 +1,6 @@
 import { findPalette } from './colors.ts';
 import { readDocx, sniffDocx } from './docx.ts';
-import { findFonts } from './fonts.ts';
+import { findFonts, wordmarkFont } from './fonts.ts';
 import { withoutRunningLines } from './layout.ts';
 import { pickLogos } from './logos.ts';
 import { loadPdfJs, readPdf } from './pdf.ts';
@@ -54,19 +54,12 @@ function buildDraft(
   const words = findWords(doc, content, text, links.website);
   const palette = findPalette(doc);
   const logos = pickLogos(doc);
-  const wordmarkFont =
-    fonts.all.find((family) =>
-      new RegExp(
-        `(wordmark|logotype|word mark)[^.]{0,60}\\b${family}\\b|\\b${family}\\b[^.]{0,60}(wordmark|logotype)`,
-        'i',
-      ).test(text),
-    ) ?? null;
   const draft: BrandKitDraft = {
     name: words.name,
     brand_voice: words.brand_voice,
     target_audience: words.target_audience,
     logo_wordmark: words.wordmark_mentioned ? words.name : null,
-    logo_wordmark_font: wordmarkFont,
+    logo_wordmark_font: wordmarkFont(fonts.all, text),
     primary_color: palette.primary,
     secondary_color: palette.secondary,
     accent_color: palette.accent,

@@ -1,3 +1,4 @@
+import { escapeRegExp } from './fonts.ts';
 import { type Section, sections } from './layout.ts';
 import type { DocumentModel, TextLine } from './types.ts';
 
@@ -158,7 +159,7 @@ const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
 /** Prefers the form the running text uses ("Zowe Conformant") over a shouted cover ("ZOWE CONFORMANT"). */
 function preferredCase(name: string, text: string): string {
   if (name !== name.toUpperCase()) return name;
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  const escaped = escapeRegExp(name).replace(/\s+/g, '\\s+');
   const mixed = [...text.matchAll(new RegExp(`\\b${escaped}\\b`, 'gi'))]
     .map((m) => m[0])
     .find((m) => m !== name);
