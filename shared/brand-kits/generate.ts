@@ -6,15 +6,22 @@ import * as v from 'valibot';
 import { s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
-import { model, string, valueError } from '../http/fields.ts';
+import { codePointLength, model, string, valueError } from '../http/fields.ts';
 import { type UploadedFile, uploadedFile } from '../http/multipart.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { readOwnUpload } from '../uploads/store.ts';
-import type { ExtractedLogo } from './extract/index.ts';
+import type { BrandKitDraft as ExtractedDraft, ExtractedLogo } from './extract/index.ts';
 import { draftLogoKey } from './keys.ts';
-import { BRAND_KIT_LIMITS, type BrandKitDraft, LOGO_FIELDS, LOGO_ROLES } from './schemas.ts';
+import {
+  BRAND_KIT_LIMITS,
+  type BrandKitDraft,
+  LOGO_FIELDS,
+  LOGO_ROLES,
+  TEXT_MAX,
+  WORD_LISTS,
+} from './schemas.ts';
 import { draftFields } from './store.ts';
 
 /** The multipart form: one file part. A text part named `file` fails as FastAPI's UploadFile does. */
@@ -57,8 +64,37 @@ export async function generateDraft(
     throw new RequestValidationError([fieldError(loc, input, valueError(error.message))]);
   }
   const keys = await storeDraftLogos(userId, extraction.logos);
-  return draftFields({ ...extraction.draft, ...keys });
+  return draftFields({ ...savable(extraction.draft), ...keys });
 }
+
+/**
+ * The draft as `POST /brand-kits` takes it back, so that a draft saves as returned: a text past its
+ * field's limit is cut at a word and ends in '…' (a website URL is dropped: a cut URL names another
+ * page), keyword items outside 1–200 characters are left out, lists and the palette kept to the
+ * save's counts (the palette lists the colours with a role first).
+ */
+function savable(draft: ExtractedDraft): ExtractedDraft {
+  const fitted = { ...draft };
+  for (const field of Object.keys(TEXT_MAX) as (keyof typeof TEXT_MAX)[]) {
+    const value = fitted[field];
+    const max = TEXT_MAX[field];
+    if (value && codePointLength(value) > max)
+      fitted[field] = field === 'website_url' ? null : cutAtWord(value, max);
+  }
+  for (const field of WORD_LISTS)
+    fitted[field] = fitted[field]
+      .filter((item) => item.length > 0 && codePointLength(item) <= BRAND_KIT_LIMITS.listItem)
+      .slice(0, BRAND_KIT_LIMITS.listItems);
+  fitted.color_palette = fitted.color_palette?.slice(0, BRAND_KIT_LIMITS.palette) ?? null;
+  return fitted;
+}
+
+/** At most `max` code points, '…' included; cut at the last space when one is in the second half. */
+const cutAtWord = (text: string, max: number) => {
+  const head = [...text].slice(0, max - 1).join('');
+  const space = head.search(/\s\S*$/);
+  return `${(space > head.length / 2 ? head.slice(0, space) : head).trimEnd()}…`;
+};
 
 /** One PutObject per role the document shows (the first logo of each role), in one wave. */
 async function storeDraftLogos(userId: string, logos: ExtractedLogo[]) {

@@ -86,25 +86,45 @@ const words = () =>
   );
 const L = BRAND_KIT_LIMITS;
 
+/** Each text field's longest value (code points): what a save takes, and so where a draft is cut. */
+export const TEXT_MAX = {
+  name: L.name,
+  brand_voice: L.longText,
+  target_audience: L.longText,
+  logo_wordmark: L.shortText,
+  logo_wordmark_font: L.font,
+  font_headings: L.font,
+  font_body: L.font,
+  imagery_style: L.longText,
+  tagline: L.url,
+  mission_statement: L.longText,
+  industry: L.industry,
+  location: L.shortText,
+  website_url: L.url,
+} as const;
+
+/** The keyword lists of a kit: at most `listItems` items of 1 to `listItem` characters. */
+export const WORD_LISTS = ['tone_keywords', 'competitors', 'seo_keywords', 'content_pillars'] as const;
+
 /** The body of `POST /brand-kits`: every draft field (so a draft saves as returned) plus `brand_id`. */
 export const CreateBrandKitBody = model({
   brand_id: optionalNullable(uuid()),
-  name: text(L.name),
-  brand_voice: text(L.longText),
-  target_audience: text(L.longText),
-  logo_wordmark: text(L.shortText),
-  logo_wordmark_font: text(L.font),
+  name: text(TEXT_MAX.name),
+  brand_voice: text(TEXT_MAX.brand_voice),
+  target_audience: text(TEXT_MAX.target_audience),
+  logo_wordmark: text(TEXT_MAX.logo_wordmark),
+  logo_wordmark_font: text(TEXT_MAX.logo_wordmark_font),
   primary_color: optionalNullable(hexColor()),
   secondary_color: optionalNullable(hexColor()),
   accent_color: optionalNullable(hexColor()),
-  font_headings: text(L.font),
-  font_body: text(L.font),
-  imagery_style: text(L.longText),
-  tagline: text(L.url),
-  mission_statement: text(L.longText),
-  industry: text(L.industry),
-  location: text(L.shortText),
-  website_url: text(L.url),
+  font_headings: text(TEXT_MAX.font_headings),
+  font_body: text(TEXT_MAX.font_body),
+  imagery_style: text(TEXT_MAX.imagery_style),
+  tagline: text(TEXT_MAX.tagline),
+  mission_statement: text(TEXT_MAX.mission_statement),
+  industry: text(TEXT_MAX.industry),
+  location: text(TEXT_MAX.location),
+  website_url: text(TEXT_MAX.website_url),
   logo_url: text(L.logoUrl),
   logo_icon_url: text(L.logoUrl),
   logo_dark_url: text(L.logoUrl),

@@ -178,6 +178,24 @@ export async function colourlessPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A colour reference sheet printing `count` distinct hex values (tints, as big guidelines have). */
+export async function tintSheetPdf(count: number): Promise<{ pdf: Uint8Array; colours: string[] }> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([600, 900]);
+  page.drawText('Acme Brand Guidelines', { x: 40, y: 860, size: 24, font });
+  page.drawText('Colours', { x: 40, y: 830, size: 18, font });
+  const colours = Array.from(
+    { length: count },
+    (_, i) => `#${(0x102030 + i * 0x030507).toString(16).toUpperCase().padStart(6, '0')}`,
+  );
+  colours.forEach((hex, i) => {
+    const [x, y] = [40 + (i % 3) * 180, 800 - Math.floor(i / 3) * 36];
+    page.drawText(`Tint ${i + 1}  HEX ${hex}`, { x, y, size: 10, font });
+  });
+  return { pdf: await doc.save(), colours };
+}
+
 /** A minimal PDF whose /Encrypt dictionary needs a user password. */
 export function encryptedPdf(): Uint8Array {
   const hex32 = 'A1'.repeat(32);

@@ -11,7 +11,7 @@ import { lambdaContext, loadHandler } from '../../infra/local/handlers.ts';
 import { routes } from '../../infra/routes.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
-import { BRAND_KIT_LIMITS, BrandKitDraft } from '../../shared/brand-kits/schemas.ts';
+import { BRAND_KIT_LIMITS, BrandKitDraft, TEXT_MAX } from '../../shared/brand-kits/schemas.ts';
 import { brandKeys } from '../../shared/brands/keys.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
@@ -22,7 +22,15 @@ import { newId } from '../../shared/ids.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
-import { docxParts, encryptedPdf, guidelineDocx, guidelinePdf, withDeclaredSize } from './fixtures.ts';
+import {
+  docxParts,
+  encryptedPdf,
+  guidelineDocx,
+  guidelinePdf,
+  paragraph,
+  tintSheetPdf,
+  withDeclaredSize,
+} from './fixtures.ts';
 
 let h: Harness;
 let pdf: Buffer;
@@ -432,6 +440,42 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       seo_keywords: [],
       content_pillars: [],
     });
+  });
+
+  it('saves a draft as it was returned, however long its texts or palette (a 422 before)', async () => {
+    const industry =
+      'We operate in the renewable energy retail sector, serving households and small businesses across Southern Europe with solar and battery products.';
+    const location =
+      'Our teams work from offices in Lisbon, Porto, Madrid, Barcelona, Seville, Valencia, Bilbao, Marseille, Lyon, Toulouse, Bordeaux, Nice, Milan, Turin and Rome, and from home across Southern Europe and North Africa.';
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Industry', 'Heading1'),
+      paragraph(industry),
+      paragraph('Location', 'Heading1'),
+      paragraph(location),
+    ].join('');
+    const fromDocx = await generate(fileForm(zipSync(docxParts({ body, withLogo: false }))));
+    assert.equal(fromDocx.status, 200, fromDocx.text);
+    for (const [field, stated] of [
+      ['industry', industry],
+      ['location', location],
+    ] as const) {
+      const drafted: string = fromDocx.body[field];
+      assert.ok([...drafted].length <= TEXT_MAX[field], `${field}: ${drafted}`);
+      assert.ok(drafted.endsWith('…') && stated.startsWith(drafted.slice(0, -1)), drafted);
+    }
+    const { pdf: sheet, colours } = await tintSheetPdf(BRAND_KIT_LIMITS.palette + 10);
+    const fromPdf = await generate(fileForm(sheet));
+    assert.equal(fromPdf.status, 200, fromPdf.text);
+    assert.deepEqual(fromPdf.body.color_palette, colours.slice(0, BRAND_KIT_LIMITS.palette));
+    for (const draft of [fromDocx.body, fromPdf.body]) {
+      const saved = await save(draft);
+      assert.equal(saved.status, 201, saved.text);
+      assert.deepEqual(
+        [saved.body.industry, saved.body.location, saved.body.color_palette],
+        [draft.industry, draft.location, draft.color_palette],
+      );
+    }
   });
 
   it('keeps a logo URL given without a key as it is', async () => {
