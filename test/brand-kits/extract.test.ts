@@ -319,6 +319,17 @@ describe('bad input', () => {
     await rejectsWith(zipSync(parts, { level: 9 }), 'too_large');
   });
 
+  test('a DOCX that takes longer than the timeout is refused soon after it, though no timer can stop it', async () => {
+    // 20,000 paragraphs naming fonts: seconds of synchronous work, which answered a draft after them.
+    const body = Array.from({ length: 20_000 }, (_, i) =>
+      paragraph(`Use Poppins for headings and Work Sans ${i} for body text.`),
+    ).join('');
+    const bytes = guidelineDocx({ body, withLogo: false });
+    const started = performance.now();
+    await rejectsWith(bytes, 'timeout', { timeoutMs: 200 });
+    assert.ok(performance.now() - started < 3000, `${performance.now() - started} ms`);
+  });
+
   test('a document that takes longer than the timeout is refused within it', async () => {
     const bytes = await guidelinePdf();
     const started = performance.now();

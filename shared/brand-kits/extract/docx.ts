@@ -5,6 +5,8 @@ import { normalizeHex, printedColors, swatchPages } from './colors.ts';
 import { familyFromFontName } from './fonts.ts';
 import { assignHeadingLevels } from './layout.ts';
 import {
+  checkDeadline,
+  type Deadline,
   DocumentError,
   type DocumentModel,
   type PaintedShape,
@@ -220,7 +222,7 @@ function readImage(name: string, data: Uint8Array, label: string | null): RawIma
   }
 }
 
-export function readDocx(bytes: Uint8Array): DocumentModel {
+export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
   checkZipSizes(bytes);
   const wanted = (name: string) =>
     name === 'word/document.xml' ||
@@ -299,6 +301,7 @@ export function readDocx(bytes: Uint8Array): DocumentModel {
       if (path && !imageOrder.includes(path)) imageOrder.push(path);
       if (path && label) imageNames.set(path, label);
     } else if (tag === 'w:p') {
+      checkDeadline(deadline);
       const kids = childrenOf(node);
       const pStyle = find(kids, 'w:pStyle');
       const style = styles.get(attr(pStyle ?? {}, 'w:val') ?? '') ?? styles.get('Normal');

@@ -1,5 +1,5 @@
 import { AMBIGUOUS_FAMILIES, FONT_FAMILIES } from './font-families.ts';
-import type { DocumentModel, TextLine } from './types.ts';
+import { checkDeadline, type Deadline, type DocumentModel, type TextLine } from './types.ts';
 
 const compact = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 const byCompactName = new Map(FONT_FAMILIES.map((family) => [compact(family), family]));
@@ -80,7 +80,7 @@ export interface FontFindings {
   all: string[];
 }
 
-export function findFonts(doc: DocumentModel): FontFindings {
+export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings {
   const { lines } = doc;
   const typographyPages = new Set(
     lines.filter((l) => l.level > 0 && TYPOGRAPHY_HEADING.test(l.text)).map((l) => l.page),
@@ -88,6 +88,7 @@ export function findFonts(doc: DocumentModel): FontFindings {
   const embedded = new Set([...doc.fontUse.keys()].map((f) => f.toLowerCase()));
   const mentions: Mention[] = [];
   lines.forEach((line, index) => {
+    checkDeadline(deadline);
     // match() reuses the pattern; matchAll copies it per call, which for this big one costs more than the search.
     for (const found of line.text.match(familyPattern) ?? []) {
       const family = byCompactName.get(compact(found));
@@ -107,6 +108,7 @@ export function findFonts(doc: DocumentModel): FontFindings {
   let headings: { family: string; distance: number } | null = null;
   let body: { family: string; distance: number } | null = null;
   for (const mention of mentions) {
+    checkDeadline(deadline);
     const context = [mention.line, ...neighbours(lines, mention.line)];
     for (const line of context) {
       const distance = Math.abs(line.y - mention.line.y) + (line === mention.line ? 0 : 1);

@@ -8,8 +8,11 @@ import {
   type BrandKitDraft,
   type BrandKitExtraction,
   type CancelSignal,
+  checkDeadline,
+  type Deadline,
   DocumentError,
   type DocumentModel,
+  timedOut,
 } from './types.ts';
 import { documentText, findLinks, findWords } from './words.ts';
 
@@ -24,7 +27,7 @@ function isPdf(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
-async function readDocument(bytes: Uint8Array, deadline: number, signal: CancelSignal) {
+async function readDocument(bytes: Uint8Array, deadline: Deadline, signal: CancelSignal) {
   if (bytes.length === 0) throw new DocumentError('invalid', 'The file is empty.');
   const pdf = isPdf(bytes);
   const zip = pdf ? 'other' : sniffDocx(bytes);
@@ -36,7 +39,7 @@ async function readDocument(bytes: Uint8Array, deadline: number, signal: CancelS
   // a corrupt document.
   if (pdf) await loadPdfJs();
   try {
-    return pdf ? await readPdf(bytes, deadline, signal) : readDocx(bytes);
+    return pdf ? await readPdf(bytes, deadline.at, signal) : readDocx(bytes, deadline);
   } catch (error) {
     if (error instanceof DocumentError) throw error;
     // Anything the parsers trip over is a broken document, not a server fault.
@@ -46,13 +49,21 @@ async function readDocument(bytes: Uint8Array, deadline: number, signal: CancelS
 
 function buildDraft(
   doc: DocumentModel,
+  deadline: Deadline,
 ): Omit<BrandKitExtraction, 'stats'> & { fonts: string[]; paletteSource: 'printed' | 'swatches' | 'none' } {
+  // Each step takes time in proportion to the text at most; the clock is read between them.
   const content = withoutRunningLines(doc.lines, doc.pages);
+  checkDeadline(deadline);
   const text = documentText(content);
-  const fonts = findFonts(doc);
+  checkDeadline(deadline);
+  const fonts = findFonts(doc, deadline);
+  checkDeadline(deadline);
   const links = findLinks(doc, text, fonts.all);
+  checkDeadline(deadline);
   const words = findWords(doc, content, text, links.website);
+  checkDeadline(deadline);
   const palette = findPalette(doc);
+  checkDeadline(deadline);
   const logos = pickLogos(doc);
   const draft: BrandKitDraft = {
     name: words.name,
@@ -94,22 +105,21 @@ export async function extractBrandKit(
 ): Promise<BrandKitExtraction> {
   const started = performance.now();
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const deadline = Date.now() + timeoutMs;
+  const deadline: Deadline = { at: Date.now() + timeoutMs, ms: timeoutMs };
   const signal: CancelSignal = { cancelled: false };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       signal.cancelled = true;
       signal.onCancel?.();
-      reject(new DocumentError('timeout', `Reading the document took longer than ${timeoutMs} ms.`));
+      reject(timedOut(timeoutMs));
     }, timeoutMs);
   });
   try {
     const work = (async () => {
       const doc = await readDocument(bytes, deadline, signal);
-      if (signal.cancelled)
-        throw new DocumentError('timeout', `Reading the document took longer than ${timeoutMs} ms.`);
-      const built = buildDraft(doc);
+      if (signal.cancelled) throw timedOut(timeoutMs);
+      const built = buildDraft(doc, deadline);
       return { doc, built };
     })();
     // Keep a late failure of the abandoned work from surfacing as an unhandled rejection.

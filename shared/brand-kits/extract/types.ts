@@ -125,6 +125,23 @@ export interface DocumentModel {
   imagesSeen: number;
 }
 
+/**
+ * When reading must end. A timer cannot stop synchronous work (the DOCX reader, drafting from the
+ * text), which holds the thread until it returns, so that work looks at the clock itself: between its
+ * steps and inside the loops whose length the document decides.
+ */
+export interface Deadline {
+  at: number;
+  ms: number;
+}
+
+export const timedOut = (ms: number) =>
+  new DocumentError('timeout', `Reading the document took longer than ${ms} ms.`);
+
+export function checkDeadline(deadline: Deadline): void {
+  if (Date.now() > deadline.at) throw timedOut(deadline.ms);
+}
+
 /** Set when the caller's deadline passed; readers stop and release what they hold. */
 export interface CancelSignal {
   cancelled: boolean;
