@@ -17,6 +17,7 @@ import {
   encryptedPdf,
   guidelineDocx,
   guidelinePdf,
+  inflatingPng,
   paragraph,
   plainPagesPdf,
   swatchOnlyPdf,
@@ -316,6 +317,21 @@ describe('bad input', () => {
   test('a truncated DOCX zip is invalid', async () => {
     const zip = guidelineDocx();
     await rejectsWith(zip.subarray(0, zip.length - 60), 'invalid');
+  });
+
+  test('a DOCX logo whose pixel data inflates past its size is not decoded (600 MB of memory before)', async () => {
+    const parts = docxParts();
+    parts['word/media/image1.png'] = await inflatingPng(600);
+    const peakKb = process.resourceUsage().maxRSS;
+    const { draft, logos } = await extractBrandKit(zipSync(parts));
+    const grownMb = (process.resourceUsage().maxRSS - peakKb) / 1024;
+    assert.ok(grownMb < 200, `the peak memory grew by ${Math.round(grownMb)} MB`);
+    assert.equal(draft.name, 'Globex');
+    // The 32×32 icon is the only image read.
+    assert.deepEqual(
+      logos.map((logo) => logo.width),
+      [32],
+    );
   });
 
   test('a DOCX declaring more than 50 MB is refused before inflating', async () => {

@@ -1,3 +1,4 @@
+import { createDeflate, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, PDFName, PDFString, rgb, StandardFonts } from 'pdf-lib';
@@ -18,6 +19,59 @@ export function iconPng(): Uint8Array {
   const data = new Uint8Array(32 * 32 * 4).fill(255);
   for (let i = 0; i < 32 * 32; i++) data.set([10, 147, 150, 255], i * 4);
   return encode({ width: 32, height: 32, data, channels: 4, depth: 8 });
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function pngChunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  out.set(strToU8(type), 4);
+  out.set(data, 8);
+  let crc = 0xffffffff;
+  for (const byte of out.subarray(4, 8 + data.length)) crc = CRC_TABLE[(crc ^ byte) & 255]! ^ (crc >>> 8);
+  view.setUint32(8 + data.length, (crc ^ 0xffffffff) >>> 0);
+  return out;
+}
+
+/**
+ * A valid 64×64 RGBA PNG whose pixel data inflates to `mebibytes` MiB of zeros (16 KiB is its size):
+ * about 1 KB a MiB, built from one compressed MiB repeated (zlib's output for a MiB of zeros is the
+ * same once its window holds only zeros, and a sync flush ends each on a byte).
+ */
+export async function inflatingPng(mebibytes: number): Promise<Uint8Array> {
+  const deflate = createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => out.push(chunk));
+  const mebibyte = () =>
+    new Promise<Buffer>((resolve) => {
+      deflate.write(Buffer.alloc(1024 * 1024));
+      deflate.flush(zlibConstants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(out.splice(0))));
+    });
+  const first = await mebibyte();
+  const next = await mebibyte();
+  deflate.destroy();
+  const adler = ((mebibytes * 1024 * 1024) % 65521) * 65536 + 1; // of zeros: a = 1, b = the length
+  const end = Buffer.alloc(6);
+  end.writeUInt16BE(0x0300); // an empty final block
+  end.writeUInt32BE(adler, 2);
+  const data = Buffer.concat([first, ...Array<Buffer>(mebibytes - 1).fill(next), end]);
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, 64);
+  view.setUint32(4, 64);
+  header.set([8, 6], 8);
+  return Buffer.concat([
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', data),
+    pngChunk('IEND', new Uint8Array(0)),
+  ]);
 }
 
 function addLink(doc: PDFDocument, page: ReturnType<PDFDocument['addPage']>, url: string, rect: number[]) {

@@ -1,3 +1,4 @@
+import { inflateSync } from 'node:zlib';
 import { decode as decodePng } from 'fast-png';
 import { XMLParser } from 'fast-xml-parser';
 import { strFromU8, unzipSync } from 'fflate';
@@ -193,11 +194,42 @@ function headingLevel(style: StyleInfo | undefined): number {
   return 0;
 }
 
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const fitsLogo = ({ width, height }: { width: number; height: number }) =>
+  width * height <= MAX_IMAGE_PIXELS && width >= 16 && height >= 16;
+
+/**
+ * Whether a PNG is a size worth decoding, told from its header and its pixel data inflated no further
+ * than that size allows. The decoder inflates everything first: a 780 KB PNG whose header claims
+ * 80,000 × 80,000 pixels, or whose data inflates to 800 MB whatever its header says, took 2.4 GB.
+ */
+function pngFits(data: Uint8Array): boolean {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const type = (at: number) => String.fromCharCode(...data.subarray(at + 4, at + 8));
+  if (data.length < 33 || type(8) !== 'IHDR') return false;
+  const [width, height, depth, colour] = [view.getUint32(16), view.getUint32(20), data[24]!, data[25]!];
+  const channels = CHANNELS[colour];
+  if (!channels || !fitsLogo({ width, height })) return false;
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= data.length; at += 12 + view.getUint32(at)) {
+    if (type(at) === 'IDAT') idat.push(data.subarray(at + 8, at + 8 + view.getUint32(at)));
+  }
+  // One filter byte a row, and for an interlaced image up to seven passes of padded rows.
+  const rows = height * (1 + Math.ceil((width * channels * depth) / 8)) + 14 * height;
+  try {
+    inflateSync(Buffer.concat(idat), { maxOutputLength: rows });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readImage(name: string, data: Uint8Array, label: string | null): RawImage | null {
   if (!/\.png$/i.test(name)) return null; // JPEG/EMF logos are not decoded (see known limits).
+  if (!pngFits(data)) return null;
   try {
     const png = decodePng(data);
-    if (png.width * png.height > MAX_IMAGE_PIXELS || png.width < 16 || png.height < 16) return null;
+    if (!fitsLogo(png)) return null;
     const pixels = png.width * png.height;
     const rgba = new Uint8Array(pixels * 4);
     const src = png.data;
