@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
+import { PDFDocument } from 'pdf-lib';
 import { printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
 import {
@@ -296,6 +297,13 @@ describe('bad input', () => {
 
   test('a corrupt PDF is invalid', async () => {
     await rejectsWith(strToU8('%PDF-1.7\nthis is not really a pdf at all\n%%EOF'), 'invalid');
+  });
+
+  test('a PDF of blank pages is invalid, as a DOCX without text or images is (an empty draft before)', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([600, 400]);
+    doc.addPage([600, 400]);
+    await rejectsWith(await doc.save(), 'invalid');
   });
 
   test('an encrypted PDF is invalid', async () => {

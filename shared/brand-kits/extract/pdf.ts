@@ -371,6 +371,9 @@ async function readOpenPdf(
 
     page.cleanup();
   }
+  // Nothing to draft from (blank pages): refused as an empty DOCX is, not answered as an empty draft.
+  if (lines.length === 0 && imagesSeen === 0 && shapes.length === 0)
+    throw new DocumentError('invalid', 'The PDF has no text, images or colours to read.');
 
   const fontUse = applyTypefaces(pageItems, fontNames, lines, lineFonts);
   assignHeadingLevels(lines);
