@@ -3,13 +3,18 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { runChild } from './lib/child.ts';
-import { longDocx, twentyPagePdf } from './lib/documents.ts';
+import { longDocx, paragraphsDocx, twentyPagePdf } from './lib/documents.ts';
 import { OUT } from './lib/paths.ts';
 import { round, within } from './lib/stats.ts';
 import type { Benchmark, Figure } from './lib/types.ts';
 
 const TIME_BUDGET_MS = 500;
 const MEMORY_BUDGET_MB = 256;
+/** Paragraphs in the short and the long DOCX of the growth figure: 4× the text. */
+const GROWTH_SIZES = [5_000, 20_000] as const;
+/** Ours, not DESIGN.md's: linear work is about 4× for 4× the text; the line joining, once quadratic,
+ * was about 16×. A ratio in one run, not a timed test. */
+const GROWTH_BUDGET = 6;
 
 type Extraction =
   | {
@@ -88,6 +93,33 @@ export const extractionBenchmark: Benchmark = {
         },
       );
     }
+
+    const sized: Extraction[] = [];
+    for (const count of GROWTH_SIZES) {
+      const file = join(dir, `paragraphs-${count}.docx`);
+      await writeFile(file, paragraphsDocx(count));
+      const result = await runChild<Extraction>('extract', [file]);
+      details[`DOCX of ${count} paragraphs`] = result;
+      sized.push(result);
+    }
+    const [small, large] = sized;
+    if (small?.ok && large?.ok) {
+      const ratio = large.warmCpuMs / small.warmCpuMs;
+      figures.push({
+        figure: `DOCX of ${GROWTH_SIZES[1]} paragraphs ÷ ${GROWTH_SIZES[0]}: extraction CPU time`,
+        value: round(ratio, 2),
+        unit: '×',
+        budget: `≤ ${GROWTH_BUDGET}× (linear ≈ 4×)`,
+        pass: within(ratio, GROWTH_BUDGET),
+        note: `${round(small.warmCpuMs, 0)} and ${round(large.warmCpuMs, 0)} ms, median of 3 warm each`,
+      });
+    } else
+      figures.push({
+        figure: 'DOCX length growth: extraction',
+        value: 'failed',
+        pass: false,
+        note: [small, large].map((r) => (r && !r.ok ? r.error : 'ok')).join('; '),
+      });
     return { figures, details };
   },
 };

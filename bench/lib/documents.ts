@@ -51,6 +51,18 @@ export async function twentyPagePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A DOCX of `count` short paragraphs: how extraction time grows with a document's length. */
+export const paragraphsDocx = (count: number): Uint8Array =>
+  guidelineDocx({
+    body: [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      ...Array.from({ length: count }, (_, i) =>
+        paragraph(`Paragraph ${i}: our brand ${(i * 7919) % 10_007} speaks plainly to every household.`),
+      ),
+    ].join(''),
+    withLogo: false,
+  });
+
 export function longDocx(): Uint8Array {
   const body: string[] = [paragraph('Northwind Outfitters Brand Guidelines', 'Title')];
   for (let round = 0; round < 4; round++)
