@@ -10,11 +10,12 @@ import type { Benchmark, Figure } from './lib/types.ts';
 
 const TIME_BUDGET_MS = 500;
 const MEMORY_BUDGET_MB = 256;
-/** Paragraphs in the short and the long DOCX of the growth figure: 4× the text. */
-const GROWTH_SIZES = [5_000, 20_000] as const;
-/** Ours, not DESIGN.md's: linear work is about 4× for 4× the text; the line joining, once quadratic,
- * was about 16×. A ratio in one run, not a timed test. */
-const GROWTH_BUDGET = 6;
+/** Paragraphs in the short and the long DOCX of the growth figure: 8× the text. */
+const GROWTH_SIZES = [5_000, 40_000] as const;
+/** Ours, not DESIGN.md's: linear work is at most 8× for 8× the text (less, for the fixed costs); the
+ * line joining and the font search, each once quadratic, made the long one outlast the 10 s reading
+ * time. A ratio in one run, not a timed test. */
+const GROWTH_BUDGET = 12;
 
 type Extraction =
   | {
@@ -109,7 +110,7 @@ export const extractionBenchmark: Benchmark = {
         figure: `DOCX of ${GROWTH_SIZES[1]} paragraphs ÷ ${GROWTH_SIZES[0]}: extraction CPU time`,
         value: round(ratio, 2),
         unit: '×',
-        budget: `≤ ${GROWTH_BUDGET}× (linear ≈ 4×)`,
+        budget: `≤ ${GROWTH_BUDGET}× (linear ≤ 8×)`,
         pass: within(ratio, GROWTH_BUDGET),
         note: `${round(small.warmCpuMs, 0)} and ${round(large.warmCpuMs, 0)} ms, median of 3 warm each`,
       });

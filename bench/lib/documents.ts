@@ -51,13 +51,18 @@ export async function twentyPagePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
-/** A DOCX of `count` short paragraphs: how extraction time grows with a document's length. */
+/** A DOCX of `count` short paragraphs, every other one naming fonts: how extraction time grows with a
+ * document's length (joining its lines and searching its font mentions were each quadratic once). */
 export const paragraphsDocx = (count: number): Uint8Array =>
   guidelineDocx({
     body: [
       paragraph('Globex Brand Guidelines', 'Title'),
       ...Array.from({ length: count }, (_, i) =>
-        paragraph(`Paragraph ${i}: our brand ${(i * 7919) % 10_007} speaks plainly to every household.`),
+        paragraph(
+          i % 2
+            ? `Use Poppins for headings and Work Sans ${i} for body text.`
+            : `Paragraph ${i}: our brand ${(i * 7919) % 10_007} speaks plainly to every household.`,
+        ),
       ),
     ].join(''),
     withLogo: false,
