@@ -187,12 +187,28 @@ describe('PDF colours without printed values', () => {
 
 describe('PDF pages read for drawing', () => {
   test('skips pages that cannot change the draft, but not a page whose font is new', async () => {
-    const doc = await readPdf(await plainPagesPdf(), Date.now() + 10_000, { cancelled: false });
+    const doc = await readPdf(
+      await plainPagesPdf(),
+      { at: Date.now() + 10_000, ms: 10_000 },
+      { cancelled: false },
+    );
     // Page 3's font is named only by drawing page 3; page 2 (the cover's font, no logo or colour
     // talk) is not drawn, so its image is not even seen.
     assert.equal(doc.lines.find((l) => l.page === 3)?.font, 'Courier');
     assert.ok(doc.fontUse.has('Courier'));
     assert.equal(doc.imagesSeen, 0);
+  });
+
+  test('a PDF past its deadline is refused with the timeout text every document gets', async () => {
+    // Before the timer fires (the event loop busy), the page loop's own check refuses it: it said
+    // "Reading the PDF took too long." where brand-kits.md and the timer say this.
+    await assert.rejects(
+      readPdf(await plainPagesPdf(), { at: Date.now() - 1, ms: 10_000 }, { cancelled: false }),
+      {
+        name: 'DocumentError',
+        message: 'Reading the document took longer than 10000 ms.',
+      },
+    );
   });
 
   test('draws a colour page within the colour-page budget whatever language titles it', async (t) => {

@@ -39,7 +39,7 @@ async function readDocument(bytes: Uint8Array, deadline: Deadline, signal: Cance
   // a corrupt document.
   if (pdf) await loadPdfJs();
   try {
-    return pdf ? await readPdf(bytes, deadline.at, signal) : readDocx(bytes, deadline);
+    return pdf ? await readPdf(bytes, deadline, signal) : readDocx(bytes, deadline);
   } catch (error) {
     if (error instanceof DocumentError) throw error;
     // Anything the parsers trip over is a broken document, not a server fault.

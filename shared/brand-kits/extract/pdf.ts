@@ -3,11 +3,14 @@ import { familyFromFontName, isBoldFontName } from './fonts.ts';
 import { assignHeadingLevels } from './layout.ts';
 import {
   type CancelSignal,
+  checkDeadline,
+  type Deadline,
   DocumentError,
   type DocumentModel,
   type PaintedShape,
   type RawImage,
   type TextLine,
+  timedOut,
 } from './types.ts';
 
 /** Brand guidelines rarely run past this; later pages add time, not signal. */
@@ -160,7 +163,7 @@ function isPasswordError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'PasswordException' || /password/i.test(error.message));
 }
 
-export async function readPdf(bytes: Uint8Array, deadline: number, signal: CancelSignal) {
+export async function readPdf(bytes: Uint8Array, deadline: Deadline, signal: CancelSignal) {
   const { pdfjs, getDocumentProxy } = await loadPdfJs();
   const OPS = pdfjs.OPS;
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -194,7 +197,7 @@ type OpenPdf = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
 async function readOpenPdf(
   pdf: OpenPdf,
   OPS: PdfJs['OPS'],
-  deadline: number,
+  deadline: Deadline,
   signal: CancelSignal,
 ): Promise<DocumentModel> {
   if (pdf.numPages < 1) throw new DocumentError('invalid', 'The PDF has no pages.');
@@ -210,9 +213,10 @@ async function readOpenPdf(
   let imagesSeen = 0;
   let keptPixels = 0;
   const pages = Math.min(pdf.numPages, MAX_PAGES);
+  // One text for every way the time runs out (the timer, or this check before the timer could fire).
   const checkTime = () => {
-    if (signal.cancelled || Date.now() > deadline)
-      throw new DocumentError('timeout', 'Reading the PDF took too long.');
+    if (signal.cancelled) throw timedOut(deadline.ms);
+    checkDeadline(deadline);
   };
 
   // Pass 1: text and links of every page; cheap, and it tells which pages are worth drawing.
