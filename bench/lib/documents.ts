@@ -51,8 +51,9 @@ export async function twentyPagePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
-/** A DOCX of `count` short paragraphs, every other one naming fonts: how extraction time grows with a
- * document's length (joining its lines and searching its font mentions were each quadratic once). */
+/** A DOCX of `count` short paragraphs, every other one naming fonts and the rest linking a social
+ * account: how extraction time grows with a document's length (joining its lines, finding the lines
+ * around its font mentions and collecting its social links were each quadratic once). */
 export const paragraphsDocx = (count: number): Uint8Array =>
   guidelineDocx({
     body: [
@@ -61,7 +62,7 @@ export const paragraphsDocx = (count: number): Uint8Array =>
         paragraph(
           i % 2
             ? `Use Poppins for headings and Work Sans ${i} for body text.`
-            : `Paragraph ${i}: our brand ${(i * 7919) % 10_007} speaks plainly to every household.`,
+            : `Paragraph ${i}: our brand speaks plainly at https://www.instagram.com/globex${i}.`,
         ),
       ),
     ].join(''),

@@ -335,19 +335,18 @@ export function findLinks(doc: DocumentModel, text: string, knownFonts: string[]
     const path = url.pathname.toLowerCase().replace(/[-_\s]/g, '');
     if (fontKeys.some((f) => f.length > 3 && path.includes(f))) continue;
     const network = SOCIAL_HOSTS.find(([, pattern]) => pattern.test(host))?.[0];
-    if (network) social.set(network, [...(social.get(network) ?? []), url]);
-    else sites.push(url);
+    if (!network) sites.push(url);
+    else if (social.has(network)) social.get(network)!.push(url);
+    else social.set(network, [url]);
   }
   const counts = new Map<string, number>();
   for (const site of sites) counts.set(hostOf(site), (counts.get(hostOf(site)) ?? 0) + 1);
   // Handles shared across networks point at the brand's own accounts.
-  const handles = [...social.entries()].flatMap(([n, urls]) =>
-    urls.map((u) => handleOf(n, u)?.toLowerCase()),
+  const handles = new Set(
+    [...social.entries()].flatMap(([n, urls]) => urls.map((u) => handleOf(n, u)?.toLowerCase())),
   );
   const siteScore = (u: URL) =>
-    (counts.get(hostOf(u)) ?? 0) +
-    (handles.includes(hostOf(u).split('.')[0]) ? 5 : 0) -
-    u.pathname.length / 100;
+    (counts.get(hostOf(u)) ?? 0) + (handles.has(hostOf(u).split('.')[0]) ? 5 : 0) - u.pathname.length / 100;
   const best = [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
   const website = best ? (best.pathname === '/' && !best.search ? best.origin : best.href) : null;
 
