@@ -2,7 +2,7 @@
 // local stores and prints the result, as `sam local invoke -e` does. `{{name}}` placeholders in
 // the event are filled from seed.json (`{{owner_token}}`, `{{other_token}}`, `{{project_id}}`, …).
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
 import { ensureSeed, fillFromSeed, localSettings, openLocalStores } from '../infra/local/runtime.ts';
 import { functionId, routes } from '../infra/routes.ts';
@@ -15,11 +15,20 @@ if (!route || !eventFile) {
   );
   process.exit(2);
 }
+// npm runs scripts in the package folder; the path is the caller's, from where npm was run (INIT_CWD),
+// and may be absolute, as `sam local invoke -e` takes it; `events/…` also works from any subfolder.
+// Read before the stores open (or a first run seeds them) so that a wrong path costs nothing.
+const eventPath = resolve(process.env.INIT_CWD ?? process.cwd(), eventFile);
+const template = await readFile(eventPath, 'utf8')
+  .catch(() => readFile(resolve(eventFile), 'utf8'))
+  .catch((error: NodeJS.ErrnoException) => {
+    console.error(`${eventFile}: cannot read the event (${error.code ?? error.message}): ${eventPath}`);
+    process.exit(2);
+  });
 process.env.LOG_LEVEL ??= 'silent';
 const { dataDir } = localSettings();
 const { aws, secret } = await openLocalStores(dataDir);
 const seed = await ensureSeed(dataDir, undefined, secret);
-const text = fillFromSeed(await readFile(join(process.cwd(), eventFile), 'utf8'), seed);
-const result = await invoke(route, JSON.parse(text));
+const result = await invoke(route, JSON.parse(fillFromSeed(template, seed)));
 console.log(JSON.stringify(result, null, 2));
 await aws?.close();

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -17,6 +17,7 @@ import type { SeedFile } from '../../infra/local/runtime.ts';
 import {
   ensureSeed,
   fillFromSeed,
+  markRunning,
   markStopped,
   openLocalStores,
   runningInstance,
@@ -357,6 +358,68 @@ describe('npm start', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
       await rm(data, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run invoke', () => {
+  /** The script as npm runs it: in the package folder, INIT_CWD the folder npm was run from. */
+  const runInvoke = async (args: string[], initCwd: string) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../../scripts/invoke.ts', import.meta.url)), ...args],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        env: {
+          ...process.env,
+          INIT_CWD: initCwd,
+          DATA_DIR: dataDir,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    const code = await within(
+      new Promise<number | null>((resolve) => child.once('close', resolve)),
+      60_000,
+      'npm run invoke exiting',
+    ).finally(() => child.kill('SIGKILL'));
+    return { code, stdout, stderr };
+  };
+
+  it('reads the event at an absolute path, or relative to where npm was run, as sam local invoke -e does', async () => {
+    // Used as `npm start`'s stores (this process serves them), as invoke does while a server runs.
+    await markRunning(dataDir, aws);
+    const folder = await mkdtemp(join(tmpdir(), 'tcs-events-'));
+    try {
+      const event = join(folder, 'my-event.json');
+      const getProject = routes.find((r) => r.entry === 'projects/get-project')!;
+      await writeFile(event, await readFile(eventFile(getProject)));
+      // The README's `events/…` path works from another folder too (the package's).
+      const sample = relative(fileURLToPath(new URL('../..', import.meta.url)), eventFile(getProject));
+      for (const path of [event, 'my-event.json', sample]) {
+        const { code, stdout, stderr } = await runInvoke(['projects/get-project', path], folder);
+        assert.equal(code, 0, `${path}: ${stderr}`);
+        const result = JSON.parse(stdout) as { statusCode: number; body: string };
+        assert.equal(result.statusCode, 200, path);
+        assert.equal(JSON.parse(result.body).id, seed.project_id, path);
+      }
+      // A path that names nothing: one line saying so, before any store is opened.
+      const missing = await runInvoke(['projects/get-project', 'nothing.json'], folder);
+      assert.equal(missing.code, 2);
+      assert.equal(missing.stdout, '');
+      assert.match(missing.stderr, /^nothing\.json: cannot read the event \(ENOENT\): .*nothing\.json\n$/);
+    } finally {
+      await markStopped(dataDir);
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });
