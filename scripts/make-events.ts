@@ -2,7 +2,7 @@
 // kept, so hand-written bodies survive). `{{name}}` placeholders are filled by `npm run invoke`.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { buildEvent } from '../infra/local/events.ts';
+import { buildEvent, requestTime } from '../infra/local/events.ts';
 import { eventFile, pathParameterNames, routes } from '../infra/routes.ts';
 
 let written = 0;
@@ -22,7 +22,7 @@ for (const route of routes) {
   const event = buildEvent(route, params, { method: route.method, url, headers, body });
   event.requestContext.requestId = 'sample-request-id';
   event.requestContext.timeEpoch = 1_795_000_000_000;
-  event.requestContext.time = new Date(event.requestContext.timeEpoch).toUTCString();
+  event.requestContext.time = requestTime(new Date(event.requestContext.timeEpoch));
   await writeFile(file, `${JSON.stringify(event, null, 2)}\n`);
   console.log(`wrote ${file}`);
 }

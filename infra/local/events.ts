@@ -72,7 +72,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
       requestId: randomUUID(),
       routeKey: routeKey(route),
       stage: '$default',
-      time: now.toUTCString(),
+      time: requestTime(now),
       timeEpoch: now.getTime(),
     },
     ...(body !== undefined ? { body: asText ? body.toString('utf8') : body.toString('base64') } : {}),
@@ -80,6 +80,14 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
   };
   return event;
 }
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/** `requestContext.time` as API Gateway writes it, in the access log's format: `12/Mar/2020:19:03:58 +0000`. */
+export const requestTime = (at: Date) =>
+  `${twoDigits(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:` +
+  `${twoDigits(at.getUTCHours())}:${twoDigits(at.getUTCMinutes())}:${twoDigits(at.getUTCSeconds())} +0000`;
 
 const splitOnce = (text: string, separator: string): [string, string] => {
   const at = text.indexOf(separator);

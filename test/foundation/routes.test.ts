@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { handler as unmatched } from '../../functions/system/not-found.ts';
-import { buildEvent } from '../../infra/local/events.ts';
+import { buildEvent, requestTime } from '../../infra/local/events.ts';
 import { lambdaContext } from '../../infra/local/handlers.ts';
 import { eventFile, pathParameterNames, routeKey, routes, unmatchedRoute } from '../../infra/routes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -39,8 +39,17 @@ describe('route table', () => {
       assert.deepEqual(Object.keys(event.pathParameters ?? {}).sort(), pathParameterNames(route).sort());
       for (const name of Object.keys(event.headers)) assert.equal(name, name.toLowerCase());
       if (route.auth !== false) assert.match(event.headers.authorization, /^Bearer /);
+      // API Gateway's format (`12/Mar/2020:19:03:58 +0000`), the same instant as timeEpoch.
+      assert.equal(event.requestContext.time, requestTime(new Date(event.requestContext.timeEpoch)));
     });
   }
+
+  it('stamps requestContext.time as API Gateway does: dd/Mon/yyyy:HH:mm:ss +0000, the instant of timeEpoch', () => {
+    assert.equal(requestTime(new Date(Date.UTC(2020, 2, 12, 19, 3, 58, 390))), '12/Mar/2020:19:03:58 +0000');
+    const { requestContext } = buildEvent(routes[0]!, {}, { method: 'GET', url: '/', headers: {} });
+    assert.match(requestContext.time, /^\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
+    assert.equal(requestContext.time, requestTime(new Date(requestContext.timeEpoch)));
+  });
 
   it('answers an unknown path with 404 and a wrong method with 405', async () => {
     assert.deepEqual((await h.call('GET', '/api/v1/nowhere')).body, { detail: 'Not Found' });
