@@ -4,7 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
-import { ensureSeed, fillFromSeed, localSettings, openLocalStores } from '../infra/local/runtime.ts';
+import {
+  ensureSeed,
+  exitIfFolderInUse,
+  fillFromSeed,
+  localSettings,
+  openLocalStores,
+} from '../infra/local/runtime.ts';
 import { functionId, routes } from '../infra/routes.ts';
 
 const [name, eventFile] = process.argv.slice(2);
@@ -27,7 +33,7 @@ const template = await readFile(eventPath, 'utf8')
   });
 process.env.LOG_LEVEL ??= 'silent';
 const { dataDir } = localSettings();
-const { aws, secret } = await openLocalStores(dataDir);
+const { aws, secret } = await openLocalStores(dataDir).catch(exitIfFolderInUse);
 const seed = await ensureSeed(dataDir, undefined, secret);
 const result = await invoke(route, JSON.parse(fillFromSeed(template, seed)));
 console.log(JSON.stringify(result, null, 2));

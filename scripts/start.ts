@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import {
   ensureSeed,
+  exitIfFolderInUse,
   localSettings,
   markRunning,
   markStopped,
@@ -10,7 +11,7 @@ import {
 import { startServer } from '../infra/local/server.ts';
 
 const { port, dataDir } = localSettings();
-const { aws, secret } = await openLocalStores(dataDir);
+const { aws, secret } = await openLocalStores(dataDir).catch(exitIfFolderInUse);
 if (!aws) {
   console.error(
     `Another instance is already serving ${dataDir}. Stop it, or set DATA_DIR to another folder.`,

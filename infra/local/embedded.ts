@@ -1,6 +1,7 @@
 // The embedded AWS of the local runtime and the tests: dynalite (DynamoDB on LevelDB) and s3rver
 // (S3 on the file system) on loopback ports, reached by the real SDK clients through the environment.
 import { mkdir, mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,10 +39,44 @@ export interface EmbeddedOptions {
   s3Port?: number;
 }
 
+/** Another process holds the data folder's DynamoDB files (an `npm run invoke` on its own stores, an
+ * `npm start` before it has written running.json). */
+export class DataFolderInUseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`${dataDir} is in use by another process`);
+  }
+}
+
+/** The LevelDB dynalite opens (its own copy of the `level` package). */
+const { Level } = createRequire(createRequire(import.meta.url).resolve('dynalite'))('level') as {
+  Level: new (path: string) => { open(): Promise<void>; close(): Promise<void> };
+};
+
+/**
+ * dynalite opens its LevelDB in the background: on a folder another process holds, the open fails
+ * unseen and its first request throws outside any promise, crashing the process with a stack trace.
+ * So the lock is tried first, and released for dynalite.
+ */
+async function claimDynamoDir(dataDir: string, dynamoDir: string) {
+  const db = new Level(dynamoDir);
+  try {
+    await db.open();
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED')
+      throw new DataFolderInUseError(dataDir);
+    throw error;
+  } finally {
+    await db.close();
+  }
+}
+
 export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<EmbeddedAws> {
   const dynamoDir = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : await mkdtemp(join(tmpdir(), 'tcs-s3-'));
-  if (dynamoDir) await mkdir(dynamoDir, { recursive: true });
+  if (options.dataDir && dynamoDir) {
+    await mkdir(dynamoDir, { recursive: true });
+    await claimDynamoDir(options.dataDir, dynamoDir);
+  }
   await mkdir(s3Dir, { recursive: true });
 
   const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });

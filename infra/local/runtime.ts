@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadOrCreateLocalSecretsKey } from '../../shared/crypto/local-key.ts';
-import { type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
+import { DataFolderInUseError, type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
 
@@ -85,6 +85,16 @@ export async function openLocalStores(dataDir: string): Promise<{ aws?: Embedded
     return { secret };
   }
   return { aws: await startEmbeddedAws({ dataDir }), secret };
+}
+
+/** What `npm start` and `npm run invoke` say when another process holds the folder's stores without
+ * serving them (an invoke on its own stores, a start not yet serving): one line, exit 1. */
+export function exitIfFolderInUse(error: unknown): never {
+  if (!(error instanceof DataFolderInUseError)) throw error;
+  console.error(
+    `Another process is using ${error.dataDir} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.`,
+  );
+  process.exit(1);
 }
 
 export async function markRunning(dataDir: string, aws: EmbeddedAws) {

@@ -316,6 +316,41 @@ describe('stopping the local server', () => {
   });
 });
 
+/** A script of package.json as npm runs it (in the package folder; INIT_CWD where npm was run), to
+ * its exit. */
+async function runScript(script: string, args: string[], env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL(`../../scripts/${script}`, import.meta.url)), ...args],
+    {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      // The SDK's Node.js 20 notice is not ours; without it stderr holds only what the script prints.
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const code = await within(
+    new Promise<number | null>((resolve) => child.once('close', resolve)),
+    60_000,
+    `${script} exiting`,
+  ).finally(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { code, stdout, stderr };
+}
+
+/** What start.ts and invoke.ts say about a data folder another process holds (runtime.ts). */
+const inUse = (folder: string) =>
+  `Another process is using ${folder} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.\n`;
+
 describe('npm start', () => {
   it('on a port already in use, exits 1 with one line naming the port and no stack trace', async () => {
     // Something else holds the port on the address the server binds (127.0.0.1).
@@ -324,29 +359,11 @@ describe('npm start', () => {
     const { port } = blocker.address() as { port: number };
     // DATA_DIR as README's local runtime documents it: a fresh folder, removed afterwards.
     const data = await mkdtemp(join(tmpdir(), 'tcs-start-'));
-    const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
+    try {
+      const { code, stdout, stderr } = await runScript('start.ts', [], {
         PORT: String(port),
         DATA_DIR: data,
-        // The SDK's Node.js 20 notice is not ours; without it stderr holds only what start.ts prints.
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    try {
-      const code = await within(exited, 30_000, 'npm start exiting');
+      });
       assert.equal(
         stderr,
         `Port ${port} is in use. Stop what listens there, or set PORT to another port.\n`,
@@ -355,45 +372,27 @@ describe('npm start', () => {
       assert.equal(code, 1);
       assert.equal(stdout, '', 'nothing printed as if it were serving');
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
       await rm(data, { recursive: true, force: true });
     }
   });
+
+  it('on a data folder another process holds without serving it (an invoke), exits 1 with one line', async () => {
+    // This process holds dataDir's stores and has written no running.json, as a running invoke does.
+    await markStopped(dataDir);
+    const { code, stdout, stderr } = await runScript('start.ts', [], { PORT: '0', DATA_DIR: dataDir });
+    assert.equal(stderr, inUse(dataDir), 'stderr');
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    // Its stores still answer.
+    const res = await fetch(`${server.url}/api/v1/projects/${seed.project_id}`, { headers: auth() });
+    assert.equal(res.status, 200);
+  });
 });
 
 describe('npm run invoke', () => {
-  /** The script as npm runs it: in the package folder, INIT_CWD the folder npm was run from. */
-  const runInvoke = async (args: string[], initCwd: string) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('../../scripts/invoke.ts', import.meta.url)), ...args],
-      {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        env: {
-          ...process.env,
-          INIT_CWD: initCwd,
-          DATA_DIR: dataDir,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    const code = await within(
-      new Promise<number | null>((resolve) => child.once('close', resolve)),
-      60_000,
-      'npm run invoke exiting',
-    ).finally(() => child.kill('SIGKILL'));
-    return { code, stdout, stderr };
-  };
+  const runInvoke = (args: string[], initCwd: string) =>
+    runScript('invoke.ts', args, { INIT_CWD: initCwd, DATA_DIR: dataDir });
 
   it('reads the event at an absolute path, or relative to where npm was run, as sam local invoke -e does', async () => {
     // Used as `npm start`'s stores (this process serves them), as invoke does while a server runs.
@@ -417,6 +416,10 @@ describe('npm run invoke', () => {
       assert.equal(missing.code, 2);
       assert.equal(missing.stdout, '');
       assert.match(missing.stderr, /^nothing\.json: cannot read the event \(ENOENT\): .*nothing\.json\n$/);
+      // The folder held by a process that serves nothing (another invoke): one line, exit 1.
+      await markStopped(dataDir);
+      const held = await runInvoke(['projects/get-project', event], folder);
+      assert.deepEqual([held.code, held.stdout, held.stderr], [1, '', inUse(dataDir)]);
     } finally {
       await markStopped(dataDir);
       await rm(folder, { recursive: true, force: true });
