@@ -1,6 +1,7 @@
 // The local runtime's data folder: embedded stores, the dev secret, seed.json, and a note of where
 // a running instance listens (so `npm run invoke` can use the same stores while `npm start` runs).
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadOrCreateLocalSecretsKey } from '../../shared/crypto/local-key.ts';
@@ -156,6 +157,10 @@ export async function ensureSeed(
     },
     ...ids,
   };
-  await writeFile(file, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+  // Whole or not at all: a reader (an invoke beside) that met it truncated would take it for missing
+  // and seed a second demo set. A rename replaces it in one step.
+  const written = `${file}.${randomUUID()}.tmp`;
+  await writeFile(written, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+  await rename(written, file);
   return seed;
 }

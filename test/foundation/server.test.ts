@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
@@ -72,6 +73,38 @@ describe('local server', () => {
     const kept = await ensureSeed(dataDir, undefined, secret);
     assert.equal(kept.base_url, server.url);
     assert.equal(JSON.parse(await readFile(join(dataDir, 'seed.json'), 'utf8')).base_url, server.url);
+  });
+
+  it('never leaves seed.json half-written for an invoke running beside (it re-seeded a second demo set)', async () => {
+    // Another process reading seed.json while this one rewrites it (every start and invoke does, for
+    // fresh tokens): a reader that met the file truncated took it for missing and seeded anew.
+    const reader = new Worker(
+      `const { readFileSync } = require('node:fs');
+      const { parentPort, workerData } = require('node:worker_threads');
+      let reads = 0, torn = 0, stop = false;
+      parentPort.on('message', () => { stop = true; });
+      (function loop() {
+        for (let i = 0; i < 200; i++) {
+          reads++;
+          try { JSON.parse(readFileSync(workerData, 'utf8')); } catch { torn++; }
+        }
+        if (stop) parentPort.postMessage({ reads, torn }); else setImmediate(loop);
+      })();`,
+      { eval: true, workerData: join(dataDir, 'seed.json') },
+    );
+    const counts = new Promise<{ reads: number; torn: number }>((resolve) => reader.once('message', resolve));
+    try {
+      for (let i = 0; i < 200; i++) {
+        const found = await ensureSeed(dataDir, undefined, secret);
+        assert.deepEqual([found.users.owner.id, found.project_id], [seed.users.owner.id, seed.project_id]);
+      }
+    } finally {
+      reader.postMessage('stop');
+    }
+    const { reads, torn } = await counts;
+    await reader.terminate();
+    assert.ok(reads > 200, `${reads} reads`);
+    assert.equal(torn, 0, `${torn} of ${reads} reads found seed.json half-written`);
   });
 
   it('fills every placeholder of every sample event from seed.json (npm run invoke)', async () => {
