@@ -24,8 +24,20 @@ const server = await startServer(port).catch(async (error: NodeJS.ErrnoException
   console.error(`Port ${port} is in use. Stop what listens there, or set PORT to another port.`);
   process.exit(1);
 });
-await markRunning(dataDir, aws);
+// From here a stop closes the stores and the server (a first start's seeding included).
+const shutdown = async () => {
+  await markStopped(dataDir);
+  await server.close();
+  await aws.close();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
+
 const seed = await ensureSeed(dataDir, server.url, secret);
+// Only now: an invoke that found running.json before seed.json existed would seed a second demo set
+// (until now, the folder is held and an invoke says so).
+await markRunning(dataDir, aws);
 
 const token = seed.users.owner.token;
 console.log(`Team Content Service listening on ${server.url}
@@ -40,12 +52,3 @@ Try:
   curl -X POST -H "Authorization: Bearer ${token}" -H 'content-type: application/json' \\
        -d '{"name":"Acme"}' ${server.url}/api/v1/brands
 `);
-
-const shutdown = async () => {
-  await markStopped(dataDir);
-  await server.close();
-  await aws.close();
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);

@@ -2,8 +2,8 @@
 // v2.0 body rule (bad UTF-8 included), the seed.json contract of `npm start`, how the server stops,
 // and what `npm start` says when its port is taken.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -351,7 +351,13 @@ describe('stopping the local server', () => {
 
 /** A script of package.json as npm runs it (in the package folder; INIT_CWD where npm was run), to
  * its exit. */
-async function runScript(script: string, args: string[], env: Record<string, string>) {
+async function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  /** What to do while it runs (a server's stop included): its exit is awaited after. */
+  whileRunning?: (child: ChildProcess) => Promise<void>,
+) {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(new URL(`../../scripts/${script}`, import.meta.url)), ...args],
@@ -370,13 +376,12 @@ async function runScript(script: string, args: string[], env: Record<string, str
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk;
   });
-  const code = await within(
-    new Promise<number | null>((resolve) => child.once('close', resolve)),
-    60_000,
-    `${script} exiting`,
-  ).finally(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const code = await (whileRunning?.(child) ?? Promise.resolve())
+    .then(() => within(exited, 60_000, `${script} exiting`))
+    .finally(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
   return { code, stdout, stderr };
 }
 
@@ -420,6 +425,27 @@ describe('npm start', () => {
     // Its stores still answer.
     const res = await fetch(`${server.url}/api/v1/projects/${seed.project_id}`, { headers: auth() });
     assert.equal(res.status, 200);
+  });
+
+  it('says it is running only once seed.json is written: an invoke meanwhile seeded a second demo set', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'tcs-start-'));
+    let seedAtFirstSight: boolean | undefined;
+    try {
+      const { code } = await runScript('start.ts', [], { PORT: '0', DATA_DIR: data }, async (child) => {
+        // An invoke finding running.json uses the server's stores and, with no seed.json yet, seeds.
+        const deadline = Date.now() + 60_000;
+        while (seedAtFirstSight === undefined && Date.now() < deadline && child.exitCode === null) {
+          const files = await readdir(data);
+          if (files.includes('running.json')) seedAtFirstSight = files.includes('seed.json');
+          else await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        child.kill('SIGTERM');
+      });
+      assert.equal(seedAtFirstSight, true, 'seed.json written before running.json');
+      assert.equal(code, 0);
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
   });
 });
 
