@@ -77,8 +77,11 @@ async function applyReport(report: ProviderReport): Promise<ProviderReportResult
     move = consented
       ? await moveAvatar(avatar.team_id, avatar.id, 'ready')
       : await moveAvatar(avatar.team_id, avatar.id, 'failed', AVATAR_TEXTS.consentMissing);
-  } else
-    move = await moveAvatar(avatar.team_id, avatar.id, 'failed', report.error ?? AVATAR_TEXTS.providerFailed);
+  } else {
+    // A blank reason is none: the client would show an empty message.
+    const reason = report.error?.trim() ? report.error : AVATAR_TEXTS.providerFailed;
+    move = await moveAvatar(avatar.team_id, avatar.id, 'failed', reason);
+  }
   const status = move.avatar?.status ?? avatar.status;
   log.info('avatar provider report', {
     avatar_id: avatar.id,

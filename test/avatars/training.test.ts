@@ -285,6 +285,10 @@ describe('training state machine', () => {
     const other = await training();
     await callback(h, report(other.team, other.avatar, 'failed'));
     assert.equal((await h.call('GET', statusUrl(other.team))).body.error, AVATAR_TEXTS.providerFailed);
+    // A blank reason is no reason: a client would show an empty message.
+    const blank = await training();
+    await callback(h, report(blank.team, blank.avatar, 'failed', { error: ' \n' }));
+    assert.equal((await h.call('GET', statusUrl(blank.team))).body.error, AVATAR_TEXTS.providerFailed);
   });
 
   it('a finished avatar does not move: late or repeated reports change nothing, ready → training is refused', async () => {
