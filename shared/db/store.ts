@@ -1,5 +1,4 @@
 // Thin helpers over the document client: the only place table names and key attributes meet the SDK.
-import { createHash } from 'node:crypto';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -11,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { config } from '../config.ts';
+import { sha256 } from '../digest.ts';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
 import { log } from '../log.ts';
@@ -395,8 +395,7 @@ export async function claimSetMembers(
   owner: string,
 ): Promise<boolean> {
   const { name, value, aliases } = expressionParts();
-  const token = (member: string) =>
-    `${owner}:${createHash('sha256').update(member).digest('base64url').slice(0, 11)}`;
+  const token = (member: string) => `${owner}:${sha256(member).slice(0, 11)}`;
   const [set, owners] = [name(sets.set), name(sets.owners)];
   const free = members.map(
     (member) => `(NOT contains(${set}, ${value(member)}) OR contains(${owners}, ${value(token(member))}))`,

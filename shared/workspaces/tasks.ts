@@ -40,9 +40,8 @@ export const toWorkspaceTask = (item: WorkspaceTaskItem): WorkspaceTask => ({
   created_at: item.created_at,
 });
 
-/** Creates a task in `pending` (members, and agents acting for them). */
 /**
- * The caller must be a member: its member item is read in the first wave (beside the claim of an
+ * Creates a task in `pending` (members, and agents acting for them). The caller must be a member: its member item is read in the first wave (beside the claim of an
  * Idempotency-Key, whose retry answers the task the first attempt made), the task written in the second.
  */
 export const createWorkspaceTask = (
