@@ -73,6 +73,48 @@ export function decodePythonJson(input: string): DecodeResult {
 
 /** An accepted body read again with its float literals and big integers as PythonNumber (only to echo
  * a 422's inputs: the scanner is far slower than JSON.parse). */
+/** How much larger a JSON text can be than what it says: `\u0001` is 6 bytes for 1. */
+export const MAX_JSON_ESCAPE_GROWTH = 6;
+
+/**
+ * The UTF-8 size of what a JSON text says: its bytes, less what each escape adds (`\n` is 2 bytes for
+ * 1, `\u00e9` 6 for 2, a surrogate pair 12 for 4). A body limit then means the same for a client that
+ * escapes every non-ASCII character (Python's `json.dumps` and `requests` by default) as for one that
+ * sends UTF-8. A malformed escape counts as 2 bytes for 1; parsing refuses it afterwards.
+ */
+export function unescapedJsonBytes(bytes: Buffer): number {
+  let size = bytes.length;
+  let i = bytes.indexOf(BACKSLASH);
+  while (i !== -1) {
+    const unit = bytes[i + 1] === LOWER_U ? hex4(bytes, i + 2) : undefined;
+    if (unit === undefined) {
+      size -= 1;
+      i = bytes.indexOf(BACKSLASH, i + 2);
+      continue;
+    }
+    const low =
+      unit >= 0xd800 && unit < 0xdc00 && bytes[i + 6] === BACKSLASH && bytes[i + 7] === LOWER_U
+        ? hex4(bytes, i + 8)
+        : undefined;
+    if (low !== undefined && low >= 0xdc00 && low < 0xe000) {
+      size -= 12 - 4;
+      i = bytes.indexOf(BACKSLASH, i + 12);
+    } else {
+      size -= 6 - (unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3); // a lone surrogate: 3, as U+FFFD
+      i = bytes.indexOf(BACKSLASH, i + 6);
+    }
+  }
+  return size;
+}
+
+const BACKSLASH = 0x5c;
+const LOWER_U = 0x75;
+
+const hex4 = (bytes: Buffer, at: number): number | undefined => {
+  const digits = bytes.toString('latin1', at, at + 4);
+  return HEX4.test(digits) ? Number.parseInt(digits, 16) : undefined;
+};
+
 export const decodePythonNumbers = (input: string): DecodeResult =>
   new Scanner(withoutBom(input), true).decode();
 

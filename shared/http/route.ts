@@ -19,7 +19,13 @@ import {
   type ValidationItem,
 } from './errors.ts';
 import type { FormBody } from './multipart.ts';
-import { BodyTooDeepError, decodePythonJson, encodePythonJson } from './python-json.ts';
+import {
+  BodyTooDeepError,
+  decodePythonJson,
+  encodePythonJson,
+  MAX_JSON_ESCAPE_GROWTH,
+  unescapedJsonBytes,
+} from './python-json.ts';
 import { hideSecretInputs } from './secret-inputs.ts';
 import { cutEchoes, echoNumberLiterals, validateRequest } from './validation.ts';
 
@@ -177,9 +183,16 @@ const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Co
     if (!body) return;
     // Decoded size without decoding (base64: 3 bytes in every 4 characters, less the `=` padding).
     const size = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
-    // A route's larger limit is for its multipart form; a JSON body has the JSON limit on every route.
-    const limit = isJson(mediaType(request.event)) ? Math.min(maxBytes, DEFAULT_BODY_LIMIT_BYTES) : maxBytes;
-    if (size > limit) throw new PayloadTooLargeError(limit);
+    if (!isJson(mediaType(request.event))) {
+      if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
+      return;
+    }
+    // A route's larger limit is for its multipart form; a JSON body has the JSON limit on every route,
+    // on what it says rather than how it is escaped (the same room for every client's encoder).
+    const limit = Math.min(maxBytes, DEFAULT_BODY_LIMIT_BYTES);
+    if (size <= limit) return;
+    if (size > limit * MAX_JSON_ESCAPE_GROWTH || unescapedJsonBytes(rawBody(request.event)!) > limit)
+      throw new PayloadTooLargeError(limit);
   },
 });
 

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { PAGE_MAX_BYTES } from '../../shared/db/store.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { asciiJson } from '../support/python-json.ts';
 
 let h: Harness;
 before(async () => {
@@ -252,6 +253,28 @@ describe('POST /api/v1/brands', () => {
     assert.deepEqual(tooLong.body, {
       detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes`,
     });
+  });
+
+  it('the limit is on what the body says, not on how it is escaped: a Python client gets the same room', async () => {
+    // Python's json.dumps (and requests) write 😀 as \ud83d\ude00: 12 bytes on the wire for 4 of text.
+    const post = (description: string) =>
+      h.call('POST', '/api/v1/brands', {
+        body: asciiJson({ name: 'Escaped', description }),
+        headers: { 'content-type': 'application/json' },
+      });
+    const description = '😀'.repeat(DEFAULT_BODY_LIMIT_BYTES / 4 - 100);
+    assert.ok(Buffer.byteLength(asciiJson({ description })) > 2.9 * DEFAULT_BODY_LIMIT_BYTES);
+    const created = await post(description);
+    assert.equal(created.status, 201);
+    assert.equal(created.body.description, description);
+    assert.equal((await h.call('GET', `/api/v1/brands/${created.body.id}`)).body.description, description);
+    // Past the limit in what it says, it is refused as the same text in UTF-8 is.
+    const over = '😀'.repeat(DEFAULT_BODY_LIMIT_BYTES / 4 + 1);
+    for (const res of [await post(over), await create({ name: 'Escaped', description: over })])
+      assert.deepEqual(
+        [res.status, res.body],
+        [413, { detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes` }],
+      );
   });
 
   it('nothing is written when validation fails', async () => {

@@ -9,6 +9,7 @@ import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { asciiJson } from '../support/python-json.ts';
 
 let h: Harness;
 before(async () => {
@@ -311,6 +312,29 @@ describe('projects', () => {
       ok.body.project_tasks.map((t: { budget_usd: number }) => t.budget_usd),
       Object.values(read),
     );
+  });
+
+  it('takes a body with every field at its maximum however the client escapes it (Python: 425 KB on the wire)', async () => {
+    const text = (max: number) => '😀'.repeat(max);
+    const L = PROJECT_LIMITS;
+    const project = {
+      title: text(L.title.max),
+      description: text(L.description.max),
+      mode: 'composer',
+      composer_prompt: text(L.composerPrompt.max),
+      bundle_template: text(L.bundleTemplate.max),
+      tasks: Array.from({ length: L.initialTasks }, () => ({ title: text(L.taskTitle.max), budget_usd: 1 })),
+    };
+    const body = asciiJson(project);
+    assert.ok(Buffer.byteLength(body) > 400_000); // over the 256 KiB limit as wire bytes
+    const created = await h.call('POST', '/api/v1/projects', {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(created.status, 201, created.text.slice(0, 200));
+    const read = await h.call('GET', `/api/v1/projects/${created.body.id}`);
+    assert.equal(read.body.composer_prompt, project.composer_prompt);
+    assert.equal(read.body.task_count, L.initialTasks);
   });
 
   it('refuses more than 100 initial tasks with too_long', async () => {

@@ -8,7 +8,9 @@ import {
   encodePythonJson,
   PythonNumber,
   pythonFloatRepr,
+  unescapedJsonBytes,
 } from '../../shared/http/python-json.ts';
+import { asciiJson } from '../support/python-json.ts';
 
 const fails = (text: string) => {
   const r = decodePythonJson(text);
@@ -166,6 +168,34 @@ describe('decodePythonJson: accepted values', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('unescapedJsonBytes: the size of what a JSON text says', () => {
+  const measure = (text: string) => unescapedJsonBytes(Buffer.from(text, 'utf8'));
+
+  it('is the same however a client escapes the same value (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const utf8 = JSON.stringify(v);
+        assert.equal(measure(asciiJson(v)), measure(utf8));
+        assert.ok(measure(utf8) <= Buffer.byteLength(utf8));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('counts each escape as the UTF-8 of what it stands for', () => {
+    const raw = String.raw;
+    assert.equal(measure(raw`"\\n"`), 4); // quotes, an escaped backslash, a plain n
+    assert.equal(measure(raw`"\n\t\"\/"`), 6);
+    assert.equal(measure(raw`"\u0041\u00e9\u20ac"`), 2 + 1 + 2 + 3);
+    assert.equal(measure(raw`"\ud83d\ude00"`), 2 + 4); // a surrogate pair is one 4-byte character
+    assert.equal(measure(raw`"\ud83d"`), 2 + 3); // a lone surrogate: 3 bytes, as U+FFFD
+    assert.equal(measure(raw`"\ude00\ud83d"`), 2 + 6); // the wrong order is two lone ones
+    assert.equal(measure(raw`"\uZZZZ"`), 2 + 5); // malformed: 2 bytes for 1, parsing refuses it later
+    assert.equal(measure(raw`"\u12`), 4);
+    assert.equal(measure('"\\'), 1); // a dangling backslash at the end
   });
 });
 
