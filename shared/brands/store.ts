@@ -73,7 +73,7 @@ export const countBrandKit = (brandId: string, kitId: string, limit: number, at:
   addToCounters(brandKeys.brand(brandId), KIT_COUNT, {
     once: countedKit(kitId),
     below: { brand_kit_count: limit },
-    set: { updated_at: at },
+    touched: at,
   });
 
 /** The kit was not saved after all: the count it added (if any) is taken back. */

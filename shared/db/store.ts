@@ -311,19 +311,25 @@ type Once = { set: string; token: string };
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
  * With `once`, only once per token; with `below`, each named counter must stay under its limit:
- * false when one has reached it. `set` writes attributes in the same update (the parent's
- * `updated_at`: its read answers the counters, so their change is its change).
+ * false when one has reached it. `touched` moves the parent's `updated_at` to that time in the same
+ * update (its read answers the counters, so their change is its change), never back: when a
+ * concurrent update has moved it later, the counters alone are added.
  */
 export async function addToCounters(
   keys: Keys,
   counters: Record<string, number>,
-  options: { once?: Once; below?: Record<string, number>; set?: Item } = {},
+  options: { once?: Once; below?: Record<string, number>; touched?: string } = {},
 ): Promise<boolean> {
-  const { once, below } = options;
+  const { once, below, touched } = options;
   const { name, value, condition, aliases } = expressionParts();
-  const sets = Object.entries(options.set ?? {}).map(([a, v]) => `${name(a)} = ${value(v)}`);
+  const sets: string[] = [];
   const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(by)}`);
   const conditions = [condition({ exists: ['pk'], below })];
+  if (touched) {
+    const updatedAt = name('updated_at');
+    sets.push(`${updatedAt} = ${value(touched)}`);
+    conditions.push(`(attribute_not_exists(${updatedAt}) OR ${updatedAt} < ${value(touched)})`);
+  }
   if (once) {
     // The token joins a set in the same update, which refuses a token already there, so a write the
     // SDK retries after a lost response does not count twice.
@@ -343,12 +349,16 @@ export async function addToCounters(
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || below)) throw error;
+    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || below || touched))
+      throw error;
     // Which condition failed: a missing item fails as before; a token already counted is done (only
-    // this call's own take-back could have removed it since); otherwise a limit refused the update.
+    // this call's own take-back could have removed it since); a later `updated_at` is kept, and the
+    // counters go again without it; otherwise a limit refused the update.
     const item = await getItem<Item>(keys);
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
+    if (touched && typeof item.updated_at === 'string' && item.updated_at >= touched)
+      return addToCounters(keys, counters, { once, below });
     if (below) return false;
     throw error;
   }

@@ -204,5 +204,5 @@ const countTask = (item: ProjectTaskItem) =>
       completed_count: item.status === 'completed' ? 1 : 0,
       total_budget_cents: item.budget_cents,
     },
-    { set: { updated_at: item.created_at } },
+    { touched: item.created_at },
   );

@@ -9,7 +9,6 @@ import {
   addToCounters,
   deleteMany,
   getItem,
-  type Item,
   put,
   putMany,
   putNew,
@@ -61,10 +60,10 @@ async function writeWithTeam(
   change: { counters?: Record<string, number>; shown?: boolean },
 ): Promise<void> {
   const team = teamKeys.team(teamId);
-  const set: Item = change.shown ? { updated_at: nowIso() } : {};
+  const touched = change.shown ? nowIso() : undefined;
   try {
-    if (change.counters) await addToCounters(team, change.counters, { set });
-    else await setFields(team, set);
+    if (change.counters) await addToCounters(team, change.counters, { touched });
+    else if (touched) await setFields(team, { updated_at: touched });
   } catch (error) {
     await deleteMany(written).catch(() => undefined);
     throw error;

@@ -197,6 +197,24 @@ describe('projects', () => {
     assert.equal(entry.updated_at, later);
   });
 
+  it('its updated_at never moves back: a task stamped earlier whose counters land later is counted, the time kept', async () => {
+    const created = await h.call('POST', '/api/v1/projects', { json: { title: 'Racing' } });
+    const at = (minutes: number) => new Date(Date.parse(created.body.created_at) + minutes * 60_000);
+    try {
+      setClock(at(2));
+      await addProjectTask(created.body.id, { title: 'landed first', status: 'pending', budget_usd: 1 });
+      setClock(at(1));
+      await addProjectTask(created.body.id, { title: 'landed second', status: 'completed', budget_usd: 2 });
+    } finally {
+      setClock(undefined);
+    }
+    const read = (await h.call('GET', `/api/v1/projects/${created.body.id}`)).body;
+    assert.deepEqual(
+      [read.updated_at, read.task_count, read.completed_count, read.total_budget_usd],
+      [at(2).toISOString(), 2, 1, 3],
+    );
+  });
+
   it('a task whose counters cannot be written is taken back: no task is listed that the counts leave out', async () => {
     const created = await h.call('POST', '/api/v1/projects', {
       json: { title: 'Counted or not', tasks: [{ title: 'first', budget_usd: 1 }] },

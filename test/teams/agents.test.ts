@@ -79,6 +79,19 @@ describe("the team's updated_at", () => {
       '2026-11-18T13:00:00.000Z',
     );
   });
+
+  it('never moves back: an update stamped earlier that lands after a later one adds its count, keeps the later time', async () => {
+    setClock(new Date('2026-11-18T12:00:00.000Z'));
+    const team = await createTeam(h);
+    // Two agents write at once; the one that took its time second lands first.
+    setClock(new Date('2026-11-18T12:05:00.000Z'));
+    await addActivity(team.id, { action_type: 'note', description: 'Landed first' });
+    setClock(new Date('2026-11-18T12:04:00.000Z'));
+    await addActivity(team.id, { action_type: 'note', description: 'Landed second' });
+    const read = (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
+    assert.equal(read.updated_at, '2026-11-18T12:05:00.000Z');
+    assert.equal(read.recent_activity.length, 2);
+  });
 });
 
 describe('updateTask', () => {
