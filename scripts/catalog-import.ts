@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { exitIfFolderInUse, localSettings, openLocalStores } from '../infra/local/runtime.ts';
+import { exitOnLocalProblem, localSettings, openLocalStores } from '../infra/local/runtime.ts';
 import { isMerchantType } from '../shared/shopping/catalog.ts';
 import { FeedError, type FeedFormat } from '../shared/shopping/feeds.ts';
 import { type ImportOptions, importCatalogFeed } from '../shared/shopping/import.ts';
@@ -78,7 +78,7 @@ export async function runImport(argv: string[], print = console.log): Promise<nu
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.env.LOG_LEVEL ??= 'silent';
-  const { aws } = await openLocalStores(localSettings().dataDir).catch(exitIfFolderInUse);
+  const { aws } = await openLocalStores(localSettings().dataDir).catch(exitOnLocalProblem);
   try {
     process.exitCode = await runImport(process.argv.slice(2));
   } finally {

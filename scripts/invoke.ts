@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
 import {
   ensureSeed,
-  exitIfFolderInUse,
+  exitOnLocalProblem,
   fillFromSeed,
   localSettings,
   openLocalStores,
@@ -33,8 +33,11 @@ const template = await readFile(eventPath, 'utf8')
   });
 process.env.LOG_LEVEL ??= 'silent';
 const { dataDir } = localSettings();
-const { aws, secret } = await openLocalStores(dataDir).catch(exitIfFolderInUse);
-const seed = await ensureSeed(dataDir, undefined, secret);
+const { aws, secret } = await openLocalStores(dataDir).catch(exitOnLocalProblem);
+const seed = await ensureSeed(dataDir, undefined, secret).catch(async (error) => {
+  await aws?.close();
+  return exitOnLocalProblem(error);
+});
 const result = await invoke(route, JSON.parse(fillFromSeed(template, seed)));
 console.log(JSON.stringify(result, null, 2));
 await aws?.close();

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import {
   ensureSeed,
-  exitIfFolderInUse,
+  exitOnLocalProblem,
   localSettings,
   markRunning,
   markStopped,
@@ -11,7 +11,7 @@ import {
 import { startServer } from '../infra/local/server.ts';
 
 const { port, dataDir } = localSettings();
-const { aws, secret } = await openLocalStores(dataDir).catch(exitIfFolderInUse);
+const { aws, secret } = await openLocalStores(dataDir).catch(exitOnLocalProblem);
 if (!aws) {
   console.error(
     `Another instance is already serving ${dataDir}. Stop it, or set DATA_DIR to another folder.`,
@@ -34,7 +34,11 @@ const shutdown = async () => {
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
 
-const seed = await ensureSeed(dataDir, server.url, secret);
+const seed = await ensureSeed(dataDir, server.url, secret).catch(async (error) => {
+  await server.close();
+  await aws.close();
+  return exitOnLocalProblem(error);
+});
 // Only now: an invoke that found running.json before seed.json existed would seed a second demo set
 // (until now, the folder is held and an invoke says so).
 await markRunning(dataDir, aws);

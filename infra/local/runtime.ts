@@ -88,14 +88,47 @@ export async function openLocalStores(dataDir: string): Promise<{ aws?: Embedded
   return { aws: await startEmbeddedAws({ dataDir }), secret };
 }
 
-/** What `npm start` and `npm run invoke` say when another process holds the folder's stores without
- * serving them (an invoke on its own stores, a start not yet serving): one line, exit 1. */
-export function exitIfFolderInUse(error: unknown): never {
-  if (!(error instanceof DataFolderInUseError)) throw error;
-  console.error(
-    `Another process is using ${error.dataDir} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.`,
-  );
+/** What the local scripts say, in one line and exit 1, when the data folder cannot be used as it is:
+ * another process holds its stores without serving them (an invoke on its own stores, a start not yet
+ * serving), or its seed.json cannot be read. Any other error is thrown on. */
+export function exitOnLocalProblem(error: unknown): never {
+  if (error instanceof DataFolderInUseError)
+    console.error(
+      `Another process is using ${error.dataDir} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.`,
+    );
+  else if (error instanceof UnreadableSeedError) console.error(error.message);
+  else throw error;
   process.exit(1);
+}
+
+/** seed.json is there but is not one this runtime wrote. Seeding anew would add a second demo set
+ * beside the first and forget the first one's ids, so the scripts stop and say so. */
+export class UnreadableSeedError extends Error {
+  constructor(file: string, reason: string) {
+    super(
+      `${file} cannot be read (${reason}). Fix it, or delete it to seed a new demo set beside the data already there.`,
+    );
+  }
+}
+
+/** seed.json as written, or undefined before the first seeding. */
+async function readSeed(file: string): Promise<SeedFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UnreadableSeedError(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+  let seed: Partial<SeedFile>;
+  try {
+    seed = JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableSeedError(file, `not JSON: ${(error as Error).message}`);
+  }
+  if (typeof seed?.users?.owner?.id !== 'string' || typeof seed.users.other?.id !== 'string')
+    throw new UnreadableSeedError(file, 'no users.owner.id and users.other.id');
+  return seed as SeedFile;
 }
 
 export async function markRunning(dataDir: string, aws: EmbeddedAws) {
@@ -140,7 +173,7 @@ export async function ensureSeed(
   secret: string,
 ): Promise<SeedFile> {
   const file = join(dataDir, 'seed.json');
-  const existing = await readJson<SeedFile>(file);
+  const existing = await readSeed(file);
   baseUrl ??= existing?.base_url ?? `http://localhost:${localSettings().port}`;
   let users: SeedUsers;
   let ids: SeedIds;

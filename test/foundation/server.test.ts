@@ -427,6 +427,32 @@ describe('npm start', () => {
     assert.equal(res.status, 200);
   });
 
+  it('on a seed.json it cannot read, exits 1 with one line and seeds nothing (it seeded a second demo set)', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'tcs-start-'));
+    const file = join(data, 'seed.json');
+    try {
+      for (const [broken, reason] of [
+        ['{"base_url": "http://localhost:3000", "users": {', /not JSON: /],
+        ['{"project_id": "x"}', /no users\.owner\.id and users\.other\.id/],
+      ] as const) {
+        await writeFile(file, broken);
+        const { code, stdout, stderr } = await runScript('start.ts', [], { PORT: '0', DATA_DIR: data });
+        assert.equal(code, 1);
+        assert.equal(stdout, '');
+        assert.match(stderr, new RegExp(`^${file.replaceAll('.', '\\.')} cannot be read \\(`));
+        assert.match(stderr, reason);
+        assert.match(
+          stderr,
+          /Fix it, or delete it to seed a new demo set beside the data already there\.\n$/,
+        );
+        assert.equal(stderr.split('\n').length, 2, 'one line');
+        assert.equal(await readFile(file, 'utf8'), broken, 'left as it was');
+      }
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  });
+
   it('says it is running only once seed.json is written: an invoke meanwhile seeded a second demo set', async () => {
     const data = await mkdtemp(join(tmpdir(), 'tcs-start-'));
     let seedAtFirstSight: boolean | undefined;
