@@ -5,15 +5,7 @@
 // (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
-import {
-  addToCounters,
-  deleteMany,
-  getItem,
-  put,
-  putMany,
-  putNew,
-  updateItem,
-} from '../db/store.ts';
+import { addToCounters, deleteMany, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { teamKeys } from './keys.ts';
