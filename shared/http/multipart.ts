@@ -5,6 +5,7 @@ import type { Request } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
+import { bareMediaType } from '../media-type.ts';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
 import { valueError } from './fields.ts';
 
@@ -185,6 +186,23 @@ function lastValue(value: unknown, lastIsFile: boolean | undefined): unknown {
   return texts.length > 0 ? texts.at(-1) : '';
 }
 
+const URL_ENCODED = 'application/x-www-form-urlencoded';
+
+/** A URL-encoded body, which Starlette reads as a form too: text fields only (so a file field given
+ * text fails as in FastAPI), the last value of a repeated name, an empty one absent. */
+function urlEncodedFields(event: APIGatewayProxyEventV2): Record<string, string> {
+  const text = Buffer.from(event.body!, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+  const last = new Map<string, string>();
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (++count > FORM_LIMITS.fields)
+      throw new BadRequestError(`Too many fields. Maximum number of fields is ${FORM_LIMITS.fields}.`);
+    last.set(name, value);
+  }
+  // fromEntries defines each name as an own property, `__proto__` included.
+  return Object.fromEntries([...last].filter(([, value]) => value !== ''));
+}
+
 export function formBody<S extends v.GenericSchema>(
   schema: S,
   options: { maxFileBytes: number },
@@ -203,6 +221,7 @@ export function formBody<S extends v.GenericSchema>(
     maxFileBytes: options.maxFileBytes,
     async parse(event) {
       if (!event.body) return undefined;
+      if (bareMediaType(event.headers?.['content-type']) === URL_ENCODED) return urlEncodedFields(event);
       // No usable boundary (see multipartBoundary): the body is not read, the form is empty.
       const boundary = multipartBoundary(event.headers?.['content-type']);
       if (boundary === undefined) return undefined;

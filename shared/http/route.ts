@@ -245,7 +245,7 @@ const requestValidator = (schemas: Schemas): MiddlewareObj<Event, Result, Error,
     // A route taking both reads JSON as the body and anything else as the form (FastAPI's File()).
     const asForm = form !== undefined && (isMultipart(type) || !schemas.body || !isJson(type));
     let body: unknown;
-    if (asForm) body = isMultipart(type) ? await form.parse(event) : undefined;
+    if (asForm) body = await form.parse(event);
     else if (schemas.body) body = parseJsonBody(event);
     const input = validateRequest(
       {

@@ -278,18 +278,20 @@ describe('avatar upload: bad input', () => {
 
   it('a text part where the video file belongs is FastAPI’s UploadFile value error', async () => {
     const res = await uploadVideo(h, team, { video: 'not a file', consent_attestation: 'true' });
-    assert.deepEqual(
-      res.body,
-      formError(
-        'video',
-        'value_error',
-        "Value error, Expected UploadFile, received: <class 'str'>",
-        'not a file',
-        {
-          error: {},
-        },
-      ),
+    const notAFile = formError(
+      'video',
+      'value_error',
+      "Value error, Expected UploadFile, received: <class 'str'>",
+      'not a file',
+      { error: {} },
     );
+    assert.deepEqual(res.body, notAFile);
+    // A URL-encoded form is a form to FastAPI too (it said every field was missing).
+    const encoded = await h.call('POST', uploadUrl(team), {
+      body: 'video=not+a+file&consent_attestation=true&subject_is_minor=',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.deepEqual([encoded.status, encoded.body], [422, notAFile]);
   });
 
   it('reads booleans as FastAPI does: true/1/yes/on/t/y, false/0/no/off/f/n, any case', async () => {

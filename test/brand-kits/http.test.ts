@@ -16,6 +16,7 @@ import { brandKeys } from '../../shared/brands/keys.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { DICT_MAX_DEPTH } from '../../shared/http/fields.ts';
+import { FORM_LIMITS } from '../../shared/http/multipart.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { CUT_ECHO_LENGTH } from '../../shared/http/validation.ts';
 import { newId } from '../../shared/ids.ts';
@@ -166,20 +167,36 @@ describe('POST /api/v1/brand-kits/generate-from-upload', () => {
     assert.equal(whole.body.detail[0].input, content.slice(0, 100_000));
   });
 
-  it('refuses a text part named file as FastAPI does', async () => {
-    const res = await generate(multipart({ name: 'file', content: 'notafile' }));
-    assert.equal(res.status, 422);
-    assert.deepEqual(res.body, {
+  it('refuses a text part named file as FastAPI does, in a multipart or a URL-encoded form', async () => {
+    const notAFile = (input: string) => ({
       detail: [
         {
           type: 'value_error',
           loc: ['body', 'file'],
           msg: "Value error, Expected UploadFile, received: <class 'str'>",
-          input: 'notafile',
+          input,
           ctx: { error: {} },
         },
       ],
     });
+    const res = await generate(multipart({ name: 'file', content: 'notafile' }));
+    assert.deepEqual([res.status, res.body], [422, notAFile('notafile')]);
+    // Starlette reads a URL-encoded body as a form too: the last value of a name, an empty one absent.
+    const urlEncoded = (body: string) =>
+      h.call('POST', GENERATE, { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const encoded = await urlEncoded('file=first&file=caf%C3%A9+notes&__proto__=x');
+    assert.deepEqual([encoded.status, encoded.body], [422, notAFile('café notes')]);
+    const empty = await urlEncoded('file=');
+    assert.deepEqual(empty.body, {
+      detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }],
+    });
+    const many = await urlEncoded(
+      Array.from({ length: FORM_LIMITS.fields + 1 }, (_, i) => `f${i}=1`).join('&'),
+    );
+    assert.deepEqual(
+      [many.status, many.body],
+      [400, { detail: `Too many fields. Maximum number of fields is ${FORM_LIMITS.fields}.` }],
+    );
   });
 
   it('refuses what is neither PDF nor DOCX with 415, whatever it is called', async () => {
