@@ -59,8 +59,13 @@ export class HttpAvatarProvider implements AvatarProvider {
     } catch (error) {
       throw new ProviderUnavailableError(`avatar provider unreachable: ${(error as Error).name}`);
     }
-    const text = await response.text();
-    if (!response.ok) throw new ProviderUnavailableError(`avatar provider answered ${response.status}`);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ProviderUnavailableError(`avatar provider answered ${response.status}`);
+    }
+    // The status took the job: a body cut short or stalled past the timeout leaves it taken (failing
+    // the avatar here would drop the provider's report of it), under our id when it names none.
+    const text = await response.text().catch(() => '');
     let jobId = job.avatar_id;
     try {
       const parsed = JSON.parse(text) as { job_id?: unknown };

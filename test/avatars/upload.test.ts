@@ -619,6 +619,28 @@ describe('avatar provider over HTTP', () => {
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 
+  it('a 2xx whose body is cut short has still taken the job: the avatar trains (it was failed, its report lost)', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(202, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"job_id":"jo', () => res.socket?.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    const team = await avatarTeam(h.owner.id);
+    try {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 202, res.text);
+      const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
+      assert.deepEqual([status.body.status, status.body.avatar_id], ['training', res.body.avatar_id]);
+    } finally {
+      delete process.env.AVATAR_PROVIDER_URL;
+      server.close();
+    }
+  });
+
   it('a provider URL that redirects is not followed: the job would reach it as a GET, without its body', async () => {
     // fetch turns a POST answered with 301/302/303 into a GET of the new location: the job was lost
     // and any 2xx there (a landing page) was taken for the provider's acceptance.
