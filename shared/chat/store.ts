@@ -190,8 +190,26 @@ export async function storeUserMessage(
   identity: Identity,
 ): Promise<ChatMessage> {
   const message = newMessage(sessionId, 'user', blocksFor(taken), identity);
-  const [written, named] = await Promise.all([putMessage(message), claimDocumentNames(sessionId, message)]);
-  if (written) return named ? message : renameDocuments(message, blocksFor);
+  // Both settle before anything is answered: a failed claim must not leave the put landing after it.
+  const [put, claim] = await Promise.allSettled([
+    putMessage(message),
+    claimDocumentNames(sessionId, message),
+  ]);
+  if (put.status === 'rejected') throw put.reason;
+  if (put.value) {
+    // Ours is written. Should its names fail to be claimed (a fault), it goes again: a message left
+    // holding names the session does not hold would let a later document take one of them (and
+    // Converse refuse every later turn); the keyed retry writes it anew and claims them.
+    try {
+      if (claim.status === 'rejected') throw claim.reason;
+      return claim.value ? message : await renameDocuments(message, blocksFor);
+    } catch (error) {
+      await deleteItem(chatKeys.message(sessionId, message.id)).catch(() => undefined);
+      throw error;
+    }
+  }
+  if (claim.status === 'rejected') throw claim.reason;
+  const named = claim.value;
   // The twin's message holds the names its own session read gave: those are the ones to claim.
   const stored = (await readMessage(sessionId, message.id)) ?? message;
   const same = documentNamesOf(stored.content).join('\n') === documentNamesOf(message.content).join('\n');

@@ -720,6 +720,51 @@ describe('chat attachments', () => {
     }
   });
 
+  it('a send whose document names cannot be claimed (a fault) leaves no message; its keyed retry claims them', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Faulty' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const json = { content: 'x', attachments: [{ key: notes }] };
+    // The names' claim (the session's UpdateItem) fails once per send, after the SDK's own retries;
+    // the message's PutItem beside it succeeds.
+    let failures = 0;
+    const name = `fail-name-claim-${chat}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: unknown; ConditionExpression?: string };
+        const claim =
+          context.commandName?.startsWith('Update') &&
+          JSON.stringify(input.Key).includes(chat) &&
+          input.ConditionExpression?.includes('contains');
+        if (claim && failures-- > 0)
+          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      failures = 1;
+      const plain = await h.call('POST', url, { json });
+      assert.equal(plain.status, 503, plain.text);
+      // No message holds a name the session does not: a resend (or the next file) names it anew.
+      assert.deepEqual((await h.call('GET', url)).body.messages, []);
+      failures = 1;
+      const headers = { 'idempotency-key': 'faulty' };
+      assert.equal((await h.call('POST', url, { json, headers })).status, 503);
+      const retried = await h.call('POST', url, { json, headers });
+      assert.equal(retried.status, 201, retried.text);
+      const next = await h.call('POST', url, { json });
+      assert.equal(next.status, 201, next.text);
+      const names = (await h.call('GET', url)).body.messages.map(
+        (m: { content: { document?: { name: string } }[] }) => m.content[1]!.document!.name,
+      );
+      assert.equal(new Set(names).size, names.length, `duplicate document names: ${names.join(', ')}`);
+      assert.equal(names.length, 2);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+  });
+
   it("a send whose plain names keep being taken gets a name marked with its message's id, not a 503", async () => {
     const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Crowded' } })).body.id;
     const notes = await upload('notes.md', { type: 'text/markdown' });
