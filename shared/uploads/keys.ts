@@ -6,15 +6,19 @@ export const userUploadPrefix = (userId: string) => `${UPLOADS_PREFIX}${userId}/
 
 /** No key of ours has a longer part below the user's prefix (ids, and file names of at most 100). */
 const MAX_KEY_PART_BYTES = 200;
+/** S3's limit on a key's UTF-8 bytes: it answers a request naming a longer one 400 KeyTooLongError. */
+const S3_KEY_MAX_BYTES = 1024;
 
 /**
  * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, no
  * control character or lone surrogate, which no key of ours holds and the S3 client cannot even
  * encode into a request URL (it throws `URIError`), and no part longer than any key of ours has
- * (the embedded S3 fails on a file name of about 245 characters, where S3 would answer 404).
+ * (the embedded S3 fails on a file name of about 245 characters, where S3 would answer 404), nor
+ * more bytes in all than S3 takes (1,024 characters can be 4 KB of UTF-8; S3 answers 400, not 404).
  */
 export const isKeyUnder = (prefix: string, key: string) =>
   key.startsWith(prefix) &&
+  Buffer.byteLength(key) <= S3_KEY_MAX_BYTES &&
   !key.includes('..') &&
   !key.includes('//') &&
   !/[\p{Cc}\p{Cs}]/u.test(key) &&

@@ -305,6 +305,39 @@ describe('chat attachments', () => {
     ]);
   });
 
+  it('refuses a key past S3’s 1,024 bytes (1,024 characters of several bytes each) as 422, not 500', async () => {
+    // S3 answers any request naming such a key 400 KeyTooLongError (the embedded S3 does not): the
+    // SDK client is made to answer as S3 does.
+    const name = 'key-too-long';
+    s3().middlewareStack.add(
+      (next) => async (args) => {
+        const key = (args.input as { Key?: string }).Key;
+        if (key !== undefined && Buffer.byteLength(key) > 1024)
+          throw Object.assign(new Error('Your key is too long'), {
+            name: 'KeyTooLongError',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 400 },
+          });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      // Parts of 50 × 'é' (100 bytes): each within the length a part of ours may have.
+      const prefix = userUploadPrefix(h.owner.id);
+      const parts = Array.from({ length: 10 }, () => 'é'.repeat(50));
+      const key = `${prefix}${parts.join('/')}.png`;
+      assert.ok([...key].length <= CHAT_LIMITS.key.max && Buffer.byteLength(key) > 1024);
+      const res = await send({ content: 'x', attachments: [{ key }] });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(res.body.detail, [
+        valueError(['body', 'attachments', 0, 'key'], key, 'key is not one of your uploads'),
+      ]);
+    } finally {
+      s3().middlewareStack.remove(name);
+    }
+  });
+
   it('refuses unsupported types at the key, or at media_type when the client named it', async () => {
     const video = await upload('clip.mp4', { type: 'video/mp4' });
     const unknown = await upload('data.bin');
