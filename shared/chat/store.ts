@@ -58,10 +58,6 @@ const toMessage = (item: ChatMessage): ChatMessage => ({
   created_at: item.created_at,
 });
 
-/** A team or project named in the body must be the caller's, like any path id. */
-const ownedReference = async (userId: string, keys: { pk: string; sk: string }, resource: string) =>
-  ownedBy(await getItem<{ owner?: string }>(keys), userId, resource);
-
 /**
  * A team or project, when named, must be the caller's: both are read in the first wave (beside the
  * claim of an Idempotency-Key, whose retry answers the session the first attempt made), the session
@@ -75,11 +71,16 @@ export const createChatSession = (
   createOnce({
     claimAt: ownClaim(userId, 'chat-session', key),
     request: input,
-    check: () =>
-      Promise.all([
-        input.team_id && ownedReference(userId, teamKeys.team(input.team_id), 'Team'),
-        input.project_id && ownedReference(userId, projectKeys.project(input.project_id), 'Project'),
-      ]),
+    check: async () => {
+      const [team, project] = await Promise.all([
+        input.team_id && getItem<{ owner?: string }>(teamKeys.team(input.team_id)),
+        input.project_id && getItem<{ owner?: string }>(projectKeys.project(input.project_id)),
+      ]);
+      // Judged in the body's order once both are read: with both not the caller's, the same 404
+      // whichever read answers first.
+      if (input.team_id) ownedBy(team || undefined, userId, 'Team');
+      if (input.project_id) ownedBy(project || undefined, userId, 'Project');
+    },
     write: async ({ id, created_at }) => {
       const item: ChatSessionItem = {
         kind: 'chat_session',

@@ -77,6 +77,30 @@ describe('chat sessions', () => {
     assert.deepEqual([team.status, team.body], [404, { detail: 'Team not found' }]);
   });
 
+  it('with both a team and a project not the caller’s, answers for the team however the reads finish', async () => {
+    const theirs = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Theirs' },
+      token: h.other.token,
+    });
+    const json = { title: 't', team_id: '01a1fc6e-0000-7000-8000-0000000000ab', project_id: theirs.body.id };
+    // The team's read answers last (it came first locally every time; on AWS either may).
+    const name = 'team-read-last';
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? '');
+        if (key.includes(json.team_id)) await new Promise((resolve) => setTimeout(resolve, 100));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const res = await h.call('POST', '/api/v1/chat/sessions', { json });
+      assert.deepEqual([res.status, res.body], [404, { detail: 'Team not found' }]);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+  });
+
   it('validates the session body', async () => {
     const res = await h.call('POST', '/api/v1/chat/sessions', { json: { title: '', team_id: 'x' } });
     assert.equal(res.status, 422);
