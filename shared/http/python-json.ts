@@ -73,6 +73,9 @@ export function decodePythonJson(input: string): DecodeResult {
 
 /** An accepted body read again with its float literals and big integers as PythonNumber (only to echo
  * a 422's inputs: the scanner is far slower than JSON.parse). */
+export const decodePythonNumbers = (input: string): DecodeResult =>
+  new Scanner(withoutBom(input), true).decode();
+
 /** How much larger a JSON text can be than what it says: `\u0001` is 6 bytes for 1. */
 export const MAX_JSON_ESCAPE_GROWTH = 6;
 
@@ -114,9 +117,6 @@ const hex4 = (bytes: Buffer, at: number): number | undefined => {
   const digits = bytes.toString('latin1', at, at + 4);
   return HEX4.test(digits) ? Number.parseInt(digits, 16) : undefined;
 };
-
-export const decodePythonNumbers = (input: string): DecodeResult =>
-  new Scanner(withoutBom(input), true).decode();
 
 /** Cheap bound: a nesting depth over MAX_DEPTH needs more than MAX_DEPTH '[' / '{' characters. */
 function mayBeTooDeep(text: string): boolean {
