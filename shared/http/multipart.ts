@@ -1,5 +1,5 @@
-// multipart/form-data bodies, through Middy's multipart parser (busboy). Kept out of route.ts so
-// only the upload routes bundle it.
+// Form bodies: multipart/form-data through Middy's multipart parser (busboy), and URL-encoded ones. Kept
+// out of route.ts so only the upload routes bundle them.
 import { randomUUID } from 'node:crypto';
 import type { Request } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
@@ -20,7 +20,7 @@ export interface UploadedFile {
 export interface FormBody<S extends v.GenericSchema = v.GenericSchema> {
   schema: S;
   maxFileBytes: number;
-  /** The form's fields, or undefined when the body is not multipart. */
+  /** The form's fields, or undefined when the body is not a form (multipart or URL-encoded). */
   parse(event: APIGatewayProxyEventV2): Promise<Record<string, unknown> | undefined>;
 }
 
