@@ -10,6 +10,7 @@ import { codePointLength, model, string, valueError } from '../http/fields.ts';
 import { type UploadedFile, uploadedFile } from '../http/multipart.ts';
 import { fieldError } from '../http/validation.ts';
 import { newId } from '../ids.ts';
+import { cutAtWord } from '../strings.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { readOwnUpload } from '../uploads/store.ts';
 import type { BrandKitDraft as ExtractedDraft, ExtractedLogo } from './extract/index.ts';
@@ -88,13 +89,6 @@ function savable(draft: ExtractedDraft): ExtractedDraft {
   fitted.color_palette = fitted.color_palette?.slice(0, BRAND_KIT_LIMITS.palette) ?? null;
   return fitted;
 }
-
-/** At most `max` code points, '…' included; cut at the last space when one is in the second half. */
-const cutAtWord = (text: string, max: number) => {
-  const head = [...text].slice(0, max - 1).join('');
-  const space = head.search(/\s\S*$/);
-  return `${(space > head.length / 2 ? head.slice(0, space) : head).trimEnd()}…`;
-};
 
 /** One PutObject per role the document shows (the first logo of each role), in one wave. */
 async function storeDraftLogos(userId: string, logos: ExtractedLogo[]) {

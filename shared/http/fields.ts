@@ -2,6 +2,7 @@
 // Each valibot message carries the whole FastAPI error (type, msg, ctx) encoded as JSON, so the
 // mapper in validation.ts only adds `loc` and `input`. One place for every error text.
 import * as v from 'valibot';
+import { codePointLength } from '../strings.ts';
 import { PythonNumber } from './python-json.ts';
 import { uuidParseError } from './uuid.ts';
 
@@ -68,9 +69,8 @@ export const expectedChoices = (values: readonly (string | number)[]): string =>
   return reprs.length <= 1 ? (reprs[0] ?? '') : `${reprs.slice(0, -1).join(', ')} or ${reprs.at(-1)}`;
 };
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-/** Length in code points, as Python's len(): an astral character counts once. */
-export const codePointLength = (s: string): number => (SURROGATE.test(s) ? [...s].length : s.length);
+/** Lengths count code points (shared/strings.ts), as Python's len(). */
+export { codePointLength };
 
 // ---- scalars -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 // a whole throws FeedError so the caller keeps its current catalogue untouched.
 import { parse as parseCsv } from 'csv-parse/sync';
 import { now } from '../clock.ts';
+import { codePointLength, cutAtWord } from '../strings.ts';
 import type { CatalogProduct, MerchantType } from './catalog.ts';
 
 export type FeedFormat = 'gmc' | 'acp' | 'jsonl';
@@ -233,6 +234,20 @@ const REQUIRED: readonly Field[] = ['id', 'title', 'link', 'price'];
  */
 export const MAX_ITEM_GROUP_ID_LENGTH = 70;
 
+/**
+ * Longest title kept, in code points; a longer one is cut at a word and ends in '…'. The feed specs
+ * stop at 150 (Merchant Center, ACP): this keeps every real title whole, and a page of 20 results far
+ * inside Lambda's 6 MB response (titles of 360 KB made every search that found them answer 500).
+ */
+export const MAX_TITLE_LENGTH = 500;
+
+/**
+ * Longest product or image link, in code points as written: Merchant Center's limit. A longer product
+ * link skips its row (a cut URL names another page, and results echo it twice); a longer image link is
+ * left out, as an unreadable one is.
+ */
+export const MAX_LINK_LENGTH = 2000;
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 /** Feeds carry stray HTML in titles and descriptions; the index and the API want plain text. */
@@ -381,10 +396,14 @@ interface Context {
 const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
   const id = firstString(row.id);
   if (!id) throw new RowError('id is empty');
-  const title = cleanText(row.title);
-  if (!title) throw new RowError('title is empty');
+  const cleanTitle = cleanText(row.title);
+  if (!cleanTitle) throw new RowError('title is empty');
+  const title =
+    codePointLength(cleanTitle) > MAX_TITLE_LENGTH ? cutAtWord(cleanTitle, MAX_TITLE_LENGTH) : cleanTitle;
   const link = firstString(row.link);
   if (!link) throw new RowError('link is empty');
+  if (codePointLength(link) > MAX_LINK_LENGTH)
+    throw new RowError(`link is longer than ${MAX_LINK_LENGTH} characters`);
   const url = parseHttpUrl(link);
   if (!url) throw new RowError(`link "${link}" is not an http(s) URL`);
   const host = normalizeHost(url.hostname);
@@ -423,7 +442,8 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
     throw new RowError(`item_group_id is longer than ${MAX_ITEM_GROUP_ID_LENGTH} characters`);
   }
 
-  const image = parseHttpUrl(firstString(row.image));
+  const imageLink = firstString(row.image);
+  const image = codePointLength(imageLink) > MAX_LINK_LENGTH ? null : parseHttpUrl(imageLink);
   const productUrl = url.toString();
   const product: CatalogProduct = {
     id,

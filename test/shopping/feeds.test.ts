@@ -10,6 +10,8 @@ import {
   buildAffiliateUrl,
   FeedError,
   MAX_ITEM_GROUP_ID_LENGTH,
+  MAX_LINK_LENGTH,
+  MAX_TITLE_LENGTH,
   parseFeed,
   parsePrice,
 } from '../../shared/shopping/feeds.ts';
@@ -283,6 +285,33 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.match(errors[2]!.reason, /evil\.example/);
     assert.match(errors[3]!.reason, /duplicate id "a" \(first on line 2\)/);
     assert.match(errors[4]!.reason, /5 fields/);
+  });
+
+  test('fields a result shows are bounded: a long title is cut at a word, a long link skips its row', () => {
+    // Unbounded, 20 results of 360 KB titles made the search response pass Lambda's 6 MB (a 500).
+    const words = 'Extra-wide cotton beach towel '.repeat(30_000);
+    const path = `https://shop.com/${'p'.repeat(MAX_LINK_LENGTH - 'https://shop.com/'.length)}`;
+    const { products, errors } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'image_link', 'price'],
+        ['long-title', words, 'https://shop.com/1', 'https://shop.com/1.jpg', '5 USD'],
+        ['long-image', 'Towel', 'https://shop.com/2', `${path}.jpg`, '5 USD'],
+        ['longest-link', 'Towel', path, '', '5 USD'],
+        ['long-link', 'Towel', `${path}x`, '', '5 USD'],
+      ]),
+      { merchant: 'shop.com', merchantType: 'ucp' },
+    );
+    const title = products[0]!.title;
+    assert.equal([...title].length <= MAX_TITLE_LENGTH, true);
+    assert.ok(title.length > MAX_TITLE_LENGTH - 40, 'cut near the limit');
+    assert.ok(title.endsWith('…') && words.startsWith(`${title.slice(0, -1)} `), 'cut after a whole word');
+    assert.equal(products[1]!.image_url, '');
+    assert.equal(products[2]!.product_url, path);
+    assert.deepEqual(
+      products.map((p) => p.id),
+      ['long-title', 'long-image', 'longest-link'],
+    );
+    assert.deepEqual(errors, [{ line: 5, reason: `link is longer than ${MAX_LINK_LENGTH} characters` }]);
   });
 
   test('a TSV whose header follows blank lines is read as TSV, rows reported on their own lines', () => {

@@ -1,0 +1,13 @@
+// Plain string helpers shared by domains that keep no other dependency in common (no valibot here, so
+// the catalogue importer's bundle does not carry the validation layer).
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** Length in code points, as Python's len(): an astral character counts once. */
+export const codePointLength = (s: string): number => (SURROGATE.test(s) ? [...s].length : s.length);
+
+/** At most `max` code points, '…' included; cut at the last space when one is in the second half. */
+export const cutAtWord = (text: string, max: number): string => {
+  const head = [...text].slice(0, max - 1).join('');
+  const space = head.search(/\s\S*$/);
+  return `${(space > head.length / 2 ? head.slice(0, space) : head).trimEnd()}…`;
+};
