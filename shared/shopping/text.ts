@@ -109,6 +109,31 @@ const IRREGULAR: ReadonlyMap<string, string> = new Map([
   ['atlases', 'atlas'],
   ['buses', 'bus'],
   ['gases', 'gas'],
+  // -oes plurals of -o words (shoes, toes and canoes keep their e).
+  ['potatoes', 'potato'],
+  ['tomatoes', 'tomato'],
+  ['mangoes', 'mango'],
+  ['heroes', 'hero'],
+  ['superheroes', 'superhero'],
+  ['dominoes', 'domino'],
+  ['echoes', 'echo'],
+  ['mosquitoes', 'mosquito'],
+  ['volcanoes', 'volcano'],
+  ['tornadoes', 'tornado'],
+  ['torpedoes', 'torpedo'],
+  // -is plurals of -i words (tennis, chassis and trellis are singular).
+  ['skis', 'ski'],
+  ['bikinis', 'bikini'],
+  ['tankinis', 'tankini'],
+  ['khakis', 'khaki'],
+  ['saris', 'sari'],
+  ['kiwis', 'kiwi'],
+  ['taxis', 'taxi'],
+  // -es after ch/x where the singular keeps its e.
+  ['axes', 'axe'],
+  ['quiches', 'quiche'],
+  ['moustaches', 'moustache'],
+  ['mustaches', 'mustache'],
 ]);
 
 /**

@@ -216,6 +216,11 @@ describe('plurals the suffix rules miss', () => {
     product({ id: 'shelf', title: 'Floating Wall Shelf' }),
     product({ id: 'mouse', title: 'Wireless Mouse' }),
     product({ id: 'lens', title: 'Camera Lens 50mm' }),
+    product({ id: 'skis', title: 'Alpine Skis 170 cm' }),
+    product({ id: 'tomatoes', title: 'Cherry Tomatoes 500 g' }),
+    product({ id: 'bikini', title: 'Triangle Bikini Top' }),
+    product({ id: 'axes', title: 'Splitting Axes, set of 2' }),
+    product({ id: 'tennis', title: 'Tennis Racket' }),
   ]);
 
   test('singular and plural find each other: hoodies, cookie, knives, shelves, mice, lenses', () => {
@@ -226,6 +231,18 @@ describe('plurals the suffix rules miss', () => {
       ['shelves', 'shelf'],
       ['mice', 'mouse'],
       ['lenses', 'lens'],
+    ] as const) {
+      assert.deepEqual(ids(index, { query }), [id], query);
+    }
+  });
+
+  test('-oes, -is and -axes plurals too: ski, tomato, bikinis, axe; tennis stays tennis', () => {
+    for (const [query, id] of [
+      ['ski', 'skis'],
+      ['tomato', 'tomatoes'],
+      ['bikinis', 'bikini'],
+      ['axe', 'axes'],
+      ['tennis', 'tennis'],
     ] as const) {
       assert.deepEqual(ids(index, { query }), [id], query);
     }
