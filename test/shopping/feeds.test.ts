@@ -287,6 +287,37 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.match(errors[4]!.reason, /5 fields/);
   });
 
+  test('reads the named character references shop systems write into titles', () => {
+    const { products } = parseFeed(
+      tsv([
+        ['id', 'title', 'description', 'link', 'price'],
+        [
+          '1',
+          'Caf&eacute; Table &ndash; Oak&reg;',
+          'Men&rsquo;s, &frac12; price',
+          'https://shop.com/1',
+          '5 USD',
+        ],
+        [
+          '2',
+          '&Eacute;T&Eacute; &AMP; Kaf&shy;fee&trade;',
+          '&unknown; &#xD800; &#233;',
+          'https://shop.com/2',
+          '5 USD',
+        ],
+      ]),
+      { merchant: 'shop.com', merchantType: 'ucp' },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.title, p.description]),
+      [
+        ['Café Table – Oak®', 'Men’s, ½ price'],
+        // A soft hyphen is dropped; an unknown name and half a surrogate pair are left as written.
+        ['ÉTÉ & Kaffee™', '&unknown; &#xD800; é'],
+      ],
+    );
+  });
+
   test('fields a result shows are bounded: a long title is cut at a word, a long link skips its row', () => {
     // Unbounded, 20 results of 360 KB titles made the search response pass Lambda's 6 MB (a 500).
     const words = 'Extra-wide cotton beach towel '.repeat(30_000);
