@@ -634,7 +634,9 @@ const parseDelimited = (text: string, requested: 'auto' | 'gmc' | 'acp', ctx: Co
           onHeader(fields);
           return null;
         }
-        if (fields.length > width) {
+        // Fields past the header's last column are a value split by an unquoted delimiter, unless
+        // they are empty: exports that end every row with a delimiter add one to each.
+        if (fields.length > width && fields.slice(width).some((f) => f.trim() !== '')) {
           ctx.errors.push({
             line,
             reason: `row has ${fields.length} fields but the header has ${width} (unquoted ${delimiter === '\t' ? 'tab' : `"${delimiter}"`}?)`,

@@ -345,6 +345,30 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.deepEqual(errors, [{ line: 5, reason: `link is longer than ${MAX_LINK_LENGTH} characters` }]);
   });
 
+  test('a row ending in delimiters has no extra fields: only a value past the header is a shift', () => {
+    for (const [delimiter, text] of [
+      [
+        '\t',
+        'id\ttitle\tlink\tprice\n1\tPan\thttps://shop.com/1\t10.00 USD\t\n2\tPot\thttps://shop.com/2\t11.00 USD\t \t\n',
+      ],
+      [
+        ',',
+        'id,title,link,price\n1,Pan,https://shop.com/1,10.00 USD,\n2,Pot,https://shop.com/2,11.00 USD,,\n',
+      ],
+    ]) {
+      const { products, errors } = parseFeed(text!, { merchant: 'shop.com', merchantType: 'ucp' });
+      assert.deepEqual(
+        products.map((p) => [p.id, p.price_cents]),
+        [
+          ['1', 1000],
+          ['2', 1100],
+        ],
+        delimiter,
+      );
+      assert.deepEqual(errors, [], delimiter);
+    }
+  });
+
   test('a TSV whose header follows blank lines is read as TSV, rows reported on their own lines', () => {
     const text =
       '\r\n  \r\n' + // lines 1-2: an empty line and one of spaces
