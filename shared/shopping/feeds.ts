@@ -218,7 +218,15 @@ const ALIASES = {
   brand: ['brand', 'vendor'],
   product_type: ['product_type'],
   category: ['google_product_category', 'product_category', 'category'],
-  rating: ['product_rating', 'rating', 'average_rating', 'product_review_average', 'review_average'],
+  // product_review_rating is the ACP feed's name (its store_review_rating rates the seller, not this).
+  rating: [
+    'product_rating',
+    'product_review_rating',
+    'rating',
+    'average_rating',
+    'product_review_average',
+    'review_average',
+  ],
   // Merchant Center's name; the ACP flat feed's newer spec calls it group_id.
   item_group_id: ['item_group_id', 'group_id'],
 } as const;

@@ -566,6 +566,19 @@ describe('parseFeed: Agentic Commerce Protocol flat feed', () => {
     assert.equal(products[1]!.currency, 'EUR');
     assert.equal(products[1]!.availability, 'pre_order');
   });
+
+  test("reads the product's rating from product_review_rating, never the store's", () => {
+    const text =
+      'id,title,link,price,store_review_rating,product_review_count,product_review_rating,enable_search\n' +
+      'acp-1,Kettle,https://store.example.org/k,45.00 EUR,4.9,12,4.2,true\n' +
+      'acp-2,Teapot,https://store.example.org/t,25.00 EUR,4.9,0,,true\n';
+    const { format, products } = parseFeed(text, { merchant: 'store.example.org', merchantType: 'acp' });
+    assert.equal(format, 'acp');
+    assert.deepEqual(
+      products.map((p) => p.rating),
+      [4.2, null],
+    );
+  });
 });
 
 describe('parseFeed: JSON Lines with minor units', () => {
