@@ -3,6 +3,7 @@
 // into CatalogProduct. Row problems are reported and the row skipped; a file that cannot be read as
 // a whole throws FeedError so the caller keeps its current catalogue untouched.
 import { parse as parseCsv } from 'csv-parse/sync';
+import { decodeHTMLStrict } from 'entities/decode';
 import { now } from '../clock.ts';
 import { codePointLength, cutAtWord } from '../strings.ts';
 import type { CatalogProduct, MerchantType } from './catalog.ts';
@@ -256,90 +257,14 @@ export const MAX_TITLE_LENGTH = 500;
  */
 export const MAX_LINK_LENGTH = 2000;
 
-// HTML's named character references as shop systems write them into feeds ("Caf&eacute;",
-// "&ndash;", "Acme&reg;"): every Latin-1 one (HTML 4 names U+00A0 to U+00FF in order), the
-// typographic ones and the few symbols product titles use. An unknown name is left as written.
-const LATIN1_ENTITY_NAMES =
-  'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 ' +
-  'sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc ' +
-  'Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve ' +
-  'Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute ' +
-  'acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ' +
-  'ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml';
-const OTHER_ENTITIES: Record<string, number> = {
-  quot: 0x22,
-  amp: 0x26,
-  apos: 0x27,
-  lt: 0x3c,
-  gt: 0x3e,
-  OElig: 0x152,
-  oelig: 0x153,
-  Scaron: 0x160,
-  scaron: 0x161,
-  Yuml: 0x178,
-  fnof: 0x192,
-  circ: 0x2c6,
-  tilde: 0x2dc,
-  ensp: 0x2002,
-  emsp: 0x2003,
-  thinsp: 0x2009,
-  zwnj: 0x200c,
-  zwj: 0x200d,
-  lrm: 0x200e,
-  rlm: 0x200f,
-  ndash: 0x2013,
-  mdash: 0x2014,
-  lsquo: 0x2018,
-  rsquo: 0x2019,
-  sbquo: 0x201a,
-  ldquo: 0x201c,
-  rdquo: 0x201d,
-  bdquo: 0x201e,
-  dagger: 0x2020,
-  Dagger: 0x2021,
-  bull: 0x2022,
-  hellip: 0x2026,
-  permil: 0x2030,
-  prime: 0x2032,
-  Prime: 0x2033,
-  lsaquo: 0x2039,
-  rsaquo: 0x203a,
-  frasl: 0x2044,
-  euro: 0x20ac,
-  trade: 0x2122,
-  larr: 0x2190,
-  rarr: 0x2192,
-  minus: 0x2212,
-  infin: 0x221e,
-  asymp: 0x2248,
-  ne: 0x2260,
-  le: 0x2264,
-  ge: 0x2265,
-  hearts: 0x2665,
-};
-const ENTITIES = new Map<string, string>([
-  ...LATIN1_ENTITY_NAMES.split(' ').map((name, i) => [name, String.fromCharCode(0xa0 + i)] as const),
-  ...Object.entries(OTHER_ENTITIES).map(([name, code]) => [name, String.fromCharCode(code)] as const),
-]);
-// Names HTML also reads in capitals; every other name is case-sensitive (&Eacute; is not &eacute;).
-for (const name of ['amp', 'lt', 'gt', 'quot', 'copy', 'reg'])
-  ENTITIES.set(name.toUpperCase(), ENTITIES.get(name)!);
-
-const entityText = (whole: string, ent: string): string => {
-  if (ent[0] !== '#') return ENTITIES.get(ent) ?? whole;
-  const code = ent[1] === 'x' || ent[1] === 'X' ? Number.parseInt(ent.slice(2), 16) : Number(ent.slice(1));
-  // Not NUL, not half a surrogate pair (no UTF-8 has one), not past Unicode.
-  return code > 0 && code < 0x110000 && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
-};
-
 /** Feeds carry stray HTML in titles and descriptions; the index and the API want plain text. */
 const cleanText = (value: unknown): string => {
   if (typeof value !== 'string' && typeof value !== 'number') return '';
   let s = String(value);
   if (s.includes('<')) s = s.replace(/<[^>]*>/g, ' ');
-  if (s.includes('&')) {
-    s = s.replace(/&(#x[0-9a-f]+|#\d+|[a-z][a-z0-9]*);/gi, entityText);
-  }
+  // Every HTML character reference ending in ';' ("Caf&eacute;", "&ndash;", "&#233;"), as a browser
+  // reads it; an unknown name stays as written.
+  if (s.includes('&')) s = decodeHTMLStrict(s);
   // A soft hyphen is invisible, and would cut the word it sits in into two for search.
   return s
     .replace(/\u00ad/g, '')

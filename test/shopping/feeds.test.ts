@@ -312,8 +312,8 @@ describe('parseFeed: Google Merchant Center', () => {
       products.map((p) => [p.title, p.description]),
       [
         ['Café Table – Oak®', 'Men’s, ½ price'],
-        // A soft hyphen is dropped; an unknown name and half a surrogate pair are left as written.
-        ['ÉTÉ & Kaffee™', '&unknown; &#xD800; é'],
+        // A soft hyphen is dropped; an unknown name is left as written, half a surrogate pair is U+FFFD.
+        ['ÉTÉ & Kaffee™', '&unknown; \uFFFD é'],
       ],
     );
   });
