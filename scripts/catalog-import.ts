@@ -66,6 +66,8 @@ export async function runImport(argv: string[], print = console.log): Promise<nu
       `imported ${report.imported} products from ${report.merchant} (${report.merchant_type}, ${report.format} feed), ` +
         `replacing ${report.replaced}; catalogue version ${report.version} holds ${report.catalog_products} products`,
     );
+    if (report.withheld > 0)
+      print(`withheld ${report.withheld} rows the feed keeps out of search (enable_search false)`);
     if (report.rejected.length > 0) print(`skipped ${report.rejected.length} rows:`);
     for (const row of report.rejected) print(`  line ${row.line}: ${row.reason}`);
     return 0;

@@ -38,6 +38,7 @@ export const handler = async (event: EventBridgeObjectCreated & S3Notification) 
         version: report.version,
         imported: report.imported,
         rejected: report.rejected.length,
+        withheld: report.withheld,
         catalog_products: report.catalog_products,
       });
       for (const row of report.rejected.slice(0, LOGGED_REJECTIONS))

@@ -31,6 +31,8 @@ export interface ParseFeedResult {
   format: FeedFormat;
   products: CatalogProduct[];
   errors: FeedRowError[];
+  /** Rows the merchant keeps out of search (`enable_search` false): valid or not, never imported. */
+  withheld: number;
 }
 
 /** The file as a whole is unusable; nothing from it should be applied. */
@@ -230,6 +232,8 @@ const ALIASES = {
   ],
   // Merchant Center's name; the ACP flat feed's newer spec calls it group_id.
   item_group_id: ['item_group_id', 'group_id'],
+  // The ACP feed's opt-out: false keeps the product out of search (withheld, not imported).
+  enable_search: ['enable_search'],
 } as const;
 
 type Field = keyof typeof ALIASES;
@@ -394,6 +398,7 @@ interface Context {
   seen: Map<string, number>;
   products: CatalogProduct[];
   errors: FeedRowError[];
+  withheld: number;
   json: boolean;
 }
 
@@ -479,7 +484,16 @@ const priceOf = (value: unknown, currency: unknown, label: string, json: boolean
   return parsePrice(text, cur);
 };
 
+/** `enable_search` false (the boolean, or the text in any case): the merchant keeps it out of search. */
+const withheldFromSearch = (row: RawRow): boolean =>
+  row.enable_search === false ||
+  (typeof row.enable_search === 'string' && row.enable_search.trim().toLowerCase() === 'false');
+
 const acceptRow = (row: RawRow, line: number, ctx: Context): void => {
+  if (withheldFromSearch(row)) {
+    ctx.withheld++;
+    return;
+  }
   try {
     const product = toProduct(row, ctx);
     const first = ctx.seen.get(product.id);
@@ -622,6 +636,7 @@ const JSON_ALIASES: Record<Field, readonly string[]> = {
   sale_window: ['sale_price_effective_date', 'salePriceEffectiveDate'],
   product_type: ['product_type', 'productType'],
   item_group_id: [...ALIASES.item_group_id, 'itemGroupId', 'groupId'],
+  enable_search: [...ALIASES.enable_search, 'enableSearch'],
 };
 
 /** Keys whose name says minor units, whatever the JSON type of their value. */
@@ -712,6 +727,7 @@ export const parseFeed = (input: string | Uint8Array, opts: ParseFeedOptions): P
     seen: new Map(),
     products: [],
     errors: [],
+    withheld: 0,
     json: false,
   };
   const raw = decodeInput(input);
@@ -734,12 +750,13 @@ export const parseFeed = (input: string | Uint8Array, opts: ParseFeedOptions): P
     format = parseDelimited(text, requested === 'auto' ? 'auto' : requested, ctx);
   }
 
-  if (ctx.products.length === 0 && ctx.errors.length > 0) {
+  if (ctx.products.length === 0 && ctx.errors.length > 0 && ctx.withheld === 0) {
     const first = ctx.errors[0]!;
-    // Applying an all-bad file would empty the merchant's catalogue; refuse it instead.
+    // Applying an all-bad file would empty the merchant's catalogue; refuse it instead (one that
+    // withholds rows from search is applied: the products it holds back leave the catalogue).
     throw new FeedError(
       `no valid rows (${ctx.errors.length} rejected; first on line ${first.line}: ${first.reason})`,
     );
   }
-  return { format, products: ctx.products, errors: ctx.errors };
+  return { format, products: ctx.products, errors: ctx.errors, withheld: ctx.withheld };
 };

@@ -41,6 +41,8 @@ export interface ImportReport {
   replaced: number;
   /** Rows skipped, with the line each starts on. */
   rejected: FeedRowError[];
+  /** Rows the feed keeps out of search (`enable_search` false), not imported. */
+  withheld: number;
   catalog_products: number;
 }
 
@@ -93,6 +95,7 @@ export async function importCatalogFeed(
         imported: parsed.products.length,
         replaced: current.length - kept.length,
         rejected: parsed.errors,
+        withheld: parsed.withheld,
         catalog_products: products.length,
       };
     } catch (error) {

@@ -581,6 +581,67 @@ describe('parseFeed: Agentic Commerce Protocol flat feed', () => {
   });
 });
 
+describe('parseFeed: enable_search false withholds a product from search', () => {
+  const acp = (...rows: string[]) => ['id,title,link,price,enable_search', ...rows].join('\n');
+  const options = { merchant: 'store.example.org', merchantType: 'acp' } as const;
+
+  test('a row the merchant keeps out of search is withheld, valid or not; others are imported', () => {
+    const { products, errors, withheld } = parseFeed(
+      acp(
+        'a1,Kettle,https://store.example.org/k,45.00 EUR,true',
+        'a2,Hidden,https://store.example.org/h,25.00 EUR,false',
+        'a3,Also hidden,https://store.example.org/x,25.00 EUR, FALSE ',
+        'a4,,not a link,no price,false',
+        'a5,No flag,https://store.example.org/n,5.00 EUR,',
+      ),
+      options,
+    );
+    assert.deepEqual(
+      products.map((p) => p.id),
+      ['a1', 'a5'],
+    );
+    assert.deepEqual([errors, withheld], [[], 3]);
+    const json = parseFeed(
+      [
+        JSON.stringify({
+          id: 'j1',
+          title: 'Shown',
+          url: 'https://store.example.org/1',
+          price: '5.00',
+          currency: 'EUR',
+        }),
+        JSON.stringify({
+          id: 'j2',
+          title: 'Held',
+          url: 'https://store.example.org/2',
+          price: '5.00',
+          currency: 'EUR',
+          enable_search: false,
+        }),
+        JSON.stringify({
+          id: 'j3',
+          title: 'Held',
+          url: 'https://store.example.org/3',
+          price: '5.00',
+          currency: 'EUR',
+          enableSearch: 'false',
+        }),
+      ].join('\n'),
+      { merchant: 'store.example.org', merchantType: 'ucp' },
+    );
+    assert.deepEqual([json.products.map((p) => p.id), json.withheld], [['j1'], 2]);
+  });
+
+  test('a feed that withholds every row is applied empty, not refused like a feed of bad rows', () => {
+    const { products, withheld } = parseFeed(
+      acp('a1,Kettle,https://store.example.org/k,45.00 EUR,false', 'a2,,,,'),
+      options,
+    );
+    assert.deepEqual([products, withheld], [[], 1]);
+    assert.throws(() => parseFeed(acp('a2,,,,'), options), /no valid rows/);
+  });
+});
+
 describe('parseFeed: JSON Lines with minor units', () => {
   test('reads price objects, bare minor-unit numbers and decimal strings', () => {
     const lines = [
