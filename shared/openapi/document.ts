@@ -68,22 +68,41 @@ const ERROR_TEXTS: Record<number, string> = {
   409: 'Conflicts with the resource’s current state',
   413: 'Request body too large',
   415: 'Unsupported content',
+  429: 'A daily allowance of the caller’s is used; retry after Retry-After',
   503: 'A dependency is throttled or unavailable; retry after Retry-After',
 };
 
-const errorResponse = (status: number) =>
-  status === 422
-    ? {
-        description: 'Validation error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
-      }
-    : {
-        description: ERROR_TEXTS[status] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
-        ...(status === 401
-          ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } }
-          : {}),
-      };
+/** Headers an error always carries, declared so that a client (or its generated code) can read them. */
+const errorHeaders = (status: number, route: Route) => {
+  // The bearer challenge belongs to bearer routes; a signed route (the provider callback) sends none.
+  if (status === 401 && route.auth !== false)
+    return { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } };
+  if (status === 429 || status === 503)
+    return {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        schema: { type: 'integer', minimum: 0 },
+      },
+    };
+  return undefined;
+};
+
+const errorResponse = (status: number, route: Route) => {
+  if (status === 422)
+    return {
+      description: 'Validation error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+    };
+  const headers = errorHeaders(status, route);
+  return {
+    description:
+      status === 401 && route.auth === false
+        ? 'Missing or invalid signature'
+        : (ERROR_TEXTS[status] ?? 'Error'),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
+    ...(headers ? { headers } : {}),
+  };
+};
 
 const parameters = (schema: v.GenericSchema | undefined, place: 'path' | 'query' | 'header') => {
   if (!schema) return [];
@@ -124,7 +143,7 @@ export function operationFor({ route, options, example }: DocumentedRoute) {
         : {}),
     },
   };
-  for (const status of errorStatuses(route, options)) responses[status] = errorResponse(status);
+  for (const status of errorStatuses(route, options)) responses[status] = errorResponse(status, route);
   return {
     operationId: route.entry.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
     tags: [route.entry.split('/')[0]],

@@ -33,6 +33,7 @@ export async function assertMatchesContract(
   status: number,
   contentType: string,
   body: unknown,
+  headers?: Record<string, string>,
 ) {
   let operation = operations.get(route);
   if (!operation) {
@@ -41,13 +42,28 @@ export async function assertMatchesContract(
   }
   const responses = (await operation).responses as Record<
     string,
-    { content?: Record<string, { schema: unknown }> }
+    {
+      content?: Record<string, { schema: unknown }>;
+      headers?: Record<string, { schema?: { const?: string } }>;
+    }
   >;
   const declared = responses[String(status)];
   if (!declared)
     throw new Error(
       `${route.method} ${route.path} answered ${status}, which its OpenAPI operation does not list (declared: ${Object.keys(responses).join(', ')}). Declare it with \`errors: [${status}]\` in the route's httpRoute options, or fix the handler.`,
     );
+  // A header the operation declares for this status is part of the contract too: a client reads it.
+  if (headers)
+    for (const [name, header] of Object.entries(declared.headers ?? {})) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined)
+        throw new Error(
+          `${route.method} ${route.path} ${status} lacks the ${name} header its OpenAPI operation declares`,
+        );
+      const expected = header.schema?.const;
+      if (expected !== undefined && value !== expected)
+        throw new Error(`${route.method} ${route.path} ${status} ${name} is ${value}, declared ${expected}`);
+    }
   const schema = declared.content?.['application/json']?.schema;
   if (!schema || !contentType.includes('json')) return;
   const validate = validatorFor(`${route.method} ${route.path} ${status}`, schema);

@@ -103,7 +103,13 @@ export async function startHarness(): Promise<Harness> {
         throw new Error(`${method} ${url} answered with a secret the tests sent or hold`);
     // The `$default` function is no operation of the API's OpenAPI document.
     if (route !== unmatchedRoute)
-      await assertMatchesContract(route, response.status, response.headers['content-type'] ?? '', parsed);
+      await assertMatchesContract(
+        route,
+        response.status,
+        response.headers['content-type'] ?? '',
+        parsed,
+        response.headers,
+      );
     return response;
   }
 
