@@ -97,7 +97,7 @@ const errorResponse = (status: number, route: Route) => {
   return {
     description:
       status === 401 && route.auth === false
-        ? 'Missing or invalid signature'
+        ? 'Missing, invalid or stale signature, or a callback already received'
         : (ERROR_TEXTS[status] ?? 'Error'),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
     ...(headers ? { headers } : {}),
