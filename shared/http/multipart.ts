@@ -165,6 +165,10 @@ function isWellFormed(bytes: Buffer, boundary: string): boolean {
 /** What one form may hold (Starlette allows 1,000 of each; our forms have two or three fields). */
 export const FORM_LIMITS = { files: 10, fields: 50 } as const;
 
+/** Starlette's refusal of a form past FORM_LIMITS. */
+const tooMany = (parts: keyof typeof FORM_LIMITS) =>
+  new BadRequestError(`Too many ${parts}. Maximum number of ${parts} is ${FORM_LIMITS[parts]}.`);
+
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
@@ -195,8 +199,7 @@ function urlEncodedFields(event: APIGatewayProxyEventV2): Record<string, string>
   const last = new Map<string, string>();
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
-    if (++count > FORM_LIMITS.fields)
-      throw new BadRequestError(`Too many fields. Maximum number of fields is ${FORM_LIMITS.fields}.`);
+    if (++count > FORM_LIMITS.fields) throw tooMany('fields');
     last.set(name, value);
   }
   // fromEntries defines each name as an own property, `__proto__` included.
@@ -280,10 +283,8 @@ export function formBody<S extends v.GenericSchema>(
         clearTimeout(watchdog);
       }
       // Starlette's refusal, where busboy would drop the parts and a required one could seem missing.
-      if (count.files > maxFiles)
-        throw new BadRequestError(`Too many files. Maximum number of files is ${maxFiles}.`);
-      if (count.fields > maxFields)
-        throw new BadRequestError(`Too many fields. Maximum number of fields is ${maxFields}.`);
+      if (count.files > maxFiles) throw tooMany('files');
+      if (count.fields > maxFields) throw tooMany('fields');
       const parsed = request.event.body as unknown;
       if (typeof parsed !== 'object' || parsed === null) return undefined;
       const fields: Record<string, unknown> = {};
