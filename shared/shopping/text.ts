@@ -164,9 +164,12 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_WORD_LIST.map((w) =>
 /** A lower-case ASCII letter or a digit. */
 const isAsciiWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 
-/** An ASCII character of lower-cased text that is neither a letter, a digit nor a hyphen: no word
+/** A hyphen or an apostrophe: joins the words on either side into a compound. */
+const isAsciiJoiner = (c: number): boolean => c === 45 /* - */ || c === 39; /* ' */
+
+/** An ASCII character of lower-cased text that is neither a letter, a digit nor a joiner: no word
  * goes across it. */
-const isAsciiSeparator = (c: number): boolean => c < 128 && c !== 45 /* - */ && !isAsciiWordChar(c);
+const isAsciiSeparator = (c: number): boolean => c < 128 && !isAsciiJoiner(c) && !isAsciiWordChar(c);
 
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
@@ -176,8 +179,9 @@ const HASH_SEED = 0x811c9dc5 | 0;
  * Calls `emit` with every word of a text, lower-cased and accent-folded but not stemmed, as a span of
  * `source` (the lower-cased text, or a folded piece of it) with the word's hash: the index builder
  * looks words up by their characters in place, without slicing a string per word. Words joined by
- * hyphens are emitted one by one and then once more joined up ("wi-fi" → wi, fi, wifi), so "wifi"
- * finds "Wi-Fi" and "tshirt" finds "T-Shirt".
+ * hyphens or apostrophes are emitted one by one and then once more joined up ("wi-fi" → wi, fi, wifi;
+ * "levi's" → levi, s, levis), so "wifi" finds "Wi-Fi", "tshirt" finds "T-Shirt" and "levis" finds
+ * "Levi's" (or "Levi’s").
  */
 export const scanWords = (
   text: string,
@@ -217,11 +221,11 @@ export const scanWords = (
       if (c < 128) {
         emit(lower, start, i, hash);
         compoundWords++;
-        // The compound ends here unless a hyphen joins a next word on.
+        // The compound ends here unless a joiner joins a next word on.
         const next = i + 1 < n ? lower.charCodeAt(i + 1) : 0;
-        if (c !== 45 /* - */ || !(isAsciiWordChar(next) || next >= 128)) {
+        if (!isAsciiJoiner(c) || !(isAsciiWordChar(next) || next >= 128)) {
           if (compoundWords > 1) {
-            const joined = lower.slice(compoundStart, i).replaceAll('-', '');
+            const joined = lower.slice(compoundStart, i).replace(JOINERS_RE, '');
             emit(joined, 0, joined.length, compoundHash);
           }
           compoundWords = 0;
@@ -247,8 +251,10 @@ export const scanWords = (
   }
 };
 
-const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010][\p{L}\p{N}\p{M}]+)*/gu;
-const HYPHEN_RE = /[-\u2010]/;
+// Hyphens (- ‐) and apostrophes (' ’) join words into a compound.
+const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010'\u2019][\p{L}\p{N}\p{M}]+)*/gu;
+const JOINER_RE = /[-\u2010'\u2019]/;
+const JOINERS_RE = /[-\u2010'\u2019]/g;
 
 /** The Unicode path of scanWords over a piece of text, leaving out its first `skip` words (already emitted). */
 const unicodeWords = (
@@ -266,7 +272,7 @@ const unicodeWords = (
     emit(word, 0, word.length, h);
   };
   for (const [compound] of foldText(text).matchAll(WORD_RE)) {
-    const parts = compound.split(HYPHEN_RE);
+    const parts = compound.split(JOINER_RE);
     for (const part of parts) cjkWords(part, emitWord);
     if (parts.length > 1 && !CJK_TEST_RE.test(compound)) emitWord(parts.join(''));
   }

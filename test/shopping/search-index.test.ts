@@ -173,6 +173,21 @@ describe('hyphenated words', () => {
     assert.equal(ids(index, { query: 'wi-fi router' })[0], 'router');
   });
 
+  test('so are words joined by an apostrophe: "levis" finds Levi\'s and Levi’s, "levi" too', () => {
+    const brands = buildIndex([
+      product({ id: 'ascii', title: "Levi's 501 Original Jeans" }),
+      product({ id: 'typographic', title: 'Levi’s Trucker Jacket' }),
+      product({ id: 'kiehls', title: 'Kiehl’s Ultra Facial Cream' }),
+      product({ id: 'other', title: 'Slim Jeans' }),
+    ]);
+    assert.deepEqual(tokenize("Levi's"), ['levi', 's', 'levis']);
+    assert.deepEqual(tokenize('Levi’s'), tokenize("Levi's"));
+    for (const query of ['levis', "levi's", 'levi’s', 'levi'])
+      assert.deepEqual(ids(brands, { query }).sort(), ['ascii', 'typographic'], query);
+    assert.deepEqual(ids(brands, { query: 'kiehls cream' }), ['kiehls']);
+    assert.equal(ids(brands, { query: 'levis jeans' })[0], 'ascii');
+  });
+
   test('an accented letter anywhere does not change how the rest of a text is cut', () => {
     // The all-ASCII scan and the Unicode one must agree, or a title with one "é" in it would no
     // longer match the query words it shares with the rest.
