@@ -3,7 +3,8 @@
 // the end of the paid period are written. Both are the same for every call (the entry's id comes from
 // the team and `cancelled_at`), so any call that finds them missing writes them: a winner whose second
 // wave failed, or whose first write landed but whose answer was lost (the SDK's resend then finds the
-// team cancelled), leaves them to the retry. Two waves, three on that repair.
+// team cancelled), leaves them to the retry; so does one whose entry failed beside a stored end date
+// (taken back again, a third wave on that fault only). Two waves, three on that repair.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
@@ -62,10 +63,21 @@ async function completeCancellation(teamId: string, team: TeamItem): Promise<Tea
     }),
     id: stableIdAt(new Date(at), `${teamId}/unsubscribed/${at}`),
   };
-  await Promise.all([
+  // Both settle before anything is answered: neither lands after the 503.
+  const [entry, end] = await Promise.allSettled([
     // Counted by the update that cancelled the team.
     putNew({ ...teamKeys.activity(teamId, activity.id), ...activity }),
     updateItem(teamKeys.team(teamId), { set: { subscription_ends_at: endsAt }, exists: ['pk'] }),
   ]);
+  if (entry.status === 'rejected') {
+    // A stored end tells a retry the cancellation is complete: taken back, the retry writes the entry.
+    if (end.status === 'fulfilled')
+      await updateItem(teamKeys.team(teamId), {
+        remove: ['subscription_ends_at'],
+        expect: { subscription_ends_at: endsAt },
+      }).catch(() => undefined);
+    throw entry.reason;
+  }
+  if (end.status === 'rejected') throw end.reason;
   return toTeamDetail({ ...team, subscription_ends_at: endsAt });
 }

@@ -517,6 +517,19 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual([teamItem.activity_count, entries.length], [1, 1]);
   });
 
+  it('a failed activity entry of unsubscribe is written by the retry, once, and counted once', async () => {
+    // The cancelling update and the end date land; the entry's PutItem fails throughout (503).
+    const { first, retry, teamItem, entries } = await cancelTeam({
+      commands: /^Put/,
+      failing: () => true,
+      kind: 'server',
+    });
+    assert.equal(first.status, 503, first.text);
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(teamItem.subscription_ends_at, retry.body.subscription_ends_at);
+    assert.deepEqual([teamItem.activity_count, entries.length], [1, 1]);
+  });
+
   it('without an idempotency key, a client retry of a create makes a second record (documented)', async () => {
     const list = async () => (await h.call('GET', '/api/v1/brands?limit=100')).body as unknown[];
     const before = (await list()).length;
