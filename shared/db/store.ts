@@ -62,11 +62,14 @@ export async function claimItem<T extends object>(
   attempt = 1,
 ): Promise<{ won: true } | { won: false; existing: T }> {
   const keys = { pk: item.pk, sk: item.sk };
-  const [won, earlier] = await Promise.all([putNew(item), getItem<T>(keys)]);
-  if (won) return { won };
-  // Lost to a claim that landed after our read: read it now.
-  const existing = earlier ?? (await getItem<T>(keys));
-  if (existing) return { won, existing };
+  // Both settle: a claim that won is the caller's whatever befell the read beside it (answered as a
+  // failure, it would stay unknown to its caller: never given back, the key held by a refused request).
+  const [put, read] = await Promise.allSettled([putNew(item), getItem<T>(keys)]);
+  if (put.status === 'rejected') throw put.reason;
+  if (put.value) return { won: true };
+  // Lost to a claim that landed after our read, or our read failed: read it now.
+  const existing = (read.status === 'fulfilled' ? read.value : undefined) ?? (await getItem<T>(keys));
+  if (existing) return { won: false, existing };
   // Taken and given back again: contention the client's retry outlasts, not a server fault.
   if (attempt > 1) throw new ServiceUnavailableError();
   return claimItem(item, attempt + 1);

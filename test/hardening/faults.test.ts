@@ -57,6 +57,8 @@ interface Fault {
   kind: Kind;
   /** The request reaches the service, then its response is lost (a write that did happen). */
   afterSend?: boolean;
+  /** Only requests whose input holds this text (a key's prefix, such as `IDEMPOTENCY#`). */
+  about?: string;
 }
 
 const counts = { dynamo: 0, s3: 0 };
@@ -79,6 +81,7 @@ function inject(client: 'dynamo' | 's3', fault: Fault) {
     (next: any, context: any) => async (args: any) => {
       const command = String(context.commandName ?? '');
       if (!fault.commands.test(command)) return next(args);
+      if (fault.about && !JSON.stringify(args.input ?? {}).includes(fault.about)) return next(args);
       attempt++;
       counts[client]++;
       if (!fault.failing(attempt)) return next(args);
@@ -613,6 +616,22 @@ describe('faults in the AWS SDK clients', () => {
       results[`${create.name.replace(' ', '_')}_idempotent_retry_records`] = records.length;
     });
   }
+
+  it("a refused create whose claim's read fails gives its claim back: the corrected request may use the key", async () => {
+    const headers = { 'idempotency-key': `refused-${newId()}` };
+    const title = `corrected ${newId()}`;
+    // The claim's PutItem lands; the consistent read beside it fails throughout; the create refuses
+    // the request itself (a team that is not there: 404).
+    inject('dynamo', { commands: /^Get/, failing: () => true, kind: 'server', about: 'IDEMPOTENCY#' });
+    const refused = await h.call('POST', '/api/v1/chat/sessions', {
+      json: { title, team_id: newId() },
+      headers,
+    });
+    clearFaults();
+    assert.equal(refused.status, 404, refused.text);
+    const corrected = await h.call('POST', '/api/v1/chat/sessions', { json: { title }, headers });
+    assert.equal(corrected.status, 201, corrected.text);
+  });
 
   it('a lost response on a counter update (brand_kit_count) does not count the kit twice', async () => {
     const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Counted brand' } })).body;
