@@ -186,13 +186,16 @@ export async function addProjectTask(projectId: string, input: ProjectTaskInput)
   const project = await getItem<ProjectItem>(projectKeys.project(projectId));
   if (!project) throw new Error(`No project ${projectId}`);
   const item = taskItem(projectId, input, nowIso());
-  await putNew(item);
-  // The task is listed once written: if its counters cannot follow, it goes again (a retry adds it
-  // anew), so no list holds a task the counts leave out.
-  await countTask(item).catch(async (error) => {
+  // The task is listed once written: if its counters cannot follow, or its own write fails (which
+  // may have landed, its answer lost), it goes again (a retry adds it anew), so no list holds a task
+  // the counts leave out.
+  try {
+    await putNew(item);
+    await countTask(item);
+  } catch (error) {
     await deleteItem(projectKeys.task(projectId, item.id)).catch(() => undefined);
     throw error;
-  });
+  }
   return toProjectTask(item);
 }
 

@@ -39,21 +39,25 @@ async function requireTeam(teamId: string): Promise<TeamItem> {
 }
 
 /**
- * After a record is written, its change to the team item: `counters` added (the totals of the task
- * and activity lists), and `updated_at` moved when the team read shows the record (`shown`: members
- * and recent activity, not tasks; docs/decisions.md). When the team cannot follow, the records go
- * again before the error is thrown, so no list holds what the totals leave out (the agent's retry
+ * Writes records (`write`), then their change to the team item: `counters` added (the totals of the
+ * task and activity lists), and `updated_at` moved when the team read shows the record (`shown`:
+ * members and recent activity, not tasks; docs/decisions.md). When the team cannot follow, or the
+ * records' own write fails (it may have landed, its answer lost), the records go again before the
+ * error is thrown, so no list holds what the totals leave out (the agent's retry
  * writes them anew). Known limit of single-item writes: an ADD the SDK resends after a lost answer
  * counts twice (a set of counted ids on the team item would grow towards DynamoDB's 400 KB).
  */
 async function writeWithTeam(
   teamId: string,
   written: Keys[],
+  write: () => Promise<unknown>,
   change: { counters?: Record<string, number>; shown?: boolean },
 ): Promise<void> {
   const team = teamKeys.team(teamId);
   const touched = change.shown ? nowIso() : undefined;
   try {
+    // A record whose own write failed may have landed (its answer lost): it goes again too.
+    await write();
     if (change.counters) await addToCounters(team, change.counters, { touched });
     else if (touched) await setFields(team, { updated_at: touched });
   } catch (error) {
@@ -92,8 +96,12 @@ export async function addMember(teamId: string, input: MemberInput): Promise<Tea
     agent_classes: input.agent_classes ?? [],
     current_activity: input.current_activity ?? {},
   };
-  await putNew({ ...teamKeys.member(teamId, id), ...item });
-  await writeWithTeam(teamId, [teamKeys.member(teamId, id)], { shown: true });
+  await writeWithTeam(
+    teamId,
+    [teamKeys.member(teamId, id)],
+    () => putNew({ ...teamKeys.member(teamId, id), ...item }),
+    { shown: true },
+  );
   return toMember(item);
 }
 
@@ -165,8 +173,9 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
   await requireTeam(teamId);
-  await putNew(taskRecord(teamId, item));
-  await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], { counters: { task_count: 1 } });
+  await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(taskRecord(teamId, item)), {
+    counters: { task_count: 1 },
+  });
   return toTask(item);
 }
 
@@ -176,11 +185,7 @@ export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<voi
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
   const keys = records.map((record) => teamKeys.task(teamId, record.id));
   // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
-  await putMany(records).catch(async (error) => {
-    await deleteMany(keys).catch(() => undefined);
-    throw error;
-  });
-  await writeWithTeam(teamId, keys, { counters: { task_count: inputs.length } });
+  await writeWithTeam(teamId, keys, () => putMany(records), { counters: { task_count: inputs.length } });
 }
 
 export type TaskChanges = Partial<
@@ -265,11 +270,12 @@ export const activityItem = (teamId: string, input: ActivityInput): ActivityItem
 export async function addActivity(teamId: string, input: ActivityInput) {
   const item = activityItem(teamId, input);
   await requireTeam(teamId);
-  await putNew({ ...teamKeys.activity(teamId, item.id), ...item });
-  await writeWithTeam(teamId, [teamKeys.activity(teamId, item.id)], {
-    counters: { activity_count: 1 },
-    shown: true,
-  });
+  await writeWithTeam(
+    teamId,
+    [teamKeys.activity(teamId, item.id)],
+    () => putNew({ ...teamKeys.activity(teamId, item.id), ...item }),
+    { counters: { activity_count: 1 }, shown: true },
+  );
   return toActivity(item);
 }
 

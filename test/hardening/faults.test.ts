@@ -14,6 +14,7 @@ import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
+import { addProjectTask } from '../../shared/projects/store.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -400,6 +401,53 @@ describe('faults in the AWS SDK clients', () => {
     // The agent's retry writes them anew, counted.
     for (const write of writes) await write();
     assert.deepEqual(await lists(), [4, 4, 1, 1, 1]);
+  });
+
+  // The record's write lands, its answer is lost, and the SDK's two resends fail (500): the writer is
+  // told it failed, and its retry writes the record anew under a new id. Later requests pass.
+  const landedThenFailing = (commands: RegExp) => {
+    inject('dynamo', { commands, failing: (n) => n === 2 || n === 3, kind: 'server' });
+    inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+  };
+
+  it("the agents' records: one whose own write fails after landing is neither listed nor left uncounted", async () => {
+    const team = await createTeam(h);
+    const lists = async () => {
+      const tasks = (await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=100`)).body;
+      const activity = (await h.call('GET', `/api/v1/teams/${team.id}/activity?limit=100`)).body;
+      const { members } = (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
+      return [tasks.tasks.length, tasks.total, activity.activity.length, activity.total, members.length];
+    };
+    const writes = [
+      () => addTask(team.id, { task_type: 'social_post', title: 'Landed' }),
+      () => addTasks(team.id, [{ task_type: 'social_post', title: 'Landed in a batch' }]),
+      () => addActivity(team.id, { action_type: 'note', description: 'Landed' }),
+      () =>
+        addMember(team.id, {
+          role: 'writer',
+          agent_slug: 'writer',
+          display_name: 'W',
+          persona_name: 'Leo',
+          capabilities: [],
+        }),
+    ];
+    for (const write of writes) {
+      landedThenFailing(/^(Put|BatchWrite)/);
+      await assert.rejects(write());
+      clearFaults();
+      resetDynamo();
+    }
+    assert.deepEqual(await lists(), [0, 0, 0, 0, 0]);
+  });
+
+  it('addProjectTask: a task whose own write fails after landing is not listed beside counts that leave it out', async () => {
+    const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Agent tasks' } })).body;
+    landedThenFailing(/^Put/);
+    await assert.rejects(addProjectTask(project.id, { title: 'Landed', status: 'pending', budget_usd: 5 }));
+    clearFaults();
+    const tasks = (await h.call('GET', `/api/v1/projects/${project.id}/tasks`)).body.tasks;
+    const { task_count, total_budget_usd } = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
+    assert.deepEqual([tasks.length, task_count, total_budget_usd], [0, 0, 0]);
   });
 
   it('POST /brand-kits: when an upload’s type check fails, no logo copy is left behind', async () => {
