@@ -26,7 +26,7 @@ export const chatRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/chat/sessions/{session_id}/messages',
     entry: 'chat/send-message',
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     // One ranged GetObject of each attachment's first bytes, under the caller's uploads (its type, size
     // and format; a missing one is a 422, so `list`), and a HeadObject of an empty one (its 416 says no
     // type). s3:GetObject allows both.

@@ -13,6 +13,10 @@ export const chatKeys = {
   ownerPartition,
   partition,
   session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
+  /** The document names the session's messages hold, beside the session item rather than on it: up
+   * to 1,000 names and their owners (about 240 KB) would weigh on every read of the session and on
+   * its owner's list. `NAMES` sorts between `MSG#…` and `SESSION`: one Query reads the two. */
+  documentNames: (sessionId: string) => ({ pk: partition(sessionId), sk: 'NAMES' }),
   message: (sessionId: string, messageId: string) => ({
     pk: partition(sessionId),
     sk: `${MESSAGE_PREFIX}${messageId}`,

@@ -26,7 +26,7 @@ import {
 } from './content-blocks.ts';
 import { chatKeys } from './keys.ts';
 import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
-import { readMessage, readSession, SESSION_RESOURCE, storeUserMessage } from './store.ts';
+import { readMessage, readSessionWithNames, SESSION_RESOURCE, storeUserMessage } from './store.ts';
 
 const MiB = 1024 * 1024;
 const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
@@ -163,7 +163,7 @@ export const sendMessage = (
     request: [input.content, input.attachments ?? []],
     // The session answers first: a stranger learns nothing about keys or attachments. Read
     // consistently (as every table read): the document names of the message sent just before are in it.
-    check: async () => ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE),
+    check: async () => ownedBy(await readSessionWithNames(sessionId), userId, SESSION_RESOURCE),
     // Checked only to write: a retry returns the first message even if its attachments have gone since.
     prepare: async (checking) => {
       const [attachments, session] = await Promise.all([

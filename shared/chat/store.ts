@@ -10,6 +10,7 @@ import {
   ownedBy,
   putNew,
   queryAfter,
+  queryPartition,
   updateItem,
 } from '../db/store.ts';
 import { ServiceUnavailableError } from '../http/errors.ts';
@@ -32,11 +33,22 @@ export const SESSION_RESOURCE = 'Chat session';
 export interface ChatSessionItem extends ChatSession {
   kind: 'chat_session';
   owner: string;
+  /** Sessions before the names moved to their own item (chatKeys.documentNames) keep theirs here. */
+  document_names?: Set<string>;
+  document_name_owners?: Set<string>;
+}
+
+/** The session's document names (chatKeys.documentNames), made by its first document. */
+interface DocumentNamesItem {
+  kind: 'chat_document_names';
   /** Every document name the session's messages hold, lower-case: a new document's must differ. */
   document_names?: Set<string>;
   /** Which message holds each of those names: `<message id>:<hash of the name>` (claimSetMembers). */
   document_name_owners?: Set<string>;
 }
+
+/** A session as the send reads it: with every document name its messages hold. */
+export type SessionWithNames = ChatSessionItem & { document_names?: ReadonlySet<string> };
 
 interface ChatMessageItem extends ChatMessage {
   kind: 'chat_message';
@@ -106,6 +118,21 @@ export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatS
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 
+/** The session and its document names, in one Query (`NAMES` to `SESSION`); names a session stored on
+ * its own item before they moved count too. */
+export async function readSessionWithNames(sessionId: string): Promise<SessionWithNames | undefined> {
+  const [namesKeys, sessionKeys] = [chatKeys.documentNames(sessionId), chatKeys.session(sessionId)];
+  const items = await queryPartition<(ChatSessionItem | DocumentNamesItem) & { sk: string }>(
+    chatKeys.partition(sessionId),
+    { between: [namesKeys.sk, sessionKeys.sk], limit: 2 },
+  );
+  const session = items.find((item) => item.sk === sessionKeys.sk) as ChatSessionItem | undefined;
+  const held = items.find((item) => item.sk === namesKeys.sk) as DocumentNamesItem | undefined;
+  if (!session) return undefined;
+  const names = new Set([...(session.document_names ?? []), ...(held?.document_names ?? [])]);
+  return { ...session, document_names: names.size > 0 ? names : undefined };
+}
+
 export async function getOwnedSession(userId: string, sessionId: string): Promise<ChatSessionItem> {
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
 }
@@ -166,10 +193,11 @@ const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
   return names.length === 0
     ? true
     : claimSetMembers(
-        chatKeys.session(sessionId),
+        chatKeys.documentNames(sessionId),
         { set: 'document_names', owners: 'document_name_owners' },
         names,
         message.id,
+        { kind: 'chat_document_names' },
       );
 };
 
@@ -233,7 +261,7 @@ async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Prom
   for (let round = 1; round <= NAME_ROUNDS; round++) {
     // Sends that lost together would choose the same next name again: a random pause apart.
     await setTimeout(Math.random() * 20 * round);
-    const session = await readSession(message.session_id);
+    const session = await readSessionWithNames(message.session_id);
     const renamed = {
       ...message,
       content: blocksFor(session?.document_names, round > PLAIN_NAME_ROUNDS ? mark : undefined),

@@ -399,13 +399,15 @@ export async function takeBackCounters(
  * A uniqueness claim on a string set: adds `members` to the item's `set` on the condition that none of
  * them is there already, unless `owner` put it there (the same writer claiming again). Each member's
  * owner is kept in the `owners` set as `<owner>:<hash of the member>`, small where members may be
- * long. false when another owner holds one (or there is no item).
+ * long. false when another owner holds one. The item is made with `created`'s attributes by the first
+ * claim.
  */
 export async function claimSetMembers(
   keys: Keys,
   sets: { set: string; owners: string },
   members: readonly string[],
   owner: string,
+  created: Item,
 ): Promise<boolean> {
   const { name, value, aliases } = expressionParts();
   const token = (member: string) => `${owner}:${sha256(member).slice(0, 11)}`;
@@ -413,13 +415,16 @@ export async function claimSetMembers(
   const free = members.map(
     (member) => `(NOT contains(${set}, ${value(member)}) OR contains(${owners}, ${value(token(member))}))`,
   );
+  const creation = Object.entries(created).map(
+    ([a, v]) => `${name(a)} = if_not_exists(${name(a)}, ${value(v)})`,
+  );
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys,
-        ConditionExpression: [`attribute_exists(${name('pk')})`, ...free].join(' AND '),
-        UpdateExpression: `ADD ${set} ${value(new Set(members))}, ${owners} ${value(new Set(members.map(token)))}`,
+        ConditionExpression: free.join(' AND '),
+        UpdateExpression: `${creation.length ? `SET ${creation.join(', ')} ` : ''}ADD ${set} ${value(new Set(members))}, ${owners} ${value(new Set(members.map(token)))}`,
         ...aliases(),
       }),
     );

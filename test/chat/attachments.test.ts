@@ -148,7 +148,7 @@ const takeNamesBeforeClaim = (chat: string, when: (chosen: string[]) => boolean)
       };
       const claim =
         context.commandName?.startsWith('Update') &&
-        JSON.stringify(input.Key).includes('SESSION') &&
+        JSON.stringify(input.Key).includes('NAMES') &&
         input.ConditionExpression?.includes('contains');
       // The names claimed, as a Set (or marshalled, depending on where the client's stack runs this).
       const chosen = claim
@@ -157,7 +157,7 @@ const takeNamesBeforeClaim = (chat: string, when: (chosen: string[]) => boolean)
             .find((members) => members.length > 0 && !String(members[0]).includes(':'))
         : undefined;
       if (chosen && when(chosen as string[]))
-        await updateItem(chatKeys.session(chat), { add: { document_names: new Set(chosen) } });
+        await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(chosen) } });
       return next(args);
     },
     { step: 'initialize', name },
@@ -712,7 +712,7 @@ describe('chat attachments', () => {
       listed,
       sent.map((res) => res.body).sort((a, b) => a.id.localeCompare(b.id)),
     );
-    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat));
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
     assert.deepEqual([...item!.document_names].sort(), names);
   });
 
@@ -727,8 +727,29 @@ describe('chat attachments', () => {
     assert.deepEqual(new Set(sent.map((res) => JSON.stringify([res.status, res.body]))).size, 1);
     assert.equal(sent[0]!.body.content[1].document.name, 'notes');
     assert.deepEqual((await h.call('GET', url)).body.messages, [sent[0]!.body]);
-    const item = await getItem<{ document_names: Set<string> }>(chatKeys.session(chat));
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
     assert.deepEqual([...item!.document_names], ['notes']);
+  });
+
+  it('keeps document names beside the session item, not on it: its reads and its owner’s list stay small', async () => {
+    // Up to 1,000 names and their owners (about 240 KB) on the session item made every message list's
+    // session check and the owner's session list read them (50 such sessions: 12 MB for 6 KB of list).
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Light' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const sent = await h.call('POST', url, { json: { content: 'x', attachments: [{ key: notes }] } });
+    assert.equal(sent.status, 201, sent.text);
+    const session = await getItem<Record<string, unknown>>(chatKeys.session(chat));
+    assert.deepEqual([session!.document_names, session!.document_name_owners], [undefined, undefined]);
+    const names = await getItem<{ kind: string; document_names: Set<string> }>(chatKeys.documentNames(chat));
+    assert.deepEqual([names!.kind, [...names!.document_names]], ['chat_document_names', ['notes']]);
+    // A session that kept its names on its own item, as sessions did before, still has them counted.
+    const older = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Older' } })).body.id;
+    await updateItem(chatKeys.session(older), { add: { document_names: new Set(['notes']) } });
+    const next = await h.call('POST', `/api/v1/chat/sessions/${older}/messages`, {
+      json: { content: 'x', attachments: [{ key: notes }] },
+    });
+    assert.equal(next.body.content[1].document.name, 'notes (2)');
   });
 
   it('a message whose document name was taken after the session read is renamed before it is answered', async () => {
@@ -817,10 +838,13 @@ describe('chat attachments', () => {
   });
 
   it('a session holds at most its limit of documents: past it, 409 and nothing written', async () => {
-    // Every document name stays on the session item (above), which DynamoDB caps at 400 KB.
+    // Every document name stays on the session's names item (above), which DynamoDB caps at 400 KB.
+    // Half of them on the session item itself, where sessions kept them before: they count too.
     const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Full' } })).body.id;
     const held = Array.from({ length: CHAT_LIMITS.sessionDocuments - 2 }, (_, i) => `held ${i}`);
-    await updateItem(chatKeys.session(chat), { add: { document_names: new Set(held) } });
+    const half = held.length / 2;
+    await updateItem(chatKeys.session(chat), { add: { document_names: new Set(held.slice(0, half)) } });
+    await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(held.slice(half)) } });
     const docs = await Promise.all(
       ['a.md', 'b.md', 'c.md'].map((name) => upload(name, { type: 'text/markdown' })),
     );

@@ -254,12 +254,13 @@ describe('POST /chat/sessions/{id}/messages', () => {
       assert.equal(recorder.waves(), 2, recorder.commands().join(', '));
       recorder.clear();
       const first = await send(id, { content: 'keyed' }, { 'idempotency-key': 'waves-1' });
-      // Session read, key claim and the read of an earlier claim side by side; then the message.
+      // Session read (with its document names: one Query), key claim and the read of an earlier claim
+      // side by side; then the message.
       assert.deepEqual(recorder.commands().sort(), [
         'GetItemCommand',
-        'GetItemCommand',
         'PutItemCommand',
         'PutItemCommand',
+        'QueryCommand',
       ]);
       assert.equal(recorder.waves(), 2);
       recorder.clear();
