@@ -68,7 +68,14 @@ interface Slot {
   scheduledFor: string;
 }
 
-const kindOf = (platform: string | null, taskType: string) => `${platform ?? ''}\u0000${taskType}`;
+// Platforms and task types are free text (any character, `|` and NUL too): joined unambiguously.
+const kindOf = (platform: string | null, taskType: string) => JSON.stringify([platform, taskType]);
+
+/** A slot id's name: its parts joined by `|`, with `|` and `\` escaped inside them (only a platform or
+ * task type holds them), so two lines (`a|b` + `c`, `a` + `b|c`) never name one slot; other text keeps
+ * the ids it had. */
+const slotName = (parts: (string | number)[]) =>
+  parts.map((part) => String(part).replaceAll('\\', '\\\\').replaceAll('|', '\\|')).join('|');
 
 /**
  * The cadence's candidate times in one ISO week: `per_week` of them spread over the preferred days
@@ -158,7 +165,7 @@ export function planCalendar(input: {
         const slot = firstSlot[i]! + candidate.index;
         slots.push({
           id: uuidv5(
-            [teamId, period.key, monday, line.platform, line.task_type, slot].join('|'),
+            slotName([teamId, period.key, monday, line.platform, line.task_type, slot]),
             CALENDAR_ID_NAMESPACE,
           ),
           cadence: line,

@@ -266,6 +266,36 @@ describe('calendar generation', () => {
     assert.equal((await storedEntries(team.id)).length, 3);
   });
 
+  it('keeps lines apart whatever characters their platform and task type hold (`|`, NUL)', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    // `a|b` + `c` and `a` + `b|c` once named one slot: two entries with one id, a BatchWrite DynamoDB
+    // refuses (duplicate keys), a 500.
+    const { team } = await parisTeam([
+      { platform: 'a|b', task_type: 'c', per_week: 1, title: 'pipe 1' },
+      { platform: 'a', task_type: 'b|c', per_week: 1, title: 'pipe 2' },
+      { platform: 'x\u0000y', task_type: 'z', per_week: 1, title: 'nul 1' },
+      { platform: 'x', task_type: 'y\u0000z', per_week: 1, title: 'nul 2' },
+    ]);
+    // A task of the fourth line's kind covers that line's week, not the third's.
+    await addTask(team.id, {
+      task_type: 'y\u0000z',
+      title: 'Scheduled',
+      platform: 'x',
+      scheduled_for: '2026-11-16T08:00:00Z',
+    });
+    const res = await generate(team.id);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.entries.map((e: Entry) => e.title).sort(), [
+      'Scheduled',
+      'nul 1',
+      'pipe 1',
+      'pipe 2',
+    ]);
+    assert.equal(new Set(res.body.entries.map((e: Entry) => e.id)).size, 4);
+    assert.equal((await generate(team.id)).text, res.text);
+    assert.equal((await storedEntries(team.id)).length, 4);
+  });
+
   it('plans a month’s first and last weeks as the weekly plan does: tasks in the next month count', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
     const { team } = await parisTeam(); // Mon/Wed/Fri at 09:30 in Paris (08:30 UTC), 3 a week
