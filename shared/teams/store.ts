@@ -262,9 +262,10 @@ const toStrategyHistory = (cycles: CycleItem[]): StrategyHistory => ({
 export const briefPreview = (content: string): string => {
   const chars = [...content.trim()];
   if (chars.length <= TEAM_LIMITS.briefPreview) return chars.join('');
-  const cut = chars.slice(0, TEAM_LIMITS.briefPreview).join('');
+  const cut = chars.slice(0, TEAM_LIMITS.briefPreview);
+  // The space's place in code points, as the cut counts (an emoji is two UTF-16 units).
   const space = cut.lastIndexOf(' ');
-  return `${(space > TEAM_LIMITS.briefPreview * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return `${(space > TEAM_LIMITS.briefPreview * 0.6 ? cut.slice(0, space) : cut).join('').trimEnd()}…`;
 };
 
 const toBriefHistory = (briefs: BriefItem[]): BriefHistory => ({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
 import { createBrand } from '../../shared/brands/store.ts';
-import { addActivity, addTask } from '../../shared/teams/agents.ts';
+import { addActivity, addBrief, addTask } from '../../shared/teams/agents.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
@@ -395,6 +395,23 @@ describe('per-resource reads', () => {
     assert.ok(long.brief_preview.endsWith('…'));
     assert.ok([...long.brief_preview].length <= 281);
     assert.equal(short.cycle_instance_id, history.body.strategies[1].cycle_instance_id);
+  });
+
+  it('cuts a brief’s preview back to a space only in its last 40 %, counting code points', async () => {
+    const team = await createTeam(h);
+    const cycle = '0193a0a0-0000-7000-8000-000000000000';
+    // 100 emoji (200 UTF-16 units), a space, then one long word: the space is at code point 100, in
+    // the first 40 % of 280, so the cut stays at 280 (it was cut back there, read as UTF-16 unit 200).
+    const emoji = `${'🌲'.repeat(100)} ${'a'.repeat(300)}`;
+    // A space at code point 200 (in the last 40 %): cut back to it.
+    const words = `${'b'.repeat(200)} ${'c'.repeat(300)}`;
+    await addBrief(team.id, { cycle_instance_id: cycle, content: emoji });
+    await addBrief(team.id, { cycle_instance_id: cycle, content: words });
+    const res = await h.call('GET', teamPath(team.id, '/strategy-briefs'));
+    assert.deepEqual(
+      res.body.items.map((item: { brief_preview: string }) => item.brief_preview),
+      [`${'b'.repeat(200)}…`, `${[...emoji].slice(0, 280).join('')}…`],
+    );
   });
 
   it('the team detail carries members and the ten latest activity entries', async () => {
