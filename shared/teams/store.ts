@@ -289,12 +289,12 @@ const readMembers = (teamId: string) =>
 
 const MiB = 1024 * 1024;
 /**
- * What a page of a team's tasks or activity may weigh, wherever it is read (each under PAGE_MAX_BYTES):
- * the dashboard carries both lists, its activity twice (the page, and its head as the team's
- * recent_activity), beside the team, canvas and strategy items (each under DynamoDB's 400 KB), and
- * must stay within Lambda's 6 MB. One budget per list keeps each dashboard key equal to its own read.
+ * What a page of a team's tasks or activity, or its strategy history, may weigh, wherever it is read
+ * (each under PAGE_MAX_BYTES): the dashboard carries all three, its activity twice (the page, and its
+ * head as the team's recent_activity), beside the team, members, canvas and brief previews, and must
+ * stay within Lambda's 6 MB. One budget per list keeps each dashboard key equal to its own read.
  */
-const TEAM_PAGE_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB };
+const TEAM_PAGE_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB, strategies: 1 * MiB };
 
 /** A page of one kind of team item, newest first. DynamoDB has no offset: a page reads `offset + limit`
  * keys (offset ≤ 10,000), page after page past 1 MB, so only a deep offset costs more than one request. */
@@ -309,11 +309,22 @@ const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_PAGE_BY
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
 /** Newest cycle first. */
-export const readCycles = (teamId: string, limit: number = TEAM_LIMITS.strategies) =>
+export const readCycles = (teamId: string, limit: number) =>
   queryPartition<CycleItem>(teamKeys.partition(teamId), {
     prefix: TEAM_PREFIX.cycle,
     newestFirst: true,
     limit,
+  });
+
+/** The strategy history: the newest cycles, ending early where their strategies would pass its budget
+ * (an agent's content_strategy has no bound of its own). */
+const readStrategyHistory = (teamId: string) =>
+  queryWindow<CycleItem>(teamKeys.partition(teamId), {
+    prefix: TEAM_PREFIX.cycle,
+    newestFirst: true,
+    offset: 0,
+    limit: TEAM_LIMITS.strategies,
+    maxBytes: TEAM_PAGE_BYTES.strategies,
   });
 
 const readBriefs = (teamId: string) =>
@@ -357,7 +368,7 @@ export async function listTeamActivity(userId: string, teamId: string, page: Pag
 }
 
 export async function getStrategyHistory(userId: string, teamId: string): Promise<StrategyHistory> {
-  const [team, cycles] = await Promise.all([readTeam(teamId), readCycles(teamId)]);
+  const [team, cycles] = await Promise.all([readTeam(teamId), readStrategyHistory(teamId)]);
   ownedBy(team, userId, 'Team');
   return toStrategyHistory(cycles);
 }
@@ -376,7 +387,7 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
     readTasks(teamId, DASHBOARD_PAGE),
     // The activity page starts with the team's recent activity: one read serves both.
     readActivity(teamId, DASHBOARD_PAGE),
-    readCycles(teamId),
+    readStrategyHistory(teamId),
     readBriefs(teamId),
     readCanvas(teamId),
   ]);

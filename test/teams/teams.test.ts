@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
 import { createBrand } from '../../shared/brands/store.ts';
-import { addActivity, addBrief, addTask } from '../../shared/teams/agents.ts';
+import { addActivity, addBrief, addCycle, addTask } from '../../shared/teams/agents.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
@@ -328,7 +328,7 @@ describe('per-resource reads', () => {
     );
   });
 
-  it('keeps the dashboard, with its two lists and the activity twice, within Lambda’s response limit', async () => {
+  it('keeps the dashboard, with its two lists, the activity twice and the strategy history, within Lambda’s response limit', async () => {
     // At 5 MiB a list, the two lists together (the activity twice: page and recent_activity) would pass
     // 6 MB, which Lambda refuses (the local runtime refuses it too: a 500): each has its own share.
     const team = await createTeam(h);
@@ -341,9 +341,24 @@ describe('per-resource reads', () => {
         description: `a${i}`,
         details: { text: 'd'.repeat(150_000) },
       });
+    // The strategy history too: 50 cycles of 60 KB strategies (an agent's, unbounded) were 3 MB more,
+    // a 6.3 MB dashboard.
+    for (let i = 0; i < 50; i++)
+      await addCycle(team.id, {
+        start_date: '2026-01-01T00:00:00Z',
+        end_date: '2026-01-15T00:00:00Z',
+        strategy_status: 'completed',
+        content_strategy: { plan: `${i} ${'p'.repeat(60_000)}` },
+      });
     const dashboard = await h.call('GET', `/api/v1/teams/${team.id}/dashboard`);
     assert.equal(dashboard.status, 200, dashboard.text.slice(0, 200));
-    const { tasks, activity } = dashboard.body;
+    const { tasks, activity, strategy_history } = dashboard.body;
+    // The newest cycles, as many as fit its share.
+    assert.ok(strategy_history.strategies.length < 50, `${strategy_history.strategies.length} strategies`);
+    assert.deepEqual(
+      strategy_history.strategies.map((s: { instance_number: number }) => s.instance_number),
+      Array.from({ length: strategy_history.strategies.length }, (_, i) => 50 - i),
+    );
     assert.deepEqual([tasks.total, activity.total], [20, 8]);
     // Both pages end early, newest first; the rest is one offset away, as on the list itself.
     assert.ok(activity.activity.length < 8, `${activity.activity.length} activities`);
@@ -356,6 +371,7 @@ describe('per-resource reads', () => {
       team: await h.call('GET', teamPath(team.id)),
       tasks: await h.call('GET', teamPath(team.id, '/tasks')),
       activity: await h.call('GET', teamPath(team.id, '/activity')),
+      strategy_history: await h.call('GET', teamPath(team.id, '/strategy-history')),
     };
     for (const [key, read] of Object.entries(reads))
       assert.ok(JSON.stringify(dashboard.body[key]) === read.text, `${key} differs from its read`);
