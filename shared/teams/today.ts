@@ -54,10 +54,18 @@ export function todayWindow(at: number, timeZone: string) {
 const PROGRESS_DIGITS = 1e4;
 const HOUR_MS = 3_600_000;
 
-/** Pure: the view from the team, its newest cycle and the loop instances of the read window. */
+/** Cycles the today view reads, newest first: the newest may be the next one, added ahead of time. */
+export const CYCLES_READ = 2;
+
+/** Active now: `strategy_status` active and `start_date ≤ at < end_date`. */
+const isActiveAt = (cycle: CycleItem, at: number) =>
+  cycle.strategy_status === 'active' && Date.parse(cycle.start_date) <= at && at < Date.parse(cycle.end_date);
+
+/** Pure: the view from the team, its newest cycles (newest first; the current one is the newest of them
+ * active now) and the loop instances of the read window. */
 export function buildTodayView(
   team: TeamItem,
-  cycle: CycleItem | undefined,
+  cycles: CycleItem[],
   loops: LoopInstanceItem[],
   at: number,
 ): TodayView {
@@ -69,9 +77,10 @@ export function buildTodayView(
     return ms >= from && ms < to;
   };
 
+  const cycle = cycles.find((candidate) => isActiveAt(candidate, at));
   const start = cycle ? Date.parse(cycle.start_date) : Number.NaN;
   const end = cycle ? Date.parse(cycle.end_date) : Number.NaN;
-  const active = cycle !== undefined && cycle.strategy_status === 'active' && start <= at && at < end;
+  const active = cycle !== undefined;
   const cycleDay = active ? daysBetween(localDate(start, timeZone), today) + 1 : null;
   const progress = active ? Math.min(1, Math.max(0, (at - start) / (end - start))) : 0;
   const phase =
@@ -131,7 +140,7 @@ export async function getToday(userId: string, teamId: string): Promise<TodayVie
   // first: each reaches the team's own instances before another zone's, so those cannot use up the cap.
   const [team, cycles, earlier, later] = await Promise.all([
     readTeam(teamId),
-    readCycles(teamId, 1),
+    readCycles(teamId, CYCLES_READ),
     readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true),
     readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false),
   ]);
@@ -142,5 +151,5 @@ export async function getToday(userId: string, teamId: string): Promise<TodayVie
     const ms = Date.parse(loop.scheduled_at);
     return ms >= readFrom && ms < to;
   });
-  return buildTodayView(owned, cycles[0], inWindow, at);
+  return buildTodayView(owned, cycles, inWindow, at);
 }

@@ -194,6 +194,25 @@ describe('today view', () => {
     assert.deepEqual([last.cycle_day, last.cycle_progress, last.current_phase], [8, 1, 'onboarding']);
   });
 
+  it('the next cycle, added ahead of time, does not hide the current one', async () => {
+    setClock(new Date('2026-11-03T12:00:00Z'));
+    const team = await createTeam(h);
+    await addCycle(team.id, { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-08T00:00:00Z' });
+    await addCycle(team.id, {
+      start_date: '2026-11-08T00:00:00Z',
+      end_date: '2026-11-15T00:00:00Z',
+      strategy_status: 'planned',
+    });
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    // It showed no cycle (null, 0, null): only the newest, not yet begun, was looked at.
+    assert.deepEqual([view.cycle_day, view.cycle_progress], [3, 0.3571]);
+    // Once the next one is active and has begun, it is current.
+    setClock(new Date('2026-11-09T12:00:00Z'));
+    await addCycle(team.id, { start_date: '2026-11-09T00:00:00Z', end_date: '2026-11-16T00:00:00Z' });
+    const next = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.equal(next.cycle_day, 1);
+  });
+
   it('reads all of the team’s two days when they hold fewer than the cap, whatever came before', async () => {
     // A UTC team whose loops run every 2.5 minutes: 576 a day, 1,152 in its yesterday and today
     // (under the 1,500 a read takes), and as many a day before. At 00:30 the window read begins 50 h
