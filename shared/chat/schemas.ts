@@ -1,16 +1,8 @@
 // Chat sessions and endpoint 11. The spec gives the content bound and leaves the attachment shape
 // open; ours is `{key, name?, media_type?}` (docs/chat.md).
 import * as v from 'valibot';
-import {
-  codePointLength,
-  cursorPageQuery,
-  list,
-  model,
-  optionalNullable,
-  string,
-  uuid,
-  valueError,
-} from '../http/fields.ts';
+import { cursorPageQuery, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { codePointLength } from '../strings.ts';
 import { ATTACHMENT_LIMITS, DOCUMENT_FORMATS, IMAGE_FORMATS } from './content-blocks.ts';
 
 export const CHAT_LIMITS = {

@@ -69,9 +69,6 @@ export const expectedChoices = (values: readonly (string | number)[]): string =>
   return reprs.length <= 1 ? (reprs[0] ?? '') : `${reprs.slice(0, -1).join(', ')} or ${reprs.at(-1)}`;
 };
 
-/** Lengths count code points (shared/strings.ts), as Python's len(). */
-export { codePointLength };
-
 // ---- scalars -------------------------------------------------------------------------------
 
 /**
