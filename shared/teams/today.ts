@@ -77,18 +77,22 @@ export function buildTodayView(
     return ms >= from && ms < to;
   };
 
+  // The current cycle: the newest of those read that is active now. Without one: no day, progress 0,
+  // no phase.
   const cycle = cycles.find((candidate) => isActiveAt(candidate, at));
-  const start = cycle ? Date.parse(cycle.start_date) : Number.NaN;
-  const end = cycle ? Date.parse(cycle.end_date) : Number.NaN;
-  const active = cycle !== undefined;
-  const cycleDay = active ? daysBetween(localDate(start, timeZone), today) + 1 : null;
-  const progress = active ? Math.min(1, Math.max(0, (at - start) / (end - start))) : 0;
-  const phase =
-    active && cycleDay !== null
-      ? ((cycle.phases ?? []).filter((p) => p.start_day <= cycleDay).at(-1)?.name ??
-        team.workflow_phase ??
-        TEAM_DEFAULTS.workflow_phase)
-      : null;
+  let cycleDay: number | null = null;
+  let progress = 0;
+  let phase: string | null = null;
+  if (cycle) {
+    const [start, end] = [Date.parse(cycle.start_date), Date.parse(cycle.end_date)];
+    const day = daysBetween(localDate(start, timeZone), today) + 1;
+    cycleDay = day;
+    progress = Math.min(1, Math.max(0, (at - start) / (end - start)));
+    phase =
+      (cycle.phases ?? []).filter((p) => p.start_day <= day).at(-1)?.name ??
+      team.workflow_phase ??
+      TEAM_DEFAULTS.workflow_phase;
+  }
 
   const byTime = (a: LoopInstanceItem, b: LoopInstanceItem) =>
     a.scheduled_at.localeCompare(b.scheduled_at) || a.id.localeCompare(b.id);
