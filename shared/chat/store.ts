@@ -47,9 +47,6 @@ interface DocumentNamesItem {
   document_name_owners?: Set<string>;
 }
 
-/** A session as the send reads it: with every document name its messages hold. */
-export type SessionWithNames = ChatSessionItem & { document_names?: ReadonlySet<string> };
-
 interface ChatMessageItem extends ChatMessage {
   kind: 'chat_message';
 }
@@ -85,13 +82,13 @@ export const createChatSession = (
     request: input,
     check: async () => {
       const [team, project] = await Promise.all([
-        input.team_id && getItem<{ owner?: string }>(teamKeys.team(input.team_id)),
-        input.project_id && getItem<{ owner?: string }>(projectKeys.project(input.project_id)),
+        input.team_id ? getItem<{ owner?: string }>(teamKeys.team(input.team_id)) : undefined,
+        input.project_id ? getItem<{ owner?: string }>(projectKeys.project(input.project_id)) : undefined,
       ]);
       // Judged in the body's order once both are read: with both not the caller's, the same 404
       // whichever read answers first.
-      if (input.team_id) ownedBy(team || undefined, userId, 'Team');
-      if (input.project_id) ownedBy(project || undefined, userId, 'Project');
+      if (input.team_id) ownedBy(team, userId, 'Team');
+      if (input.project_id) ownedBy(project, userId, 'Project');
     },
     write: async ({ id, created_at }) => {
       const item: ChatSessionItem = {
@@ -118,9 +115,9 @@ export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatS
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 
-/** The session and its document names, in one Query (`NAMES` to `SESSION`); names a session stored on
- * its own item before they moved count too. */
-export async function readSessionWithNames(sessionId: string): Promise<SessionWithNames | undefined> {
+/** The session item with `document_names` set to every name its messages hold (its names item's, and
+ * any it stored itself before they moved), in one Query (`NAMES` to `SESSION`). */
+export async function readSessionWithNames(sessionId: string): Promise<ChatSessionItem | undefined> {
   const [namesKeys, sessionKeys] = [chatKeys.documentNames(sessionId), chatKeys.session(sessionId)];
   const items = await queryPartition<(ChatSessionItem | DocumentNamesItem) & { sk: string }>(
     chatKeys.partition(sessionId),
