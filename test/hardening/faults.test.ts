@@ -365,21 +365,24 @@ describe('faults in the AWS SDK clients', () => {
     results.projects_checked_for_half_writes = projects.length;
   });
 
+  /** What a team's reads show of the agents' records: [tasks listed, total, activity listed, total, members]. */
+  const teamLists = async (teamId: string) => {
+    const tasks = (await h.call('GET', `/api/v1/teams/${teamId}/tasks?limit=100`)).body;
+    const activity = (await h.call('GET', `/api/v1/teams/${teamId}/activity?limit=100`)).body;
+    const { members } = (await h.call('GET', `/api/v1/teams/${teamId}`)).body;
+    return [tasks.tasks.length, tasks.total, activity.activity.length, activity.total, members.length];
+  };
+  const WRITER = {
+    role: 'writer',
+    agent_slug: 'writer',
+    display_name: 'W',
+    persona_name: 'Leo',
+    capabilities: [],
+  };
+
   it("the agents' records: one whose team item cannot follow is neither listed nor counted", async () => {
     const team = await createTeam(h);
-    const lists = async () => {
-      const tasks = (await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=100`)).body;
-      const activity = (await h.call('GET', `/api/v1/teams/${team.id}/activity?limit=100`)).body;
-      const { members } = (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
-      return [tasks.tasks.length, tasks.total, activity.activity.length, activity.total, members.length];
-    };
-    const member = {
-      role: 'writer',
-      agent_slug: 'writer',
-      display_name: 'W',
-      persona_name: 'Leo',
-      capabilities: [],
-    };
+    const lists = () => teamLists(team.id);
     const writes = [
       () => addTask(team.id, { task_type: 'social_post', title: 'Uncounted' }),
       () =>
@@ -388,7 +391,7 @@ describe('faults in the AWS SDK clients', () => {
           [1, 2, 3].map((i) => ({ task_type: 'social_post', title: `Batch ${i}` })),
         ),
       () => addActivity(team.id, { action_type: 'note', description: 'Uncounted' }),
-      () => addMember(team.id, member),
+      () => addMember(team.id, WRITER),
     ];
     for (const write of writes) {
       // The record goes in; the team's update (counter, updated_at) fails throughout.
@@ -412,24 +415,12 @@ describe('faults in the AWS SDK clients', () => {
 
   it("the agents' records: one whose own write fails after landing is neither listed nor left uncounted", async () => {
     const team = await createTeam(h);
-    const lists = async () => {
-      const tasks = (await h.call('GET', `/api/v1/teams/${team.id}/tasks?limit=100`)).body;
-      const activity = (await h.call('GET', `/api/v1/teams/${team.id}/activity?limit=100`)).body;
-      const { members } = (await h.call('GET', `/api/v1/teams/${team.id}`)).body;
-      return [tasks.tasks.length, tasks.total, activity.activity.length, activity.total, members.length];
-    };
+    const lists = () => teamLists(team.id);
     const writes = [
       () => addTask(team.id, { task_type: 'social_post', title: 'Landed' }),
       () => addTasks(team.id, [{ task_type: 'social_post', title: 'Landed in a batch' }]),
       () => addActivity(team.id, { action_type: 'note', description: 'Landed' }),
-      () =>
-        addMember(team.id, {
-          role: 'writer',
-          agent_slug: 'writer',
-          display_name: 'W',
-          persona_name: 'Leo',
-          capabilities: [],
-        }),
+      () => addMember(team.id, WRITER),
     ];
     for (const write of writes) {
       landedThenFailing(/^(Put|BatchWrite)/);
