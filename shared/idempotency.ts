@@ -1,6 +1,6 @@
 // An Idempotency-Key on a create: a client that retries a POST after a lost response gets the record
 // the first attempt made, not a second one. The key is claimed in the create's first wave, beside its
-// own reads; the record is written in the second under the claim's id and time. Two waves. The five
+// own reads; the record is written in the second under the claim's id and time. Two waves. The seven
 // creates and the chat send (docs/chat.md, its claim in the session's partition) all go through here.
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
@@ -64,6 +64,17 @@ export interface Create<Checked, Ready, Made> {
    * to come). Its refusal is answered only by a request that is to write: a retry answers the first
    * record even where this would now refuse (the chat send's attachments, deleted since). */
   prepare?: (checked: Promise<Checked>) => Promise<Ready>;
+  /** Items the record names, written in the first wave (beside `check` and the claim) under the
+   * identity this request asks for, where no read reaches them until `write` names them: a project's
+   * tasks, a workspace before its owner's member item. So a keyed create stays at two waves. They must
+   * be the same items each time for the same identity and request: a retry that completes a first
+   * attempt that died writes them again under the claim's identity (a third wave, on that path only). */
+  stage?: {
+    write: (identity: Identity) => Promise<unknown>;
+    /** Takes them back, best effort, when nothing is to name them: this request lost the key's claim
+     * (the first request's identity is answered), or failed with its claim given back. */
+    undo: (identity: Identity) => Promise<unknown>;
+  };
   /** Writes the record under `identity` with `attribute_not_exists` (a twin's write changes nothing). */
   write: (identity: Identity, checked: Checked, ready: Ready) => Promise<Made>;
   /** The record as it is now, read consistently by its id; undefined when it was never written. */
@@ -76,24 +87,24 @@ type ClaimItem = Record<string, unknown> & { fingerprint: string; created_at: st
  * Creates a record once per Idempotency-Key. A retry (or a concurrent twin) that finds the claim
  * answers the record as it is now, or, when the first attempt died before writing it (or is still
  * writing, or was refused), seals the claim and writes it under the claim's id and time itself: a
- * third wave on that rare path only. Without a key, the checks, then the write.
+ * third wave on that rare path only. Without a key, the checks (and the stage), then the write.
  */
 export async function createOnce<Checked, Ready, Made>(create: Create<Checked, Ready, Made>): Promise<Made> {
-  const { claimAt: keys, idAttribute = 'id' } = create;
-  const asked: Identity | undefined = keys && newIdentity();
+  const { claimAt: keys, idAttribute = 'id', stage } = create;
+  const asked = newIdentity();
   const fingerprint = keys && sha256(JSON.stringify(create.request));
   const claimKey = async () => {
     const claimed = await claimItem<ClaimItem>({
       ...keys!,
       kind: 'idempotency_claim',
       fingerprint,
-      [idAttribute]: asked!.id,
-      created_at: asked!.created_at,
+      [idAttribute]: asked.id,
+      created_at: asked.created_at,
       [TABLE_TTL_ATTRIBUTE]: Math.floor(now().getTime() / 1000) + CLAIM_SECONDS,
     });
     // Our own claim, landed with its answer lost (the SDK's resend failed the condition), is ours.
-    return claimed.won || claimed.existing[idAttribute] === asked!.id
-      ? { won: true, claim: asked! }
+    return claimed.won || claimed.existing[idAttribute] === asked.id
+      ? { won: true, claim: asked }
       : {
           won: false,
           claim: { id: claimed.existing[idAttribute] as string, created_at: claimed.existing.created_at },
@@ -101,12 +112,15 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
         };
   };
   const checking = create.check ? create.check() : Promise.resolve(undefined as Checked);
-  const [checked, claimed, ready] = await Promise.allSettled([
+  const [checked, claimed, ready, staged] = await Promise.allSettled([
     checking,
     keys && claimKey(),
     create.prepare?.(checking),
+    stage?.write(asked),
   ]);
   let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
+  // Staged under an identity the key's first request did not take: nothing will name those items.
+  const unstaged = stage && claim && !claim.won ? stage.undo(asked).catch(() => undefined) : undefined;
   try {
     // The create's own refusal answers first, as it would without a key.
     if (checked.status === 'rejected') throw checked.reason;
@@ -133,8 +147,23 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     }
     if (ready.status === 'rejected') throw ready.reason;
   } catch (error) {
-    if (keys && claim?.won) await deleteItem(keys, { absent: ['sealed'] }).catch(() => undefined);
+    // A claim a twin has sealed is given back by no one: the twin writes under its identity, so what
+    // this request staged there stays for it.
+    const givenBack =
+      keys && claim?.won ? await deleteItem(keys, { absent: ['sealed'] }).catch(() => false) : true;
+    if (stage && givenBack && !unstaged) await stage.undo(asked).catch(() => undefined);
     throw error;
+  } finally {
+    await unstaged;
   }
-  return create.write(claim?.claim ?? newIdentity(), checked.value, ready.value as Ready);
+  if (staged.status === 'rejected' && !unstaged) {
+    // As when the write fails: a claim stays for the retry, which writes the same items again.
+    if (!keys) await stage?.undo(asked).catch(() => undefined);
+    throw staged.reason;
+  }
+  const identity = claim?.claim ?? asked;
+  // Staged under another identity (completing a first attempt that died: the same items again) or
+  // taken back (the key was given back meanwhile and claimed afresh): written before the record.
+  if (stage && (identity !== asked || unstaged)) await stage.write(identity);
+  return create.write(identity, checked.value, ready.value as Ready);
 }

@@ -21,6 +21,11 @@ export const newIdAt = (at: Date): string => {
 };
 
 /** The same id for the same `name` every time, sorting at `at`: a record several writers may each
- * try to create once (the first write wins, the others find it there). */
-export const stableIdAt = (at: Date, name: string): string =>
-  v7({ msecs: at.getTime(), random: createHash('sha256').update(name).digest().subarray(0, 16) });
+ * try to create once (the first write wins, the others find it there). Ids of one name and time
+ * sort by `position` (below 2^30), so items made together list in the order they were made. */
+export const stableIdAt = (at: Date, name: string, position?: number): string => {
+  const random = createHash('sha256').update(name).digest().subarray(0, 16);
+  // From a count below 2^30 that the name gives, as newIdAt's start from a random one.
+  const seq = position === undefined ? undefined : (random.readUInt32BE(6) >>> 2) + position;
+  return v7({ msecs: at.getTime(), seq, random });
+};

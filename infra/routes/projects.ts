@@ -5,7 +5,11 @@ export const projectRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/projects',
     entry: 'projects/create-project',
-    table: ['PutItem', 'BatchWriteItem'],
+    // The tasks (BatchWriteItem), then the project item; an Idempotency-Key's claim (PutItem and a
+    // consistent GetItem), a retry's Query of the project beside the UpdateItem sealing the claim, and
+    // the BatchWriteItem deleting the tasks it staged. A valid project is never refused, so its claim
+    // is never given back.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'Query'],
   },
   // The caller's projects, newest first, from gsi1.
   {

@@ -3,7 +3,16 @@ import type { Route } from '../routes.ts';
 const WORKSPACE = '/api/v1/workspaces/{workspace_id}';
 
 export const workspaceRoutes: Route[] = [
-  { method: 'POST', path: '/api/v1/workspaces', entry: 'workspaces/create-workspace', table: ['PutItem'] },
+  // The workspace item, then the owner's member item; an Idempotency-Key's claim (PutItem and a
+  // consistent GetItem), a retry's read of the workspace (GetItem member and workspace, Query
+  // integrations) beside the UpdateItem sealing the claim, and the DeleteItem of the workspace item it
+  // staged. A valid workspace is never refused, so its claim is never given back.
+  {
+    method: 'POST',
+    path: '/api/v1/workspaces',
+    entry: 'workspaces/create-workspace',
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+  },
   // The caller's workspaces, newest first, from gsi1 (the member items).
   {
     method: 'GET',

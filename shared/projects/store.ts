@@ -14,7 +14,8 @@ import {
   queryAfter,
   queryPartition,
 } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { createOnce, type Identity, ownClaim } from '../idempotency.ts';
+import { newId, stableIdAt } from '../ids.ts';
 import { projectKeys, TASK_PREFIX } from './keys.ts';
 import {
   type CreateProjectInput,
@@ -94,8 +95,7 @@ const toProject = (item: ProjectItem, tasks: ProjectTaskItem[]): Project => ({
   project_tasks: tasks.map(toProjectTask),
 });
 
-const taskItem = (projectId: string, input: ProjectTaskInput, at: string) => {
-  const id = newId();
+const taskItem = (projectId: string, id: string, input: ProjectTaskInput, at: string) => {
   const item: ProjectTaskItem = {
     kind: 'project_task',
     id,
@@ -111,11 +111,36 @@ const taskItem = (projectId: string, input: ProjectTaskInput, at: string) => {
   return { ...projectKeys.task(projectId, id), ...item };
 };
 
-/** Tasks first, the project item last: until it exists the project is not there at all. */
-export async function createProject(userId: string, input: CreateProjectInput): Promise<Project> {
-  const id = newId();
-  const at = nowIso();
-  const tasks = input.tasks.map((task) => taskItem(id, task, at));
+/** A new project's tasks: the same items every time for the same project and input (ids by
+ * position, in order), so a retry completing a create writes the first attempt's, not new ones. */
+const taskItems = ({ id: projectId, created_at: at }: Identity, input: CreateProjectInput) =>
+  input.tasks.map((task, position) =>
+    taskItem(projectId, stableIdAt(new Date(at), `${projectId}/tasks`, position), task, at),
+  );
+
+/**
+ * POST /projects: the tasks first (staged), the project item last: until it exists the project is
+ * not there at all. With an Idempotency-Key, claimed beside the tasks, a retry answers the project the
+ * first attempt made (shared/idempotency.ts); the tasks this retry staged are taken back.
+ */
+export const createProject = (userId: string, input: CreateProjectInput, key?: string): Promise<Project> =>
+  createOnce({
+    claimAt: ownClaim(userId, 'project', key),
+    request: input,
+    stage: {
+      write: (identity) => putMany(taskItems(identity, input)),
+      undo: (identity) => deleteMany(taskItems(identity, input)),
+    },
+    write: (identity) => writeProject(userId, input, identity),
+    read: async (id) => {
+      const [project, tasks] = await readProject(id);
+      return project && toProject(project, tasks);
+    },
+  });
+
+async function writeProject(userId: string, input: CreateProjectInput, identity: Identity): Promise<Project> {
+  const { id, created_at: at } = identity;
+  const tasks = taskItems(identity, input);
   const project: ProjectItem = {
     kind: 'project',
     id,
@@ -132,14 +157,7 @@ export async function createProject(userId: string, input: CreateProjectInput): 
     created_at: at,
     updated_at: at,
   };
-  try {
-    await putMany(tasks);
-  } catch (error) {
-    // No project item names them yet: the tasks that were written go again, best effort.
-    await deleteMany(tasks).catch(() => undefined);
-    throw error;
-  }
-  // Its tasks stay if this write fails: unreferenced, they cannot be reached, while deleting them
+  // The tasks stay if this write fails: unreferenced, they cannot be reached, while deleting them
   // after a write whose outcome is unknown (a timeout) could leave a project without its tasks.
   await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
@@ -149,17 +167,19 @@ export async function createProject(userId: string, input: CreateProjectInput): 
 export const listProjects = (userId: string, page: OwnerPage): Promise<ProjectSummary[]> =>
   listOwned(projectKeys.ownerPartition(userId), page, toProjectSummary);
 
-/** One Query of a fixed size (a further page only past 1 MB): the project item, then the first
- * `tasksShown` tasks (a preview). */
-export async function getProject(userId: string, projectId: string): Promise<Project> {
+/** One Query of a fixed size (a further page only past 1 MB): the project item (undefined where
+ * there is none), then the first `tasksShown` tasks (a preview). */
+async function readProject(projectId: string): Promise<[ProjectItem | undefined, ProjectTaskItem[]]> {
   const [first, ...tasks] = await queryPartition<ProjectItem | ProjectTaskItem>(
     projectKeys.partition(projectId),
-    {
-      limit: PROJECT_LIMITS.tasksShown + 1,
-    },
+    { limit: PROJECT_LIMITS.tasksShown + 1 },
   );
-  const project = ownedBy(first?.kind === 'project' ? first : undefined, userId, PROJECT_RESOURCE);
-  return toProject(project, tasks as ProjectTaskItem[]);
+  return first?.kind === 'project' ? [first, tasks as ProjectTaskItem[]] : [undefined, []];
+}
+
+export async function getProject(userId: string, projectId: string): Promise<Project> {
+  const [project, tasks] = await readProject(projectId);
+  return toProject(ownedBy(project, userId, PROJECT_RESOURCE), tasks);
 }
 
 /** All of a project's tasks, oldest first, one page at a time: the project item (ownership) and one
@@ -185,7 +205,7 @@ export async function listProjectTasks(
 export async function addProjectTask(projectId: string, input: ProjectTaskInput): Promise<ProjectTask> {
   const project = await getItem<ProjectItem>(projectKeys.project(projectId));
   if (!project) throw new Error(`No project ${projectId}`);
-  const item = taskItem(projectId, input, nowIso());
+  const item = taskItem(projectId, newId(), input, nowIso());
   // The task is listed once written: if its counters cannot follow, or its own write fails (which
   // may have landed, its answer lost), it goes again (a retry adds it anew), so no list holds a task
   // the counts leave out.

@@ -1,8 +1,7 @@
 // Workspaces: the workspace item, with its integrations nested in its details.
-import { nowIso } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
-import { getItem, putNew } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { deleteItem, getItem, putNew } from '../db/store.ts';
+import { createOnce, type Identity, ownClaim } from '../idempotency.ts';
 import { type IntegrationItem, queryIntegrations, toIntegrationStatus } from './integrations.ts';
 import { workspaceKeys } from './keys.ts';
 import {
@@ -33,19 +32,47 @@ const toWorkspace = (item: WorkspaceItem, integrations: IntegrationItem[]): Work
 });
 
 /**
- * The workspace item first, the creator's member item last: every route (and the list) needs the
- * member item, so until it exists the workspace is nowhere, and a failed second write leaves only
- * an item no one reaches.
+ * POST /workspaces: the workspace item first (staged), the creator's member item last: every route (and
+ * the list) needs the member item, so until it exists the workspace is nowhere, and a failed second
+ * write leaves only an item no one reaches. With an Idempotency-Key, claimed beside the workspace item,
+ * a retry answers the workspace the first attempt made (shared/idempotency.ts).
  */
-export async function createWorkspace(userId: string, input: CreateWorkspaceInput): Promise<Workspace> {
-  const id = newId();
-  const at = nowIso();
-  const summary: WorkspaceSummary = { name: input.name, owner: userId, created_at: at, updated_at: at };
-  const item: WorkspaceItem = { kind: 'workspace', id, ...summary };
-  await putNew({ ...workspaceKeys.workspace(id), ...item });
-  await addMember(id, summary, userId, 'owner', at);
-  return toWorkspace(item, []);
-}
+export const createWorkspace = (
+  userId: string,
+  input: CreateWorkspaceInput,
+  key?: string,
+): Promise<Workspace> =>
+  createOnce({
+    claimAt: ownClaim(userId, 'workspace', key),
+    request: input,
+    stage: {
+      write: (identity) => {
+        const item = workspaceOf(userId, input, identity);
+        return putNew({ ...workspaceKeys.workspace(item.id), ...item });
+      },
+      undo: ({ id }) => deleteItem(workspaceKeys.workspace(id)),
+    },
+    write: async (identity) => {
+      const item = workspaceOf(userId, input, identity);
+      const { kind, id, ...summary } = item;
+      await addMember(id, summary, userId, 'owner', item.created_at);
+      return toWorkspace(item, []);
+    },
+    read: (id) => readWorkspace(userId, id),
+  });
+
+const workspaceOf = (
+  userId: string,
+  input: CreateWorkspaceInput,
+  { id, created_at }: Identity,
+): WorkspaceItem => ({
+  kind: 'workspace',
+  id,
+  name: input.name,
+  owner: userId,
+  created_at,
+  updated_at: created_at,
+});
 
 /**
  * The workspaces the caller is a member of, newest first, from the summaries on its member items. A
@@ -63,13 +90,19 @@ export async function listWorkspaces(userId: string, page: OwnerPage): Promise<W
   });
 }
 
-/** One wave: the caller's member item, the workspace item and its integrations. */
-export async function getWorkspace(userId: string, workspaceId: string): Promise<Workspace> {
+/** One wave: the caller's member item, the workspace item and its integrations; undefined unless the
+ * caller is a member of a workspace that is there. */
+async function readWorkspace(userId: string, workspaceId: string): Promise<Workspace | undefined> {
   const [member, workspace, integrations] = await Promise.all([
     getMember(userId, workspaceId),
     getItem<WorkspaceItem>(workspaceKeys.workspace(workspaceId)),
     queryIntegrations(workspaceId),
   ]);
-  if (!member || !workspace) throw workspaceNotFound();
-  return toWorkspace(workspace, integrations);
+  return member && workspace ? toWorkspace(workspace, integrations) : undefined;
+}
+
+export async function getWorkspace(userId: string, workspaceId: string): Promise<Workspace> {
+  const workspace = await readWorkspace(userId, workspaceId);
+  if (!workspace) throw workspaceNotFound();
+  return workspace;
 }

@@ -365,6 +365,44 @@ describe('faults in the AWS SDK clients', () => {
     results.projects_checked_for_half_writes = projects.length;
   });
 
+  for (const [failed, fault] of [
+    // The project item's PutItem (its input is marshalled: the claim's kind is another string).
+    ['project item', { commands: /^Put/, about: '{"S":"project"}' }],
+    // The second batch of tasks (the first landed).
+    ['second task batch', { commands: /BatchWrite/, failing: (attempt: number) => attempt > 1 }],
+  ] as const)
+    it(`a keyed project create whose ${failed} failed is completed by its retry: its tasks once each`, async () => {
+      const label = `Completed ${newId()}`;
+      const body = {
+        title: label,
+        tasks: Array.from({ length: 30 }, (_, i) => ({ title: `${label} #${i}` })),
+      };
+      const headers = { 'idempotency-key': `complete-${label}` };
+      inject('dynamo', { failing: () => true, ...fault, kind: 'server' });
+      const first = await h.call('POST', '/api/v1/projects', { json: body, headers });
+      assert.equal(first.status, 503, first.text);
+      clearFaults();
+      // The retry finds the claim and no project: it seals the claim and writes the first attempt's
+      // tasks again (the same items: ids by position) before the project item.
+      const retry = await h.call('POST', '/api/v1/projects', { json: body, headers });
+      assert.equal(retry.status, 201, retry.text);
+      const tasks = (await h.call('GET', `/api/v1/projects/${retry.body.id}/tasks?limit=100`)).body.tasks;
+      assert.deepEqual(
+        tasks.map((t: { title: string }) => t.title),
+        body.tasks.map((t) => t.title),
+      );
+      const stored = (await allItems()).filter((i) => String(i.title).startsWith(label));
+      assert.deepEqual(
+        stored.map((i) => i.kind).sort(),
+        ['project', ...Array(30).fill('project_task')],
+        'one project, each task once (the first attempt’s)',
+      );
+      assert.equal(
+        (await h.call('POST', '/api/v1/projects', { json: body, headers })).body.id,
+        retry.body.id,
+      );
+    });
+
   /** What a team's reads show of the agents' records: [tasks listed, total, activity listed, total, members]. */
   const teamLists = async (teamId: string) => {
     const tasks = (await h.call('GET', `/api/v1/teams/${teamId}/tasks?limit=100`)).body;

@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from '../../shared/accounts/keys.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -81,6 +84,29 @@ const routes: CreateRoute[] = [
     list: () => '/api/v1/shopping/sessions?limit=100',
     label: (entry) => entry.title,
     refused: (label) => ({ body: { title: label.padEnd(201, '!') }, status: 422 }),
+  },
+  {
+    name: 'POST /projects',
+    // Its tasks, then the project item; with a key, the claim beside the tasks.
+    waves: 2,
+    url: () => '/api/v1/projects',
+    body: (label) => ({
+      title: label,
+      tasks: Array.from({ length: 30 }, (_, i) => ({ title: `${label} #${i}`, budget_usd: i })),
+    }),
+    list: () => '/api/v1/projects?limit=100',
+    label: (entry) => entry.title,
+    refused: (label) => ({ body: { title: label, mode: 'sideways' }, status: 422 }),
+  },
+  {
+    name: 'POST /workspaces',
+    // The workspace item, then the owner's member item; with a key, the claim beside the first.
+    waves: 2,
+    url: () => '/api/v1/workspaces',
+    body: (label) => ({ name: label }),
+    list: () => '/api/v1/workspaces?limit=100',
+    label: (entry) => entry.name,
+    refused: (label) => ({ body: { name: label.padEnd(201, '!') }, status: 422 }),
   },
   {
     name: 'POST /workspaces/{id}/tasks',
@@ -253,5 +279,57 @@ describe('the claim of an Idempotency-Key', () => {
     assert.ok(!JSON.stringify(claim).includes(key) && !JSON.stringify(claim).includes(description));
     const ttl = Number(claim.expires_at) - before;
     assert.ok(ttl >= 24 * 3600 && ttl <= 24 * 3600 + 60, String(ttl));
+  });
+});
+
+/** The stored items of a kind whose `field` begins with `label` (a whole-table Scan). */
+async function storedItems(kind: string, field: string, label: string) {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'kind = :kind AND begins_with(#field, :label)',
+        ExpressionAttributeNames: { '#field': field },
+        ExpressionAttributeValues: { ':kind': kind, ':label': label },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** 20 concurrent sends of one body with one key; their answers, all 201 with one id. */
+async function concurrentSends(url: string, json: unknown) {
+  const headers = { 'idempotency-key': `staged-${randomUUID()}` };
+  const answers = await Promise.all(Array.from({ length: 20 }, () => h.call('POST', url, { json, headers })));
+  assert.deepEqual(new Set(answers.map((res) => res.status)), new Set([201]));
+  assert.equal(new Set(answers.map((res) => res.body.id)).size, 1);
+  return answers[0]!.body;
+}
+
+describe('what the losing twins of a keyed create staged is taken back', () => {
+  it("a project's tasks: 20 concurrent sends leave one project's 30 tasks, in order", async () => {
+    const label = `staged ${randomUUID()}`;
+    const body = { title: label, tasks: Array.from({ length: 30 }, (_, i) => ({ title: `${label} #${i}` })) };
+    const project = await concurrentSends('/api/v1/projects', body);
+    const tasks = (await h.call('GET', `/api/v1/projects/${project.id}/tasks?limit=100`)).body.tasks;
+    assert.deepEqual(
+      tasks.map((t: { title: string }) => t.title),
+      body.tasks.map((t) => t.title),
+    );
+    assert.equal((await storedItems('project_task', 'title', label)).length, 30);
+  });
+
+  it('a workspace item: 20 concurrent sends leave one', async () => {
+    const label = `staged ${randomUUID()}`;
+    const workspace = await concurrentSends('/api/v1/workspaces', { name: label });
+    assert.deepEqual(
+      (await storedItems('workspace', 'name', label)).map((item) => item.id),
+      [workspace.id],
+    );
   });
 });

@@ -303,6 +303,8 @@ describe('the route table grants what the handlers send', () => {
     ][] = [
       ['brands/create-brand', '/api/v1/brands', { name: 'Keyed' }],
       ['shopping/create-session', '/api/v1/shopping/sessions', { title: 'Keyed' }],
+      ['projects/create-project', '/api/v1/projects', { title: 'Keyed', tasks: [{ title: 'Staged' }] }],
+      ['workspaces/create-workspace', '/api/v1/workspaces', { name: 'Keyed' }],
       [
         'teams/create-team',
         '/api/v1/teams',
