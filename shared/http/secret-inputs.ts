@@ -2,8 +2,10 @@
 // when another field is missing). For a route's `secretFields` (see route.ts) this middleware masks
 // them in those echoes as pydantic's SecretStr prints them, before the one error mapper answers.
 import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { RequestValidationError } from './errors.ts';
 import { isObject } from './fields.ts';
+import { decodePythonJson } from './python-json.ts';
 
 export const SECRET_MASK = '**********';
 
@@ -11,21 +13,49 @@ export const SECRET_MASK = '**********';
 // client's slip should not send its secret back.
 const isSecret = (key: string, fields: readonly string[]) => fields.includes(key) || /secret/i.test(key);
 
-const masked = (value: unknown, fields: readonly string[]): unknown => {
-  if (Array.isArray(value)) return value.map((entry) => masked(entry, fields));
+/** The non-empty strings the body holds under a secret's name, at any depth. */
+const secretValues = (value: unknown, fields: readonly string[], into: string[] = []): string[] => {
+  if (Array.isArray(value)) for (const entry of value) secretValues(entry, fields, into);
+  else if (isObject(value))
+    for (const [key, entry] of Object.entries(value))
+      if (isSecret(key, fields) && typeof entry === 'string' && entry !== '') into.push(entry);
+      else secretValues(entry, fields, into);
+  return into;
+};
+
+/** The secrets the request's JSON body carries: a copy of one under another name (`{"client_id":
+ * {"key": "<secret>"}}`, a note quoting it) is masked too, wherever the echo shows it. */
+const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): string[] => {
+  if (!event.body) return [];
+  const text = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+  try {
+    const decoded = decodePythonJson(text);
+    return decoded.ok ? secretValues(decoded.value, fields) : [];
+  } catch {
+    return []; // too deep to parse: no body item echoes anything then
+  }
+};
+
+const masked = (value: unknown, fields: readonly string[], secrets: readonly string[]): unknown => {
+  if (typeof value === 'string')
+    return secrets.some((secret) => value.includes(secret)) ? SECRET_MASK : value;
+  if (Array.isArray(value)) return value.map((entry) => masked(entry, fields, secrets));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, entry]) => [
       key,
-      isSecret(key, fields) ? SECRET_MASK : masked(entry, fields),
+      isSecret(key, fields) ? SECRET_MASK : masked(entry, fields, secrets),
     ]),
   );
 };
 
-export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
+export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj<APIGatewayProxyEventV2> => ({
   onError: (request) => {
     const error = request.error;
     if (!(error instanceof RequestValidationError)) return;
+    const secrets = error.items.some((item) => item.loc[0] === 'body')
+      ? sentSecrets(request.event, fields)
+      : [];
     for (const item of error.items) {
       if (item.loc[0] !== 'body') continue;
       const field = item.loc[1];
@@ -40,7 +70,7 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj => ({
       // a missing one (`input: null`) holds nothing.
       else if (item.loc.length === 1 && !isObject(item.input) && item.input !== null)
         item.input = SECRET_MASK;
-      else item.input = masked(item.input, fields);
+      else item.input = masked(item.input, fields, secrets);
     }
   },
 });

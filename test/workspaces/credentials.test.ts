@@ -310,6 +310,30 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       ],
     ],
     [
+      "the secret's value is sent again inside client_id (the echo masks it wherever it appears)",
+      { client_id: { app: CLIENT_ID, key: SECRET }, client_secret: SECRET },
+      [
+        {
+          type: 'string_type',
+          loc: ['body', 'client_id'],
+          msg: 'Input should be a valid string',
+          input: { app: CLIENT_ID, key: MASK },
+        },
+      ],
+    ],
+    [
+      "client_id missing, the secret's value also in a note (the echoed body masks both)",
+      { client_secret: SECRET, note: `pasted from the console: ${SECRET}` },
+      [
+        {
+          type: 'missing',
+          loc: ['body', 'client_id'],
+          msg: 'Field required',
+          input: { client_secret: MASK, note: MASK },
+        },
+      ],
+    ],
+    [
       'the body is a list',
       [CLIENT_ID, SECRET],
       [
