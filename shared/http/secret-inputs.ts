@@ -37,13 +37,13 @@ const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): 
 };
 
 const masked = (value: unknown, fields: readonly string[], secrets: readonly string[]): unknown => {
-  if (typeof value === 'string')
-    return secrets.some((secret) => value.includes(secret)) ? SECRET_MASK : value;
+  const holdsSecret = (text: string) => secrets.some((secret) => text.includes(secret));
+  if (typeof value === 'string') return holdsSecret(value) ? SECRET_MASK : value;
   if (Array.isArray(value)) return value.map((entry) => masked(entry, fields, secrets));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, entry]) => [
-      key,
+      holdsSecret(key) ? SECRET_MASK : key,
       isSecret(key, fields) ? SECRET_MASK : masked(entry, fields, secrets),
     ]),
   );

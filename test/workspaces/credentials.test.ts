@@ -322,6 +322,18 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       ],
     ],
     [
+      "the secret's value is sent again as a key inside client_id (the echo masks the key and, a key with 'secret' in it, its value)",
+      { client_id: { [SECRET]: CLIENT_ID }, client_secret: SECRET },
+      [
+        {
+          type: 'string_type',
+          loc: ['body', 'client_id'],
+          msg: 'Input should be a valid string',
+          input: { [MASK]: MASK },
+        },
+      ],
+    ],
+    [
       "client_id missing, the secret's value also in a note (the echoed body masks both)",
       { client_secret: SECRET, note: `pasted from the console: ${SECRET}` },
       [
