@@ -27,8 +27,16 @@ export function jsonSchemaOf(schema: v.GenericSchema, strict = false): JsonSchem
     // Schema, which replaces the library's attempt: its complaints about the checks are expected.
     errorMode: 'ignore',
     overrideAction: ({ valibotAction, jsonSchema }) => {
-      const metadata = (valibotAction as { metadata?: { jsonSchema?: JsonHint; jsonDefault?: unknown } })
-        .metadata;
+      const metadata = (
+        valibotAction as {
+          metadata?: { jsonSchema?: JsonHint; jsonDefault?: unknown; jsonAnnotations?: JsonSchema };
+        }
+      ).metadata;
+      if (metadata?.jsonAnnotations) {
+        // Added to what the pipe before gives (valibot copies the metadata in: taken out again).
+        const { jsonAnnotations: _, ...converted } = jsonSchema as JsonSchema;
+        return { ...converted, ...metadata.jsonAnnotations } as typeof jsonSchema;
+      }
       if (metadata && 'jsonDefault' in metadata) {
         const { jsonDefault: _, ...converted } = jsonSchema as JsonSchema;
         return { ...converted, default: metadata.jsonDefault };

@@ -38,7 +38,11 @@ export const CREDENTIAL_LIMITS = {
 
 export const SaveCredentialsBody = model({
   client_id: string(CREDENTIAL_LIMITS.clientId),
-  client_secret: string(CREDENTIAL_LIMITS.clientSecret),
+  // Marked as pydantic's SecretStr marks it in FastAPI's document: a password, sent and never answered.
+  client_secret: v.pipe(
+    string(CREDENTIAL_LIMITS.clientSecret),
+    v.metadata({ jsonAnnotations: { format: 'password', writeOnly: true } }),
+  ),
 });
 export type SaveCredentialsInput = v.InferOutput<typeof SaveCredentialsBody>;
 

@@ -60,6 +60,20 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it("marks the ads provider's client secret as FastAPI marks a SecretStr: a password, never answered", () => {
+    const credentials =
+      generated.paths['/api/v1/workspaces/{workspace_id}/integrations/ads-provider/credentials'].put
+        .requestBody.content['application/json'].schema;
+    assert.deepEqual(credentials.properties.client_secret, {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      format: 'password',
+      writeOnly: true,
+    });
+    assert.deepEqual(credentials.properties.client_id, { type: 'string', minLength: 1, maxLength: 512 });
+  });
+
   it('is served without a token at /api/v1/openapi.json', async () => {
     const res = await h.call('GET', '/api/v1/openapi.json', { token: null });
     assert.equal(res.status, 200);
