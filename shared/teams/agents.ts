@@ -7,9 +7,17 @@ import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
 import { addToCounters, deleteMany, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
+import { decodeFastapi } from '../http/fields.ts';
 import { newId, newIdAt } from '../ids.ts';
+import { sentBytes } from '../lambda-response.ts';
 import { teamKeys } from './keys.ts';
-import { ContentCadenceInput, type TeamMember, type TeamTask } from './schemas.ts';
+import {
+  ContentCadenceInput,
+  TEAM_BYTES,
+  TeamChangesInput,
+  type TeamMember,
+  type TeamTask,
+} from './schemas.ts';
 import {
   type ActivityItem,
   type BriefItem,
@@ -66,6 +74,29 @@ async function writeWithTeam(
   }
 }
 
+/** The checked input, or an error naming each broken rule (thrown before anything is written). */
+function checked<S extends v.GenericSchema>(what: string, schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const problems = result.issues.map((issue) => {
+    const at = issue.path?.map((step) => String(step.key)).join('.');
+    const text = decodeFastapi(issue.message)?.msg ?? issue.message;
+    return at ? `${at}: ${text}` : text;
+  });
+  throw new Error(`Invalid ${what}: ${problems.join('; ')}`);
+}
+
+/**
+ * Refuses a record that would weigh more than its share of the dashboard as Lambda sends it
+ * (TEAM_BYTES; measured like a page, on the stored record), before anything is written: a page ends
+ * before its budget but always holds its first entry, so one record past it would pass it.
+ */
+function checkBytes(what: string, record: unknown, maxBytes: number): void {
+  const bytes = sentBytes(JSON.stringify(record));
+  if (bytes > maxBytes)
+    throw new Error(`Invalid ${what}: ${bytes} bytes as sent, more than the ${maxBytes} it may weigh`);
+}
+
 /** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
 async function setFields(keys: { pk: string; sk: string }, fields: Json): Promise<void> {
   if (!(await updateItem(keys, { set: fields, exists: ['pk'] })))
@@ -81,7 +112,6 @@ export type MemberInput = Omit<TeamMember, 'id' | 'hired_agent_id' | 'current_ac
 };
 
 export async function addMember(teamId: string, input: MemberInput): Promise<TeamMember> {
-  await requireTeam(teamId);
   const id = newId();
   const item: MemberItem = {
     kind: 'team_member',
@@ -96,6 +126,9 @@ export async function addMember(teamId: string, input: MemberInput): Promise<Tea
     agent_classes: input.agent_classes ?? [],
     current_activity: input.current_activity ?? {},
   };
+  // The team read carries up to 100 members: each has its share of the dashboard.
+  checkBytes('member', toMember(item), TEAM_BYTES.member);
+  await requireTeam(teamId);
   await writeWithTeam(
     teamId,
     [teamKeys.member(teamId, id)],
@@ -172,8 +205,10 @@ const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
 export async function addTask(teamId: string, input: TaskInput): Promise<TeamTask> {
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
+  const record = taskRecord(teamId, item);
+  checkBytes('task', record, TEAM_BYTES.tasks);
   await requireTeam(teamId);
-  await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(taskRecord(teamId, item)), {
+  await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(record), {
     counters: { task_count: 1 },
   });
   return toTask(item);
@@ -181,8 +216,9 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
 
 /** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
-  await requireTeam(teamId);
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
+  for (const record of records) checkBytes('task', record, TEAM_BYTES.tasks);
+  await requireTeam(teamId);
   const keys = records.map((record) => teamKeys.task(teamId, record.id));
   // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
   await writeWithTeam(teamId, keys, () => putMany(records), { counters: { task_count: inputs.length } });
@@ -269,13 +305,13 @@ export const activityItem = (teamId: string, input: ActivityInput): ActivityItem
 
 export async function addActivity(teamId: string, input: ActivityInput) {
   const item = activityItem(teamId, input);
+  const record = { ...teamKeys.activity(teamId, item.id), ...item };
+  checkBytes('activity entry', record, TEAM_BYTES.activity);
   await requireTeam(teamId);
-  await writeWithTeam(
-    teamId,
-    [teamKeys.activity(teamId, item.id)],
-    () => putNew({ ...teamKeys.activity(teamId, item.id), ...item }),
-    { counters: { activity_count: 1 }, shown: true },
-  );
+  await writeWithTeam(teamId, [teamKeys.activity(teamId, item.id)], () => putNew(record), {
+    counters: { activity_count: 1 },
+    shown: true,
+  });
   return toActivity(item);
 }
 
@@ -310,7 +346,9 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
       phases: [...(input.phases ?? [])].sort((a, b) => a.start_day - b.start_day),
       created_at: nowIso(),
     };
-    if (await putNew({ ...teamKeys.cycle(teamId, number), ...item })) return item;
+    const record = { ...teamKeys.cycle(teamId, number), ...item };
+    checkBytes('strategy cycle', record, TEAM_BYTES.strategies);
+    if (await putNew(record)) return item;
   }
 }
 
@@ -336,6 +374,7 @@ export async function addBrief(
 }
 
 export async function setCanvasLayout(teamId: string, layout: Json): Promise<void> {
+  checkBytes('canvas layout', layout, TEAM_BYTES.canvas);
   await requireTeam(teamId);
   await put({ ...teamKeys.canvas(teamId), kind: 'canvas_layout', layout, updated_at: nowIso() });
 }
@@ -345,11 +384,9 @@ export async function setContentCadence(
   teamId: string,
   cadence: v.InferInput<typeof ContentCadenceInput>,
 ): Promise<void> {
-  const checked = v.safeParse(ContentCadenceInput, cadence);
-  if (!checked.success)
-    throw new Error(`Invalid content cadence: ${checked.issues.map((issue) => issue.message).join('; ')}`);
+  const lines = checked('content cadence', ContentCadenceInput, cadence);
   await setFields(teamKeys.team(teamId), {
-    content_cadence: checked.output.map(toCadenceEntry),
+    content_cadence: lines.map(toCadenceEntry),
     updated_at: nowIso(),
   });
 }
@@ -371,7 +408,10 @@ export type TeamChanges = Partial<
   >
 >;
 
+/** Refused (nothing written) when a field breaks its rule (TeamChangesInput: bounded like the create
+ * body's fields, so the team read stays within its share of the dashboard). */
 export async function updateTeam(teamId: string, changes: TeamChanges): Promise<void> {
+  checked('team changes', TeamChangesInput, changes);
   const normalised = { ...changes } as Json;
   for (const name of ['hired_at', 'paused_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);

@@ -50,6 +50,13 @@ export const TEAM_LIMITS = {
   operationMode: { min: 1, max: 64 },
   cadenceEntries: 20,
   cadencePerWeek: 21,
+  /** Fields the agents set with updateTeam, bounded like their siblings in the create body: a state
+   * (status, workflow_phase, trigger_mode, onboarding_step) like team_type, a label like display_name. */
+  teamState: { min: 1, max: 64 },
+  phaseLabel: { min: 1, max: 200 },
+  subscriptionId: { min: 1, max: 200 },
+  connectedAccounts: 20,
+  connectedAccount: { min: 1, max: 100 },
   /** Members read with the team: a team is a handful of agents, this is a safety bound. */
   members: 100,
   /** Activity entries inlined as `team.recent_activity`. */
@@ -61,6 +68,26 @@ export const TEAM_LIMITS = {
   loopsRead: 1500,
   /** Scheduled tasks read for one calendar period. */
   calendarTasks: 500,
+} as const;
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * What each part of the dashboard may weigh as Lambda sends it (the body escaped once more: sentBytes).
+ * The lists' pages end before their budget (the tasks; the activity, carried twice, as the page and as
+ * the team's recent_activity; the strategy history), and the agents' writes refuse a record past its
+ * share (a page always holds its first entry): a list's record, a member, the canvas. The team's fields
+ * and the brief previews are bounded field by field. Together they stay within RESPONSE_BODY_MAX_BYTES
+ * (the sum: docs/teams.md "Reads are bounded").
+ */
+export const TEAM_BYTES = {
+  tasks: 1.5 * MiB,
+  activity: 1 * MiB,
+  strategies: 1 * MiB,
+  /** One member as the team read shows it: a role, names, capabilities and a small current_activity. */
+  member: 1.5 * KiB,
+  canvas: 32 * KiB,
 } as const;
 
 /**
@@ -168,6 +195,25 @@ export const CreateTeamBody = model({
   content_cadence: v.optional(ContentCadenceInput, []),
 });
 export type CreateTeamInput = v.InferOutput<typeof CreateTeamBody>;
+
+/**
+ * The team fields the orchestration and billing agents set (agents.ts updateTeam), each bounded like
+ * its siblings in the create body (auto_config like config), so the team read has a bound.
+ */
+export const TeamChangesInput = v.object({
+  status: v.optional(string(TEAM_LIMITS.teamState)),
+  workflow_phase: v.optional(string(TEAM_LIMITS.teamState)),
+  workflow_phase_label: v.optional(string(TEAM_LIMITS.phaseLabel)),
+  trigger_mode: v.optional(string(TEAM_LIMITS.teamState)),
+  onboarding_step: v.optional(string(TEAM_LIMITS.teamState)),
+  auto_config: v.optional(dict()),
+  payments_subscription_id: v.optional(v.nullable(string(TEAM_LIMITS.subscriptionId))),
+  connected_accounts: v.optional(
+    list(string(TEAM_LIMITS.connectedAccount), { max: TEAM_LIMITS.connectedAccounts }),
+  ),
+  hired_at: v.optional(v.nullable(v.string())),
+  paused_at: v.optional(v.nullable(v.string())),
+});
 
 export const TeamPath = model({ team_id: uuid() });
 

@@ -18,6 +18,7 @@ import {
   type Dashboard,
   type Page,
   type StrategyHistory,
+  TEAM_BYTES,
   TEAM_DEFAULTS,
   TEAM_LIMITS,
   type TeamDetail,
@@ -287,24 +288,17 @@ const readMembers = (teamId: string) =>
     limit: TEAM_LIMITS.members,
   });
 
-const MiB = 1024 * 1024;
-/**
- * What a page of a team's tasks or activity, or its strategy history, may weigh, wherever it is read
- * (each under PAGE_MAX_BYTES): the dashboard carries all three, its activity twice (the page, and its
- * head as the team's recent_activity), beside the team, members, canvas and brief previews, and must
- * stay within Lambda's 6 MB. One budget per list keeps each dashboard key equal to its own read.
- */
-const TEAM_PAGE_BYTES = { tasks: 1.5 * MiB, activity: 1 * MiB, strategies: 1 * MiB };
-
-/** A page of one kind of team item, newest first. DynamoDB has no offset: a page reads `offset + limit`
+/** A page of one kind of team item, newest first, ending before its byte budget (TEAM_BYTES: the
+ * dashboard carries the tasks, the activity twice and the strategy history, one budget per list keeps
+ * each dashboard key equal to its own read). DynamoDB has no offset: a page reads `offset + limit`
  * keys (offset ≤ 10,000), page after page past 1 MB, so only a deep offset costs more than one request. */
 const newestPage =
   <T extends object>(prefix: string, maxBytes: number) =>
   (teamId: string, page: Page) =>
     queryWindow<T>(teamKeys.partition(teamId), { prefix, newestFirst: true, ...page, maxBytes });
 
-const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task, TEAM_PAGE_BYTES.tasks);
-const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_PAGE_BYTES.activity);
+const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task, TEAM_BYTES.tasks);
+const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_BYTES.activity);
 
 const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
 
@@ -324,7 +318,7 @@ const readStrategyHistory = (teamId: string) =>
     newestFirst: true,
     offset: 0,
     limit: TEAM_LIMITS.strategies,
-    maxBytes: TEAM_PAGE_BYTES.strategies,
+    maxBytes: TEAM_BYTES.strategies,
   });
 
 const readBriefs = (teamId: string) =>

@@ -12,7 +12,9 @@ import {
   addLoopInstance,
   addMember,
   addTask,
+  addTasks,
   type LoopInstanceItem,
+  setCanvasLayout,
   setContentCadence,
   updateTask,
   updateTeam,
@@ -365,6 +367,76 @@ describe('setContentCadence', () => {
       /per_week must be at most/,
     );
     assert.deepEqual(await cadence(), stored);
+  });
+});
+
+describe('records past their share of the dashboard', () => {
+  it('are refused before anything is written: the team, its counters and its lists stay as they were', async () => {
+    const team = await createTeam(h);
+    const partition = async () => {
+      const { Items = [] } = await dynamo().send(
+        new ScanCommand({
+          TableName: config.tableName,
+          FilterExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': teamKeys.partition(team.id) },
+        }),
+      );
+      return Items.map((item) => JSON.stringify(item)).sort();
+    };
+    const before = await partition();
+    const big = 'x'.repeat(380_000); // a DynamoDB item would hold it: 20 of them made a 7.6 MB team read
+    const refusals: [Promise<unknown>, RegExp][] = [
+      [
+        addMember(team.id, {
+          role: 'writer',
+          agent_slug: 'w',
+          display_name: 'W',
+          persona_name: 'P',
+          capabilities: [],
+          current_activity: { big },
+        }),
+        /Invalid member: \d+ bytes as sent, more than the 1536/,
+      ],
+      [setCanvasLayout(team.id, { big }), /Invalid canvas layout: \d+ bytes as sent, more than the 32768/],
+      [
+        updateTeam(team.id, { connected_accounts: [big] }),
+        /connected_accounts\.0: String should have at most 100/,
+      ],
+      [
+        updateTeam(team.id, { workflow_phase: 'production', connected_accounts: Array(21).fill('x') }),
+        /connected_accounts: List should have at most 20 items/,
+      ],
+      // Control characters weigh 7 bytes each as sent: 230,000 of them pass a task page's 1.5 MiB.
+      [
+        addTask(team.id, { task_type: 't', title: 't', output_data: { o: '\u0001'.repeat(230_000) } }),
+        /Invalid task: \d+ bytes as sent, more than the 1572864/,
+      ],
+      [
+        addTasks(team.id, [
+          { task_type: 't', title: 'small' },
+          { task_type: 't', title: 't', output_data: { o: '\u0001'.repeat(230_000) } },
+        ]),
+        /Invalid task/,
+      ],
+      [
+        addActivity(team.id, {
+          action_type: 'a',
+          description: 'd',
+          details: { o: '\u0001'.repeat(160_000) },
+        }),
+        /Invalid activity entry: \d+ bytes as sent, more than the 1048576/,
+      ],
+      [
+        addCycle(team.id, {
+          start_date: '2026-01-01',
+          end_date: '2026-01-15',
+          content_strategy: { o: '\u0001'.repeat(160_000) },
+        }),
+        /Invalid strategy cycle/,
+      ],
+    ];
+    for (const [write, refusal] of refusals) await assert.rejects(write, refusal);
+    assert.deepEqual(await partition(), before);
   });
 });
 

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
 import { createBrand } from '../../shared/brands/store.ts';
-import { addActivity, addBrief, addCycle, addTask } from '../../shared/teams/agents.ts';
+import { DICT_MAX_BYTES } from '../../shared/http/fields.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
+import {
+  addActivity,
+  addBrief,
+  addCycle,
+  addMember,
+  addTask,
+  setCanvasLayout,
+  updateTeam,
+} from '../../shared/teams/agents.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
@@ -484,6 +494,151 @@ describe('dashboard', () => {
     assert.deepEqual(dashboard.body.canvas_layout, {
       nodes: [{ id: dashboard.body.team.members[0].id, x: 1, y: 2 }],
     });
+  });
+
+  it('stays within the response limit with every part at its maximum, and the agents refuse a record past its share', async () => {
+    // Measured before: 20 members of 380 KB made GET /teams/{id} and the dashboard 7.6 MB (a 500, as
+    // Lambda answers a response past 6 MB); a 380 KB canvas or connected_accounts of control characters
+    // was 2.7 MB beside lists of 4.5 MiB; one task and one activity entry of them, 8.0 MB (a page always
+    // holds its first entry). Now each is refused past its share (TEAM_BYTES), and at every maximum at
+    // once, with the worst escaping, the dashboard fits.
+    const ctl = (n: number) => '\u0001'.repeat(n); // 7 bytes each as sent, the most a code point takes
+    // A free-form object at 16 KiB as JSON, of quotes: 2 bytes each as JSON, 4 as sent.
+    const object = (rest: Record<string, unknown> = {}) => {
+      const base = Buffer.byteLength(JSON.stringify({ ...rest, k: '' }));
+      return { ...rest, k: '"'.repeat((DICT_MAX_BYTES - base) / 2) };
+    };
+    const brand = await createBrand(h.owner.id, {
+      name: ctl(200),
+      website_url: null,
+      logo_url: null,
+      industry: null,
+      description: null,
+    });
+    const line = (i: number) => ({
+      platform: ctl(63) + String.fromCharCode(65 + i),
+      task_type: ctl(64),
+      per_week: 21,
+      preferred_days: [
+        'wednesday',
+        'wednesday',
+        'wednesday',
+        'wednesday',
+        'wednesday',
+        'wednesday',
+        'saturday',
+      ],
+      preferred_times: Array.from({ length: 24 }, (_, i) => `${String(i).padStart(2, '0')}:00`),
+      title: ctl(200),
+    });
+    const team = await createTeam(h, {
+      team_type: ctl(64),
+      display_name: ctl(200),
+      tier: ctl(64),
+      operation_mode: ctl(64),
+      brand_id: brand.id,
+      content_strategy: object(),
+      orchestrator_cadence: object(),
+      config: object({ timezone: 'UTC' }),
+      content_cadence: Array.from({ length: 20 }, (_, i) => line(i)),
+    });
+    const changes = {
+      status: ctl(64),
+      workflow_phase: ctl(64),
+      workflow_phase_label: ctl(200),
+      trigger_mode: ctl(64),
+      onboarding_step: ctl(64),
+      auto_config: object(),
+      payments_subscription_id: ctl(200),
+      connected_accounts: Array.from({ length: 20 }, () => ctl(100)),
+    };
+    await assert.rejects(updateTeam(team.id, { ...changes, connected_accounts: [ctl(101)] }), /at most 100/);
+    await assert.rejects(updateTeam(team.id, { auto_config: { k: 'x'.repeat(DICT_MAX_BYTES) } }), /16384/);
+    await updateTeam(team.id, changes);
+
+    /** Writes a record at the most its share allows: a first try past it is refused, naming its size
+     * (nothing written), the second is that much smaller. `per` is what a filler character weighs. */
+    const atMost = async <T>(
+      write: (filler: string) => Promise<T>,
+      char: string,
+      per: number,
+      guess: number,
+    ) => {
+      const refused = await write(char.repeat(guess)).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      const sizes = /(\d+) bytes as sent, more than the (\d+)/.exec(refused ?? '');
+      assert.ok(sizes, `past its share, yet written (${refused})`);
+      return write(char.repeat(guess - Math.ceil((Number(sizes[1]) - Number(sizes[2])) / per)));
+    };
+    for (let i = 0; i < 100; i++)
+      await atMost(
+        (note) =>
+          addMember(team.id, {
+            role: 'writer',
+            agent_slug: 'social-writer',
+            display_name: `Writer ${i}`,
+            persona_name: 'Leo',
+            capabilities: ['social_post', 'instagram'],
+            current_activity: { note },
+          }),
+        '"',
+        4,
+        400,
+      );
+    await atMost((k) => setCanvasLayout(team.id, { k }), '"', 4, 9_000);
+    // One record per list, as large as its page's budget (quotes: a DynamoDB item under 400 KB).
+    await atMost(
+      (text) => addTask(team.id, { task_type: 't', title: 't', output_data: { text } }),
+      '"',
+      4,
+      400_000,
+    );
+    await atMost(
+      (text) => addActivity(team.id, { action_type: 'a', description: 'd', details: { text } }),
+      '"',
+      4,
+      300_000,
+    );
+    await atMost(
+      (plan) =>
+        addCycle(team.id, { start_date: '2026-01-01', end_date: '2026-01-15', content_strategy: { plan } }),
+      '"',
+      4,
+      300_000,
+    );
+    const cycle = '0193a0a0-0000-7000-8000-000000000000';
+    for (let i = 0; i < 50; i++) await addBrief(team.id, { cycle_instance_id: cycle, content: ctl(1_000) });
+
+    const dashboard = await h.call('GET', teamPath(team.id, '/dashboard'));
+    assert.equal(dashboard.status, 200, dashboard.text.slice(0, 200));
+    const sent = sentBytes(dashboard.text);
+    assert.ok(sent <= RESPONSE_BODY_MAX_BYTES, `${sent} bytes as sent`);
+    // Nothing was cut to fit: every part is whole.
+    const {
+      team: detail,
+      tasks,
+      activity,
+      strategy_history,
+      strategy_briefs,
+      canvas_layout,
+    } = dashboard.body;
+    assert.deepEqual(
+      [detail.members.length, detail.recent_activity.length, detail.content_cadence.length],
+      [100, 1, 20],
+    );
+    assert.deepEqual(
+      [
+        tasks.tasks.length,
+        activity.activity.length,
+        strategy_history.strategies.length,
+        strategy_briefs.items.length,
+      ],
+      [1, 1, 1, 50],
+    );
+    assert.deepEqual(detail.connected_accounts, changes.connected_accounts);
+    assert.ok(canvas_layout.k.length > 8_000);
   });
 
   it('a new team’s dashboard has every key, empty', async () => {
