@@ -5,8 +5,12 @@
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
 import { deleteItem, ownedBy, putMany, queryPartition } from '../db/store.ts';
+import { RequestValidationError } from '../http/errors.ts';
+import { valueError } from '../http/fields.ts';
+import { fieldError } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
+  CALENDAR_START_RULES,
   type CadenceEntry,
   type CalendarEntry,
   type CalendarPeriod,
@@ -20,6 +24,7 @@ import {
   readTeam,
   subscriptionEndsAt,
   type TaskItem,
+  type TeamItem,
   teamTimeZone,
   toMember,
 } from './store.ts';
@@ -111,12 +116,12 @@ export function planCalendar(input: {
    * last weeks): they count towards their week's cadence but are not the period's entries.
    */
   neighbourTasks?: TaskItem[];
-  /** A cancelled team's `subscription_ends_at`: it works until then, so no slot is planned after. */
-  subscriptionEndsAt?: string | null | undefined;
+  /** When the team stops working (stoppedAt): no slot is planned at or after it. */
+  stopsAt?: string | null | undefined;
 }): CalendarEntry[] {
   const { teamId, timeZone, period, cadence, members, tasks } = input;
   const inPeriod = (date: string) => date >= period.from && date < period.to;
-  const endsAt = input.subscriptionEndsAt ? Date.parse(input.subscriptionEndsAt) : Infinity;
+  const endsAt = input.stopsAt ? Date.parse(input.stopsAt) : Infinity;
 
   // Tasks already scheduled, by ISO week and kind: they count towards the cadence.
   const scheduled = new Map<string, number>();
@@ -221,6 +226,31 @@ export function planCalendar(input: {
   );
 }
 
+/**
+ * When the team stops working, for the calendar: a cancelled team at the end of its subscription, a
+ * paused one when it was paused (until an agent resumes it, clearing `paused_at`), whichever is first.
+ */
+export const stoppedAt = (team: TeamItem): string | null =>
+  [subscriptionEndsAt(team), team.paused_at ? new Date(team.paused_at).toISOString() : null]
+    .filter((at): at is string => at !== null)
+    .sort()[0] ?? null;
+
+/**
+ * Refuses (422 at the query's `start`) a period the team cannot use: one that ended before the team
+ * existed, or one more than a year past its today. Each period asked for is stored.
+ */
+function checkStart(start: string, period: Period, team: TeamItem, at: number, timeZone: string): void {
+  const created = localDate(Date.parse(team.created_at), timeZone);
+  const latest = addDays(localDate(at, timeZone), TEAM_LIMITS.calendarDaysAhead);
+  const problem =
+    period.to <= created
+      ? CALENDAR_START_RULES.beforeTeam(created)
+      : start > latest
+        ? CALENDAR_START_RULES.tooFarAhead(latest)
+        : undefined;
+  if (problem) throw new RequestValidationError([fieldError(['query', 'start'], start, valueError(problem))]);
+}
+
 type CalendarEntryItem = CalendarEntry & { kind: 'calendar_entry'; pk: string; sk: string; period: string };
 
 const sameEntry = (a: CalendarEntry, b: CalendarEntry) =>
@@ -322,6 +352,7 @@ export async function generateCalendar(
   const owned = ownedBy(team, userId, 'Team');
   const timeZone = teamTimeZone(owned);
   const period = periodOf(request.period, request.start ?? localDate(at, timeZone));
+  if (request.start !== undefined) checkStart(request.start, period, owned, at, timeZone);
   const weeks = weeksOf(period);
   const [fromMs, toMs, weeksFromMs, weeksToMs] = [period.from, period.to, weeks.from, weeks.to].map((date) =>
     startOfDay(date, timeZone),
@@ -349,7 +380,7 @@ export async function generateCalendar(
     members: members.map(toMember),
     tasks,
     neighbourTasks,
-    subscriptionEndsAt: subscriptionEndsAt(owned),
+    stopsAt: stoppedAt(owned),
   });
 
   // Wave 2: store what changed, drop what a previous run planned and this one does not.

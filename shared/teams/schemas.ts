@@ -68,6 +68,8 @@ export const TEAM_LIMITS = {
   loopsRead: 1500,
   /** Scheduled tasks read for one calendar period. */
   calendarTasks: 500,
+  /** How far past the team's today a calendar may be planned: a year, leap day included. */
+  calendarDaysAhead: 366,
 } as const;
 
 const KiB = 1024;
@@ -319,6 +321,14 @@ const dateProblem = (text: string): DateProblem => {
   return valid(hour || minute || second || fraction ? { inexact: true } : undefined);
 };
 
+/** A `start` the team cannot use (checked once the team is read): each period it names is stored. */
+export const CALENDAR_START_RULES = {
+  beforeTeam: (created: string) =>
+    `start must fall in a period that ends on or after ${created}, the day the team was created`,
+  tooFarAhead: (latest: string) =>
+    `start must be at most ${TEAM_LIMITS.calendarDaysAhead} days after the team's today: ${latest} or earlier`,
+};
+
 const OUTSIDE_CALENDAR_YEARS = valueError(
   `start must be a date in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}`,
 );
@@ -361,7 +371,7 @@ const calendarDate = () =>
         format: 'date',
         // The years CALENDAR_YEARS allows (the request-fidelity test probes them).
         pattern: '^(?:19[7-9]\\d|2\\d{3})-',
-        description: `A date (YYYY-MM-DD) in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}.`,
+        description: `A date (YYYY-MM-DD) in the years ${CALENDAR_YEARS.min} to ${CALENDAR_YEARS.max}, in a period that ends on or after the day the team was created and at most ${TEAM_LIMITS.calendarDaysAhead} days after the team's today (both in its time zone), else a 422 value_error.`,
       },
     }),
   );

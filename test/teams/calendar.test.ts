@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
-import { addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
+import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -378,6 +378,7 @@ describe('calendar generation', () => {
 
   it('plans no slot on a day the team’s zone skipped, so no two slots share an instant', async () => {
     // Samoa crossed the date line: 29 December 2011 23:59:59 (-10) was followed by 31 December (+14).
+    setClock(new Date('2011-12-20T00:00:00Z')); // the team existed then: a period before it is refused
     const team = await createTeam(h, {
       config: { timezone: 'Pacific/Apia' },
       content_cadence: [
@@ -439,6 +440,67 @@ describe('calendar generation', () => {
       res.body.entries.map((e: Entry) => e.scheduled_for),
       ['2026-11-16T08:30:00.000Z', '2026-11-18T08:30:00.000Z'],
     );
+  });
+
+  it('refuses a start in a period that ended before the team existed or more than a year ahead, storing nothing', async () => {
+    // Before, any date of 1970–2999 was planned and stored: a period for every start a client sent.
+    setClock(new Date('2026-11-18T23:30:00Z')); // Thursday 19 November, 00:30 in Paris
+    const { team } = await parisTeam();
+    const refusal = (start: string, reason: string) => ({
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['query', 'start'],
+          msg: `Value error, ${reason}`,
+          input: start,
+          ctx: { error: {} },
+        },
+      ],
+    });
+    const before =
+      'start must fall in a period that ends on or after 2026-11-19, the day the team was created';
+    const ahead = "start must be at most 366 days after the team's today: 2027-11-20 or earlier";
+    for (const [query, start, reason] of [
+      ['?start=2026-11-15', '2026-11-15', before], // the Sunday before: that week ended first
+      ['?start=1970-01-01', '1970-01-01', before],
+      ['?period=monthly&start=2026-10-31', '2026-10-31', before],
+      ['?start=2027-11-21', '2027-11-21', ahead],
+      ['?start=2999-12-31T00:00:00Z', '2999-12-31', ahead],
+      ['?period=monthly&start=2027-11-21', '2027-11-21', ahead],
+    ] as const) {
+      const res = await generate(team.id, query);
+      assert.equal(res.status, 422, `${query}: ${res.text}`);
+      assert.deepEqual(res.body, refusal(start, reason), query);
+    }
+    assert.equal((await storedEntries(team.id)).length, 0);
+    // The edges are plannable: the week and month the team was created in, and a year and a day on.
+    for (const query of ['?start=2026-11-16', '?period=monthly&start=2026-11-01', '?start=2027-11-20'])
+      assert.equal((await generate(team.id, query)).status, 200, query);
+    // Another user's team is a 404 before any of this.
+    const other = await h.call('POST', `/api/v1/teams/${team.id}/calendar/generate?start=1970-01-01`, {
+      token: h.other.token,
+    });
+    assert.equal(other.status, 404);
+  });
+
+  it('plans no slot while the team is paused, drops its later slots on a rerun, and plans again once resumed', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
+    const { team } = await parisTeam();
+    const planned = async (query = '') =>
+      (await generate(team.id, query)).body.entries
+        .filter((e: Entry) => e.status === 'planned')
+        .map((e: Entry) => e.scheduled_for);
+    const week = ['2026-11-16T08:30:00.000Z', '2026-11-18T08:30:00.000Z', '2026-11-20T08:30:00.000Z'];
+    assert.deepEqual(await planned(), week);
+    // Paused on Wednesday at 10:00 Paris: Friday's slot, and the next week's, would never be worked.
+    await updateTeam(team.id, { status: 'paused', paused_at: '2026-11-18T09:00:00Z' });
+    assert.deepEqual(await planned(), week.slice(0, 2));
+    assert.equal((await storedEntries(team.id)).length, 2, 'the Friday slot stored by the first run is gone');
+    assert.deepEqual(await planned('?start=2026-11-23'), []);
+    // Resumed (the agents clear paused_at): planned again.
+    await updateTeam(team.id, { status: 'active', paused_at: null });
+    assert.deepEqual(await planned(), week);
+    assert.equal((await planned('?start=2026-11-23')).length, 3);
   });
 
   it('refuses another period or a bad start date with FastAPI 422 bodies', async () => {

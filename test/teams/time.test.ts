@@ -273,7 +273,7 @@ describe('calendar slots', () => {
       ],
       members: [],
       tasks: [monday],
-      subscriptionEndsAt: '2026-11-19T00:00:00.000Z',
+      stopsAt: '2026-11-19T00:00:00.000Z',
     });
     assert.deepEqual(
       entries.map((entry) => entry.scheduled_for.slice(0, 16)),
