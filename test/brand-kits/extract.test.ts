@@ -19,6 +19,7 @@ import {
   guidelineDocx,
   guidelinePdf,
   inflatingPng,
+  logoPagesPdf,
   paragraph,
   plainPagesPdf,
   swatchOnlyPdf,
@@ -227,6 +228,57 @@ describe('PDF pages read for drawing', () => {
     assert.equal(drawn, 2);
     assert.deepEqual(draft.color_palette, ['#E64D1A', '#1A80B3', '#4D8033']);
     assert.equal(stats.palette_source, 'swatches');
+  });
+  test('draws the cover and the logo page however long drawing takes (a busy machine lost the logo)', async (t) => {
+    // On this clock drawing a page takes 1 s. The logo page came after the cover's 350 ms budget and
+    // was skipped: a draft without logos, nothing to tell the client why.
+    const pagePrototype = await pdfPagePrototype();
+    const getOperatorList = pagePrototype.getOperatorList;
+    const now = Date.now;
+    let drawn = 0;
+    t.mock.method(Date, 'now', () => now() + drawn * 1000);
+    t.mock.method(pagePrototype, 'getOperatorList', function (this: unknown, ...args: unknown[]) {
+      drawn++;
+      return getOperatorList.apply(this, args);
+    });
+    const { draft, logos } = await extractBrandKit(await guidelinePdf());
+    assert.deepEqual(
+      logos.map((logo) => [logo.role, logo.width, logo.height]),
+      [['logo', 64, 32]],
+    );
+    assert.equal(draft.logo_fields_authoritative, true);
+  });
+
+  test('waits for a logo image pdf.js delivers late (a busy machine lost the logo)', async (t) => {
+    // Each decoded image arrives 500 ms after it is asked for: past the 300 ms the wait had, which
+    // answered a draft without the logo.
+    const { getDocumentProxy } = await import('unpdf');
+    const probe = await getDocumentProxy(await plainPagesPdf());
+    const objectsPrototype = Object.getPrototypeOf((await probe.getPage(1)).objs);
+    await probe.destroy();
+    const get = objectsPrototype.get;
+    t.mock.method(
+      objectsPrototype,
+      'get',
+      function (this: unknown, id: string, callback?: (v: unknown) => void) {
+        if (!callback) return get.call(this, id);
+        return get.call(this, id, (value: unknown) => setTimeout(() => callback(value), 500));
+      },
+    );
+    const { logos } = await extractBrandKit(await guidelinePdf());
+    assert.deepEqual(
+      logos.map((logo) => [logo.role, logo.width, logo.height]),
+      [['logo', 64, 32]],
+    );
+  });
+
+  test('draws at most 12 essential pages: a logo on the 13th logo page is not read', async () => {
+    const { pdf, imagePages } = await logoPagesPdf(14);
+    const doc = await readPdf(pdf, { at: Date.now() + 10_000, ms: 10_000 }, { cancelled: false });
+    assert.deepEqual(
+      doc.images.map((image) => image.page),
+      imagePages.filter((page) => page <= 12),
+    );
   });
 });
 

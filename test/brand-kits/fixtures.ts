@@ -218,6 +218,24 @@ export async function plainPagesPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A cover, then `logoPages` pages about the logo, each showing a mark of its own (distinct images). */
+export async function logoPagesPdf(logoPages: number): Promise<{ pdf: Uint8Array; imagePages: number[] }> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([600, 400]).drawText('Vandelay Brand Guidelines', { x: 50, y: 300, size: 28, font });
+  const imagePages: number[] = [];
+  for (let n = 1; n <= logoPages; n++) {
+    const page = doc.addPage([600, 400]);
+    page.drawText(`Logo variant ${n}`, { x: 50, y: 350, size: 28, font });
+    const data = new Uint8Array(32 * 32 * 4);
+    for (let i = 0; i < 32 * 32; i++) data.set([n * 15, 100, 200 - n * 10, 255], i * 4);
+    const image = await doc.embedPng(encode({ width: 32, height: 32, data, channels: 4, depth: 8 }));
+    page.drawImage(image, { x: 50, y: 100, width: 96, height: 96 });
+    imagePages.push(n + 1);
+  }
+  return { pdf: await doc.save(), imagePages };
+}
+
 /** A deck whose pages are painted blue but that never talks about colour. */
 export async function colourlessPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

@@ -27,9 +27,12 @@ const MAX_IMAGE_PIXELS = 4_000_000;
 const MIN_IMAGE_SIDE = 16;
 /** Drawing operators of optional pages are read only while this lasts. */
 const DRAWING_BUDGET_MS = 150;
-const ESSENTIAL_DRAWING_BUDGET_MS = 350;
-/** Images pdf.js cannot decode never arrive; this caps the wait for them. */
-const IMAGE_WAIT_MS = 300;
+/**
+ * Essential pages (the cover, logo pages, colour pages while swatches are read) are drawn whatever the
+ * time, up to this many: a clock budget dropped the logo page on a busy machine, silently, so the same
+ * document gave a draft without logos. Only the deadline (a 422 that says so) stops them.
+ */
+const MAX_ESSENTIAL_PAGES = 12;
 
 type PdfJs = typeof import('unpdf/pdfjs');
 type Matrix = [number, number, number, number, number, number];
@@ -131,21 +134,19 @@ function toRgba(img: PdfImageData): Uint8Array | null {
   return out;
 }
 
+/**
+ * An image of the operator list, once pdf.js has decoded it: every one arrives, an undecodable one as
+ * null (pdf.js's own renderer waits for them so). No wait of its own: a 300 ms one ran out on a busy
+ * machine and dropped the logo silently; the extraction's deadline bounds it, with a 422 that says so.
+ */
 function objectOnce<T>(
   objs: { get(id: string, cb: (v: T) => void): void; has(id: string): boolean },
   id: string,
-  waitMs: number,
 ): Promise<T | null> {
-  // Images pdf.js could not decode never resolve; do not wait long for them.
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), waitMs);
     try {
-      objs.get(id, (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      });
+      objs.get(id, resolve);
     } catch {
-      clearTimeout(timer);
       resolve(null);
     }
   });
@@ -258,11 +259,14 @@ async function readOpenPdf(
     logoPage(pageNo) ||
     (readsSwatches && colourPages.has(pageNo)) ||
     [...pageFonts[pageNo - 1]!].some((fontName) => !fontNames.has(fontName));
+  let essentialDrawn = 0;
   for (const { pageNo, essential } of drawingPlan(pageTexts, colourPages, readsSwatches)) {
     checkTime();
     if (!canChangeDraft(pageNo)) continue;
-    const spent = Date.now() - drawStarted;
-    if (pageNo !== 1 && spent > (essential ? ESSENTIAL_DRAWING_BUDGET_MS : DRAWING_BUDGET_MS)) continue;
+    if (essential) {
+      if (essentialDrawn >= MAX_ESSENTIAL_PAGES) continue;
+      essentialDrawn++;
+    } else if (Date.now() - drawStarted > DRAWING_BUDGET_MS) continue;
     const page = await pdf.getPage(pageNo);
     const view = page.view;
     const pageArea = Math.max(1, Math.abs((view[2]! - view[0]!) * (view[3]! - view[1]!)));
@@ -353,7 +357,7 @@ async function readOpenPdf(
     const decoded = await Promise.all(
       pending.map(({ id }) => {
         const objs = id.startsWith('g_') ? page.commonObjs : page.objs;
-        return objectOnce<PdfImageData>(objs as never, id, IMAGE_WAIT_MS);
+        return objectOnce<PdfImageData>(objs as never, id);
       }),
     );
     decoded.forEach((img, i) => {
@@ -416,7 +420,7 @@ const TYPE_PAGE_WORDS = /typo|typeface|fonts?\b|schrift/i;
 
 interface DrawingPlan {
   pageNo: number;
-  /** Read even when the time budget for optional pages is spent. */
+  /** Read whatever the time (the first MAX_ESSENTIAL_PAGES of them), not within the optional pages' budget. */
   essential: boolean;
   rank: number;
 }
