@@ -268,12 +268,11 @@ describe('POST /api/v1/brand-kits/generate-from-upload', () => {
       },
     );
     const handler = await loadHandler(route);
-    const started = performance.now();
     const res = await handler(event, lambdaContext(route, 2));
-    assert.ok(performance.now() - started < 2000);
     const body = JSON.parse(res.body ?? '');
     const msg = documentRefused({ status: res.statusCode ?? 0, body }, ['body', 'file'], null);
-    assert.match(msg, /took longer|too long|time/i);
+    // Nothing is left after the reserve, so extraction got its floor of 1 ms, not the usual 10 s.
+    assert.equal(msg, 'Value error, Reading the document took longer than 1 ms.');
   });
 
   it('refuses an unauthenticated caller before reading the body', async () => {
@@ -511,7 +510,10 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       0,
     );
 
-    const othersDraft = (await generate(fileForm(pdf), h.other.token)).body;
+    const drafted = await generate(fileForm(pdf), h.other.token);
+    assert.equal(drafted.status, 200, drafted.text);
+    const othersDraft = drafted.body;
+    assert.match(othersDraft.logo_key, new RegExp(`^${draftPrefix(h.other.id)}`));
     for (const logo_key of [
       othersDraft.logo_key,
       `${draftPrefix(h.owner.id)}00000000-0000-7000-8000-000000000000/logo.png`,
