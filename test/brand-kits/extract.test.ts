@@ -296,6 +296,20 @@ describe('DOCX guideline', () => {
     assert.deepEqual(draft.content_pillars, ['Clean energy tips', 'Customer stories']);
   });
 
+  test('takes a single adjective the voice is given, not only a list of them', async () => {
+    // Only "a, b and c" lists counted: "must be human" gave nothing. A sentence about something else
+    // ("the tone of this page is set by…") names no adjective, and a determiner is no keyword.
+    const body = [
+      paragraph('Initrode Guidelines', 'Title'),
+      paragraph('Writing', 'Heading1'),
+      paragraph('While our code is complex, the way we talk must be human.'),
+      paragraph('Our voice is warm. Our tone is the same everywhere.'),
+      paragraph('The tone of each page is set by its first line.'),
+    ].join('');
+    const { draft } = await extractBrandKit(zipSync(docxParts({ body, withLogo: false })));
+    assert.deepEqual(draft.tone_keywords, ['human', 'warm']);
+  });
+
   test('fills industry, imagery, SEO keywords and location from their sections', () => {
     const { draft } = result;
     assert.equal(draft.industry, 'Renewable energy retail for homes.');

@@ -108,13 +108,17 @@ function listItems(lines: TextLine[], maxWords = 6): string[] {
 const ADJECTIVE_LIST =
   /\b(?:is|are|be|being|feels?|sounds?|represents?|remain|stay)\s+(?:always\s+|incredibly\s+|very\s+)?(?:an?\s+)?([\p{L}-]+(?:,\s*[\p{L}-]+)*,?\s+(?:and|&)\s+[\p{L}-]+)/iu;
 const TONE_CUE = /\b(tone|voice|brand|personality|we speak|we sound|we write|our words)\b/i;
+// One adjective the voice itself is given: "the way we talk must be human", "our voice is warm".
+const VOICE_ADJECTIVE =
+  /\b(?:tone|voice|(?:the )?way we (?:talk|speak|write|sound))\s+(?:(?:must|should|will|can)\s+)?(?:always\s+)?(?:be|is|sounds?|feels?)\s+(\p{Ll}[\p{Ll}-]{2,})(?=\s*(?:[.,;!]|$))/iu;
 const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
 
 function toneKeywords(text: string, section: Section | null): string[] {
   const found: string[] = [];
   for (const sentence of sentences(text)) {
-    if (!TONE_CUE.test(sentence)) continue;
-    const list = ADJECTIVE_LIST.exec(sentence)?.[1];
+    const list =
+      (TONE_CUE.test(sentence) ? ADJECTIVE_LIST.exec(sentence)?.[1] : undefined) ??
+      VOICE_ADJECTIVE.exec(sentence)?.[1];
     if (!list) continue;
     for (const part of list.split(/,\s*|\s+(?:and|&)\s+/)) {
       const item = part
