@@ -68,7 +68,8 @@ export interface Create<Checked, Ready, Made> {
    * identity this request asks for, where no read reaches them until `write` names them: a project's
    * tasks, a workspace before its owner's member item. So a keyed create stays at two waves. They must
    * be the same items each time for the same identity and request: a retry that completes a first
-   * attempt that died writes them again under the claim's identity (a third wave, on that path only). */
+   * attempt that died writes them again under the claim's identity (a wave before the record's third,
+   * on that path only). */
   stage?: {
     write: (identity: Identity) => Promise<unknown>;
     /** Takes them back, best effort, when nothing is to name them: this request lost the key's claim

@@ -620,7 +620,8 @@ describe('faults in the AWS SDK clients', () => {
   });
 
   // The create routes that take an Idempotency-Key (shared/idempotency.ts): the claim is their first
-  // PutItem, the record their second.
+  // PutItem, the record their second (a workspace's item and its claim go side by side, either first;
+  // a project's tasks are a BatchWriteItem).
   const keyedCreates = [
     {
       name: 'brand',
@@ -645,6 +646,18 @@ describe('faults in the AWS SDK clients', () => {
       url: () => '/api/v1/shopping/sessions',
       list: () => '/api/v1/shopping/sessions',
       body: (t: string) => ({ title: t }),
+    },
+    {
+      name: 'project',
+      url: () => '/api/v1/projects',
+      list: () => '/api/v1/projects',
+      body: (t: string) => ({ title: t, tasks: [{ title: `${t}: first task` }] }),
+    },
+    {
+      name: 'workspace',
+      url: () => '/api/v1/workspaces',
+      list: () => '/api/v1/workspaces',
+      body: (t: string) => ({ name: t }),
     },
     {
       name: 'workspace task',
