@@ -149,9 +149,13 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     if (ready.status === 'rejected') throw ready.reason;
   } catch (error) {
     // A claim a twin has sealed is given back by no one: the twin writes under its identity, so what
-    // this request staged there stays for it.
-    const givenBack =
-      keys && claim?.won ? await deleteItem(keys, { absent: ['sealed'] }).catch(() => false) : true;
+    // this request staged there stays for it. So does what it staged under a claim whose own write
+    // failed (it may have landed, its answer lost): a twin may be completing it under this identity.
+    const givenBack = !keys
+      ? true
+      : claim?.won
+        ? await deleteItem(keys, { absent: ['sealed'] }).catch(() => false)
+        : claim !== undefined;
     if (stage && givenBack && !unstaged) await stage.undo(asked).catch(() => undefined);
     throw error;
   } finally {

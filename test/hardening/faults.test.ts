@@ -707,6 +707,64 @@ describe('faults in the AWS SDK clients', () => {
     });
   }
 
+  // The first attempt's claim lands, its answer is lost, and the SDK's resends of it fail (500): the
+  // attempt cannot tell whether the key is its own. A twin (the client's retry) arriving meanwhile finds
+  // the claim, and completes the create under the first attempt's identity, with the items it staged.
+  for (const create of keyedCreates.filter((c) => c.name === 'project' || c.name === 'workspace'))
+    it(`${create.name}: a lost response on the claim, its resends failing while a twin completes the create: the record keeps its parts`, async () => {
+      const label = `unknown claim ${newId()}`;
+      const headers = { 'idempotency-key': `unknown-${newId()}` };
+      let landed!: () => void;
+      let twinAnswered!: () => void;
+      const claimLanded = new Promise<void>((resolve) => {
+        landed = resolve;
+      });
+      const twinDone = new Promise<void>((resolve) => {
+        twinAnswered = resolve;
+      });
+      let firstClaim: string | undefined;
+      const name = `hardening-fault-${injected.length}`;
+      stackOf('dynamo').add(
+        // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+        (next: any, context: any) => async (args: any) => {
+          const claim =
+            /^Put/.test(String(context.commandName)) && JSON.stringify(args.input).includes('IDEMPOTENCY#');
+          if (!claim) return next(args);
+          const id = args.input.Item.id.S as string;
+          if (firstClaim === undefined) {
+            // The first attempt's claim lands; its answer is lost once the twin has answered.
+            firstClaim = id;
+            await next(args);
+            landed();
+            await twinDone;
+            throw sdkError('timeout');
+          }
+          if (id === firstClaim) throw sdkError('server');
+          return next(args);
+        },
+        { step: 'finalizeRequest', priority: 'low', name },
+      );
+      injected.push({ client: 'dynamo', name });
+      const first = h.call('POST', create.url(), { json: create.body(label), headers });
+      await claimLanded;
+      const twin = await h.call('POST', create.url(), { json: create.body(label), headers });
+      twinAnswered();
+      const failed = await first;
+      clearFaults();
+      assert.equal(twin.status, 201, twin.text);
+      assert.equal(failed.status, 503, failed.text);
+      assert.deepEqual(await recordsNamed(create, label), [twin.body.id]);
+      // The record the twin answered is there whole: read by its id, and a project's tasks all listed.
+      const read = await h.call('GET', `${create.list()}/${twin.body.id}`);
+      assert.equal(read.status, 200, read.text);
+      if (create.name === 'project') {
+        const tasks = (await h.call('GET', `${create.list()}/${twin.body.id}/tasks?limit=100`)).body.tasks;
+        assert.deepEqual([read.body.task_count, tasks.length], [1, 1]);
+      }
+      const retry = await h.call('POST', create.url(), { json: create.body(label), headers });
+      assert.deepEqual(retry.body, read.body);
+    });
+
   it("a refused create whose claim's read fails gives its claim back: the corrected request may use the key", async () => {
     const headers = { 'idempotency-key': `refused-${newId()}` };
     const title = `corrected ${newId()}`;
