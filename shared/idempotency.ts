@@ -154,7 +154,10 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     const givenBack = !keys
       ? true
       : claim?.won
-        ? await deleteItem(keys, { absent: ['sealed'] }).catch(() => false)
+        ? // Only our own claim: a resend of this delete (its answer lost) must not take another's.
+          await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
+            () => false,
+          )
         : claim !== undefined;
     if (stage && givenBack && !unstaged) await stage.undo(asked).catch(() => undefined);
     throw error;

@@ -781,6 +781,39 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(corrected.status, 201, corrected.text);
   });
 
+  it("a refused create's give-back, its answer lost and resent, never deletes the corrected request's claim", async () => {
+    const headers = { 'idempotency-key': `give-back-${newId()}` };
+    const title = `given back ${newId()}`;
+    let corrected: Awaited<ReturnType<Harness['call']>> | undefined;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const giveBack =
+          /^Delete/.test(String(context.commandName)) && JSON.stringify(args.input).includes('IDEMPOTENCY#');
+        if (!giveBack || corrected) return next(args);
+        // The give-back lands; before the SDK resends it (its answer lost), the corrected request
+        // claims the key afresh and makes its session.
+        await next(args);
+        corrected = await h.call('POST', '/api/v1/chat/sessions', { json: { title }, headers });
+        throw sdkError('timeout');
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const refused = await h.call('POST', '/api/v1/chat/sessions', {
+      json: { title, team_id: newId() },
+      headers,
+    });
+    clearFaults();
+    assert.equal(refused.status, 404, refused.text);
+    assert.equal(corrected?.status, 201, corrected?.text);
+    // The resent give-back found another request's claim and left it: the retry answers that session.
+    const retry = await h.call('POST', '/api/v1/chat/sessions', { json: { title }, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.id, corrected?.body.id);
+  });
+
   it('a lost response on a counter update (brand_kit_count) does not count the kit twice', async () => {
     const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Counted brand' } })).body;
     inject('dynamo', { commands: /Update/, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
