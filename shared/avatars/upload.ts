@@ -77,7 +77,7 @@ export async function uploadAvatar(
     // A video sent in the form is stored under the avatar; a direct upload is used where it is: a
     // server-side copy of up to 2 GiB could outlast the function's 29 s (and would store it twice).
     source_key: 'file' in source ? avatarObjects.source(teamId, id, video.format.ext) : source.uploadKey,
-    // Its upload URL may still be used to PUT other bytes of the same length: the version checked is kept.
+    // The version checked is kept: the provider gets it, whatever is stored at the key later.
     source_version_id: video.versionId,
     source_content_type: video.format.contentType,
     source_bytes: video.bytes,

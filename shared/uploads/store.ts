@@ -42,7 +42,12 @@ async function useDailyAllowance(userId: string, size: number, at: Date): Promis
   }
 }
 
-/** A presigned PUT for exactly `size` bytes of `content_type`: S3 refuses any other length or type. */
+/**
+ * A presigned PUT for exactly `size` bytes of `content_type`, once: S3 refuses any other length or
+ * type, and (If-None-Match: *) a PUT to the key once an object is there. A URL may be used until it
+ * expires and the bucket keeps overwritten versions, so without the condition each PUT would store
+ * `size` bytes more than the allowance counted.
+ */
 export async function createUpload(userId: string, input: CreateUploadInput): Promise<UploadSlot> {
   const key = uploadKey(userId, newId(), input.filename);
   const signedAt = now();
@@ -52,18 +57,19 @@ export async function createUpload(userId: string, input: CreateUploadInput): Pr
     Key: key,
     ContentType: input.content_type,
     ContentLength: input.size,
+    IfNoneMatch: '*',
   });
   const upload_url = await getSignedUrl(s3(), command, {
     expiresIn: UPLOAD_LIMITS.urlSeconds,
     signingDate: signedAt,
     // Signed headers are checked by S3, so the size and type asked for here are the ones stored.
-    signableHeaders: new Set(['content-type', 'content-length']),
+    signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
   });
   return {
     key,
     upload_url,
     method: 'PUT',
-    headers: { 'content-type': input.content_type },
+    headers: { 'content-type': input.content_type, 'if-none-match': '*' },
     size: input.size,
     expires_at: new Date(signedAt.getTime() + UPLOAD_LIMITS.urlSeconds * 1000).toISOString(),
   };

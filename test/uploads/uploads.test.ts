@@ -40,7 +40,7 @@ describe('POST /api/v1/uploads', () => {
         new RegExp(`^${userUploadPrefix(h.owner.id)}[0-9a-f-]{36}/Brand_Guidelines_2026\\.pdf$`),
       );
       assert.equal(res.body.method, 'PUT');
-      assert.deepEqual(res.body.headers, { 'content-type': PDF });
+      assert.deepEqual(res.body.headers, { 'content-type': PDF, 'if-none-match': '*' });
       assert.equal(res.body.size, 11);
       assert.equal(res.body.expires_at, '2026-11-21T10:15:00.000Z');
       const url = new URL(res.body.upload_url);
@@ -51,11 +51,25 @@ describe('POST /api/v1/uploads', () => {
         'content-length',
         'content-type',
         'host',
+        'if-none-match',
       ]);
       assert.ok(url.pathname.endsWith(res.body.key), url.pathname);
     } finally {
       setClock(undefined);
     }
+  });
+
+  it('signs If-None-Match: * so a URL stores its bytes once, not once per PUT for 15 minutes', async () => {
+    // A presigned URL may be used until it expires, and the bucket is versioned (noncurrent versions
+    // kept 30 days): without the condition, one URL counted once against the daily allowance could
+    // store its size again with every PUT. S3 refuses a PUT with If-None-Match: * (412
+    // PreconditionFailed) once an object is at the key; the header is signed, so a PUT without it
+    // fails the signature. (s3rver checks neither: the URL's signed headers are what is tested here.)
+    const res = await request({ filename: 'clip.mp4', content_type: 'video/mp4', size: 2048 });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.headers['if-none-match'], '*');
+    const signed = new URL(res.body.upload_url).searchParams.get('X-Amz-SignedHeaders')?.split(';');
+    assert.ok(signed?.includes('if-none-match'), String(signed));
   });
 
   it('stores what the client PUTs to the URL', async () => {
