@@ -43,8 +43,13 @@ export async function receiveProviderReport(
     status: report.status,
   };
   const earlier = await recordCallbackReceipt(messageId, receipt);
-  if (earlier) {
-    if (earlier.applied) throw new SignatureError(SIGNATURE_TEXTS.replayed);
+  if (earlier?.applied) {
+    // Marked beside the avatar's read, so a move that failed after it (its give-back failing too)
+    // leaves a receipt saying applied: every report moves a training avatar, so one still training
+    // never had it, and this delivery applies it (the receipt stays the earlier delivery's).
+    if ((await readAvatar(report.team_id, report.avatar_id))?.status !== 'training')
+      throw new SignatureError(SIGNATURE_TEXTS.replayed);
+  } else if (earlier) {
     const age = (now().getTime() - Date.parse(earlier.received_at)) / 1000;
     if (age <= IN_FLIGHT_SECONDS || !(await takeOverCallbackReceipt(messageId, earlier.delivery, receipt)))
       throw new ServiceUnavailableError();

@@ -171,6 +171,43 @@ describe('provider callback: signature', () => {
     }
   });
 
+  it('a receipt marked applied whose move then failed is no replay: the provider’s retry applies the report', async () => {
+    // The receipt is marked applied beside the avatar's read; the move after it fails, and so does the
+    // receipt's give-back (DynamoDB down for both). The retry was a 401 and the avatar trained on.
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed', { error: 'too dark' }));
+    const header = signProviderMessage(SECRET, unixNow(), body);
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        // The document client's commands reach the client's stack unmarshalled, as UpdateItem.
+        const input = args.input as { Key?: { sk?: unknown } };
+        const move =
+          context.commandName === 'UpdateItemCommand' && String(input.Key?.sk).startsWith('AVATAR#');
+        if (move || context.commandName === 'DeleteItemCommand')
+          throw Object.assign(new Error('unavailable'), {
+            name: 'ServiceUnavailable',
+            $metadata: { httpStatusCode: 503 },
+          });
+        return next(args);
+      },
+      { step: 'initialize', name: 'failMoveAndGiveBack' },
+    );
+    let first: Awaited<ReturnType<typeof callback>>;
+    try {
+      first = await callback(h, body, { header });
+    } finally {
+      dynamo().middlewareStack.remove('failMoveAndGiveBack');
+    }
+    assert.equal(first.status, 503, first.text);
+    assert.equal((await readAvatar(team, avatar))?.status, 'training');
+    const retry = await callback(h, body, { header });
+    assert.deepEqual([retry.status, retry.body], [200, { avatar_id: avatar, status: 'failed' }]);
+    assert.equal((await readAvatar(team, avatar))?.error, 'too dark');
+    // Once applied, the same message is a replay again.
+    const replay = await callback(h, body, { header });
+    assert.deepEqual([replay.status, replay.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
+  });
+
   it('a lost answer on the receipt is not a replay: the first delivery applies its report', async () => {
     const { team, avatar } = await training();
     // The receipt lands, its answer is lost, the SDK resends it and the resend fails its condition.
