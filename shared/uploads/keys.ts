@@ -10,7 +10,9 @@ const MAX_KEY_PART_BYTES = 200;
 const S3_KEY_MAX_BYTES = 1024;
 
 /**
- * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, no
+ * A key the caller may name under one of their prefixes: no `..` or `//` to climb out of it, no `.`
+ * segment (S3 takes `a/./b` literally, while HTTP layers resolve it to `a/b`: the embedded S3 read
+ * another object, and a client normalising a presigned URL breaks its signature), no
  * control character or lone surrogate, which no key of ours holds and the S3 client cannot even
  * encode into a request URL (it throws `URIError`), and no part longer than any key of ours has
  * (the embedded S3 fails on a file name of about 245 characters, where S3 would answer 404), nor
@@ -25,7 +27,7 @@ export const isKeyUnder = (prefix: string, key: string) =>
   key
     .slice(prefix.length)
     .split('/')
-    .every((part) => Buffer.byteLength(part) <= MAX_KEY_PART_BYTES);
+    .every((part) => part !== '.' && Buffer.byteLength(part) <= MAX_KEY_PART_BYTES);
 
 export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 

@@ -421,6 +421,21 @@ describe('avatar upload by upload_key', () => {
     assert.equal(res.body.detail[0].input, `${userUploadPrefix(h.owner.id)}x/\ufffd.mp4`);
   });
 
+  it('404 for a key with a `.` segment: no key of ours has one, and the embedded S3 read another', async () => {
+    // s3rver resolved `x/./me.mp4` to the object at `x/me.mp4` (202, the record naming a key that holds
+    // nothing on S3, which takes keys literally; a client that normalises the provider's URL breaks its
+    // signature there). Our keys never hold one: file names lose their leading dots.
+    const folder = `${userUploadPrefix(h.owner.id)}${newId()}`;
+    await putUpload(`${folder}/me.mp4`, mp4());
+    for (const key of [
+      `${folder}/./me.mp4`,
+      `${userUploadPrefix(h.owner.id)}./${folder.split('/').at(-1)}/me.mp4`,
+    ]) {
+      const res = await send({ upload_key: key, consent_attestation: true });
+      assert.deepEqual([res.status, res.body], [404, { detail: 'Upload not found' }], key);
+    }
+  });
+
   it('415 for an uploaded object that is not a video', async () => {
     const key = `${userUploadPrefix(h.owner.id)}y/notes.mp4`;
     await putUpload(key, Buffer.from('%PDF-1.7 not a video'));
