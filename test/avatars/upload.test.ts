@@ -1,6 +1,6 @@
 // POST /api/v1/teams/{team_id}/avatar/upload on the real handler over dynalite + s3rver.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -566,21 +566,33 @@ describe('avatar upload: failures leave no record pointing at nothing', () => {
   });
 });
 
+/** A provider on a local port (AVATAR_PROVIDER_URL, at `path`) answering with `handler` while `run`
+ * runs; then stopped, and the URL unset (uploads go to the recording provider again). */
+async function withProvider(handler: RequestListener, run: () => Promise<void>, path = '/trainings') {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  try {
+    await run();
+  } finally {
+    delete process.env.AVATAR_PROVIDER_URL;
+    server.close();
+  }
+}
+
 describe('avatar provider over HTTP', () => {
   it('POSTs the job to AVATAR_PROVIDER_URL', async () => {
     const received: { headers: IncomingMessage['headers']; body: Record<string, unknown> }[] = [];
-    const server = createServer((req, res) => {
+    const provider: RequestListener = (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
         res.writeHead(202, { 'content-type': 'application/json' }).end('{"job_id":"job-42"}');
       });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    };
     process.env.AVATAR_PROVIDER_SECRET = SECRET;
-    try {
+    await withProvider(provider, async () => {
       const team = await avatarTeam(h.owner.id);
       const res = await uploadVideo(h, team);
       assert.equal(res.status, 202);
@@ -610,72 +622,59 @@ describe('avatar provider over HTTP', () => {
       ]);
       assert.equal(body.avatar_id, res.body.avatar_id);
       assert.equal((await readAvatar(team, res.body.avatar_id))?.provider, 'http');
-    } finally {
+    }).finally(() => {
       delete process.env.AVATAR_PROVIDER_SECRET;
-      server.close();
-    }
+    });
   });
 
   it('an unreachable provider fails the avatar at once and answers 503; a new upload may follow', async () => {
-    const server = createServer((_req, res) => res.writeHead(500).end());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const team = await avatarTeam(h.owner.id);
-    try {
-      const res = await uploadVideo(h, team);
-      assert.equal(res.status, 503);
-    } finally {
-      server.close();
-    }
+    await withProvider(
+      (_req, res) => res.writeHead(500).end(),
+      async () => {
+        const res = await uploadVideo(h, team);
+        assert.equal(res.status, 503);
+      },
+      '/',
+    );
     const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
     assert.equal(status.body.status, 'failed');
     assert.equal(status.body.error, AVATAR_TEXTS.providerUnreachable);
-    delete process.env.AVATAR_PROVIDER_URL;
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 
   it('a 2xx whose body is cut short has still taken the job: the avatar trains (it was failed, its report lost)', async () => {
-    const server = createServer((req, res) => {
+    const cutShort: RequestListener = (req, res) => {
       req.resume();
       req.on('end', () => {
         res.writeHead(202, { 'content-type': 'application/json', 'content-length': '100' });
         res.write('{"job_id":"jo', () => res.socket?.destroy());
       });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    };
     const team = await avatarTeam(h.owner.id);
-    try {
+    await withProvider(cutShort, async () => {
       const res = await uploadVideo(h, team);
       assert.equal(res.status, 202, res.text);
       const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
       assert.deepEqual([status.body.status, status.body.avatar_id], ['training', res.body.avatar_id]);
-    } finally {
-      delete process.env.AVATAR_PROVIDER_URL;
-      server.close();
-    }
+    });
   });
 
   it('a provider URL that redirects is not followed: the job would reach it as a GET, without its body', async () => {
     // fetch turns a POST answered with 301/302/303 into a GET of the new location: the job was lost
     // and any 2xx there (a landing page) was taken for the provider's acceptance.
     const posts: string[] = [];
-    const server = createServer((req, res) => {
+    const redirecting: RequestListener = (req, res) => {
       if (req.method === 'POST') posts.push(req.url ?? '');
       if (req.url === '/trainings') res.writeHead(301, { location: '/trainings/' }).end();
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>Welcome</p>');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trainings`;
+    };
     const team = await avatarTeam(h.owner.id);
-    try {
+    await withProvider(redirecting, async () => {
       const res = await uploadVideo(h, team);
       assert.equal(res.status, 503, res.text);
       assert.deepEqual(posts, ['/trainings']);
-    } finally {
-      delete process.env.AVATAR_PROVIDER_URL;
-      server.close();
-    }
+    });
     const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
     assert.deepEqual([status.body.status, status.body.error], ['failed', AVATAR_TEXTS.providerUnreachable]);
   });
