@@ -5,10 +5,10 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
-import { RequestValidationError, UnsupportedMediaTypeError } from '../http/errors.ts';
-import { model, string, valueError } from '../http/fields.ts';
+import { UnsupportedMediaTypeError } from '../http/errors.ts';
+import { model, string } from '../http/fields.ts';
 import { type UploadedFile, uploadedFile } from '../http/multipart.ts';
-import { fieldError } from '../http/validation.ts';
+import { valueRefused } from '../http/validation.ts';
 import { newId } from '../ids.ts';
 import { codePointLength, cutAtWord } from '../strings.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
@@ -62,7 +62,7 @@ export async function generateDraft(
     if (!(error instanceof DocumentError)) throw error;
     if (error.kind === 'unsupported') throw new UnsupportedMediaTypeError(error.message);
     // Encrypted, corrupt, empty, inflating past the limits, or too slow: the document is the problem.
-    throw new RequestValidationError([fieldError(loc, input, valueError(error.message))]);
+    throw valueRefused(loc, input, error.message);
   }
   const keys = await storeDraftLogos(userId, extraction.logos);
   return draftFields({ ...savable(extraction.draft), ...keys });

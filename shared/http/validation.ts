@@ -154,3 +154,7 @@ export function fieldError(loc: (string | number)[], input: unknown, message: st
   const { type, msg, ctx } = decodeFastapi(message)!;
   return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
 }
+
+/** The 422 for one value a handler refuses past validation: pydantic's `value_error` at `loc`. */
+export const valueRefused = (loc: (string | number)[], input: unknown, text: string) =>
+  new RequestValidationError([fieldError(loc, input, valueError(text))]);

@@ -5,9 +5,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
 import { deleteItem, ownedBy, putMany, queryPartition } from '../db/store.ts';
-import { RequestValidationError } from '../http/errors.ts';
-import { valueError } from '../http/fields.ts';
-import { fieldError } from '../http/validation.ts';
+import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   CALENDAR_START_RULES,
@@ -248,7 +246,7 @@ function checkStart(start: string, period: Period, team: TeamItem, at: number, t
       : start > latest
         ? CALENDAR_START_RULES.tooFarAhead(latest)
         : undefined;
-  if (problem) throw new RequestValidationError([fieldError(['query', 'start'], start, valueError(problem))]);
+  if (problem) throw valueRefused(['query', 'start'], start, problem);
 }
 
 type CalendarEntryItem = CalendarEntry & { kind: 'calendar_entry'; pk: string; sk: string; period: string };
