@@ -10,4 +10,4 @@ export const nullableUuid = v.nullable(uuidOut);
 
 /** The spec's default for a field that is nevertheless always present in responses. */
 export const withDefault = <S extends v.GenericSchema>(schema: S, value: unknown) =>
-  v.pipe(schema, v.metadata({ jsonDefault: value }));
+  v.pipe(schema, v.metadata({ jsonAnnotations: { default: value } }));

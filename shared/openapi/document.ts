@@ -28,18 +28,13 @@ export function jsonSchemaOf(schema: v.GenericSchema, strict = false): JsonSchem
     errorMode: 'ignore',
     overrideAction: ({ valibotAction, jsonSchema }) => {
       const metadata = (
-        valibotAction as {
-          metadata?: { jsonSchema?: JsonHint; jsonDefault?: unknown; jsonAnnotations?: JsonSchema };
-        }
+        valibotAction as { metadata?: { jsonSchema?: JsonHint; jsonAnnotations?: JsonSchema } }
       ).metadata;
       if (metadata?.jsonAnnotations) {
-        // Added to what the pipe before gives (valibot copies the metadata in: taken out again).
+        // Added to what the pipe before gives (a default, a format): valibot copies the metadata in,
+        // so it is taken out again.
         const { jsonAnnotations: _, ...converted } = jsonSchema as JsonSchema;
         return { ...converted, ...metadata.jsonAnnotations } as typeof jsonSchema;
-      }
-      if (metadata && 'jsonDefault' in metadata) {
-        const { jsonDefault: _, ...converted } = jsonSchema as JsonSchema;
-        return { ...converted, default: metadata.jsonDefault };
       }
       const hint = metadata?.jsonSchema;
       if (!hint) return undefined;
