@@ -27,9 +27,8 @@ function isPdf(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
-async function readDocument(bytes: Uint8Array, deadline: Deadline, signal: CancelSignal) {
+async function readDocument(bytes: Uint8Array, pdf: boolean, deadline: Deadline, signal: CancelSignal) {
   if (bytes.length === 0) throw new DocumentError('invalid', 'The file is empty.');
-  const pdf = isPdf(bytes);
   const zip = pdf ? 'other' : sniffDocx(bytes);
   if (!pdf && zip === 'other')
     throw new DocumentError('unsupported', 'The file is neither a PDF nor a Word (DOCX) document.');
@@ -104,7 +103,8 @@ export async function extractBrandKit(
   // The parser is loaded before the deadline starts: the deadline is the document's, and loading
   // pdf.js (0.4–0.5 s, once per process) is the function's cold start. Outside readDocument's catch: a
   // parser that fails to load is a broken deployment (a 500), not a corrupt document.
-  if (isPdf(bytes)) await loadPdfJs();
+  const pdf = isPdf(bytes);
+  if (pdf) await loadPdfJs();
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline: Deadline = { at: Date.now() + timeoutMs, ms: timeoutMs };
   const signal: CancelSignal = { cancelled: false };
@@ -118,7 +118,7 @@ export async function extractBrandKit(
   });
   try {
     const work = (async () => {
-      const doc = await readDocument(bytes, deadline, signal);
+      const doc = await readDocument(bytes, pdf, deadline, signal);
       if (signal.cancelled) throw timedOut(timeoutMs);
       const built = buildDraft(doc, deadline);
       return { doc, built };
