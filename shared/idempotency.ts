@@ -148,18 +148,18 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     }
     if (ready.status === 'rejected') throw ready.reason;
   } catch (error) {
-    // A claim a twin has sealed is given back by no one: the twin writes under its identity, so what
-    // this request staged there stays for it. So does what it staged under a claim whose own write
-    // failed (it may have landed, its answer lost): a twin may be completing it under this identity.
-    const givenBack = !keys
-      ? true
-      : claim?.won
-        ? // Only our own claim: a resend of this delete (its answer lost) must not take another's.
-          await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
-            () => false,
-          )
-        : claim !== undefined;
-    if (stage && givenBack && !unstaged) await stage.undo(asked).catch(() => undefined);
+    // What this request staged goes only where nothing else may name it: without a key, or with its
+    // claim given back. A twin that sealed the claim writes under this identity (the give-back fails);
+    // so may one that found a claim whose own write failed here (it may have landed, its answer lost).
+    // A claim lost to another request was taken back above (`unstaged`). The give-back takes only our
+    // own claim: a resend of it (its answer lost) must not delete another request's.
+    const released = keys
+      ? claim?.won === true &&
+        (await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
+          () => false,
+        ))
+      : true;
+    if (stage && released) await stage.undo(asked).catch(() => undefined);
     throw error;
   } finally {
     await unstaged;
