@@ -1,6 +1,6 @@
 // An Idempotency-Key on a create: a client that retries a POST after a lost response gets the record
 // the first attempt made, not a second one. The key is claimed in the create's first wave, beside its
-// own reads; the record is written in the second under the claim's id and time. Two waves. The seven
+// own reads; the record is written in the second under the claim's id and time. Two waves. The eight
 // creates and the chat send (docs/chat.md, its claim in the session's partition) all go through here.
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
@@ -8,7 +8,7 @@ import { now } from './clock.ts';
 import { claimItem, deleteItem, updateItem } from './db/store.ts';
 import { type Keys, TABLE_TTL_ATTRIBUTE } from './db/table.ts';
 import { sha256 } from './digest.ts';
-import { ConflictError, ServiceUnavailableError } from './http/errors.ts';
+import { ConflictError, HttpError, ServiceUnavailableError } from './http/errors.ts';
 import { model, string } from './http/fields.ts';
 import { newIdAt } from './ids.ts';
 
@@ -78,11 +78,21 @@ export interface Create<Checked, Ready, Made> {
   };
   /** Writes the record under `identity` with `attribute_not_exists` (a twin's write changes nothing). */
   write: (identity: Identity, checked: Checked, ready: Ready) => Promise<Made>;
+  /** For a record written as more than one item where another read reaches each (a brand kit and its
+   * brand's count): takes back a failed `write`, resolving whether the record is gone. Where given, a
+   * request whose own write fails gives its claim back, as a refused one does, and takes the write
+   * back, then the stage once the record is gone; the client's retry makes the record afresh. Where a
+   * twin has sealed the claim (the give-back fails), the twin completes the write instead. Without it,
+   * a failed write leaves the claim and the stage for the retry to complete under the same identity. */
+  unwrite?: (identity: Identity) => Promise<boolean>;
   /** The record as it is now, read consistently by its id; undefined when it was never written. */
   read: (id: string) => Promise<Made | undefined>;
 }
 
 type ClaimItem = Record<string, unknown> & { fingerprint: string; created_at: string };
+
+/** The client's to correct (a 4xx), unlike a failure the same request may get past on a retry. */
+const isRefusal = (error: unknown) => error instanceof HttpError && error.status < 500;
 
 /**
  * Creates a record once per Idempotency-Key. A retry (or a concurrent twin) that finds the claim
@@ -120,6 +130,16 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     stage?.write(asked),
   ]);
   let claim = claimed.status === 'fulfilled' ? claimed.value : undefined;
+  // True where nothing else may write under this request's identity: without a key, or with our own
+  // claim given back. A twin that sealed the claim writes under it (the give-back fails); so may one
+  // that found a claim whose own write failed here (it may have landed, its answer lost). Only our own
+  // claim goes: a resend of the delete (its answer lost) must not delete another request's.
+  const release = async () =>
+    !keys ||
+    (claim?.won === true &&
+      (await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
+        () => false,
+      )));
   // Staged under an identity the key's first request did not take: nothing will name those items.
   const unstaged = stage && claim && !claim.won ? stage.undo(asked).catch(() => undefined) : undefined;
   try {
@@ -138,8 +158,12 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
         // request then claim the key afresh and make a second record).
         updateItem(keys, { set: { sealed: true }, expect: { [idAttribute]: earlier.id } }),
       ]);
-      if (first) return first;
-      if (sealed) break;
+      // Only a sealed claim vouches for the record read beside it: one given back meanwhile may be
+      // the claim of a request taking its failed write back (`unwrite`).
+      if (sealed) {
+        if (first) return first;
+        break;
+      }
       // Given back by its refused request. A request refused itself needs no claim; one that would
       // write claims the key afresh, and after a few rounds asks the client to retry.
       if (ready.status === 'rejected') throw ready.reason;
@@ -147,18 +171,12 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
       claim = await claimKey();
     }
     if (ready.status === 'rejected') throw ready.reason;
+    // A stage that refuses the request (a logo that is not an image) is answered as `prepare`'s refusal.
+    if (staged.status === 'rejected' && isRefusal(staged.reason)) throw staged.reason;
   } catch (error) {
-    // What this request staged goes only where nothing else may name it: without a key, or with its
-    // claim given back. A twin that sealed the claim writes under this identity (the give-back fails);
-    // so may one that found a claim whose own write failed here (it may have landed, its answer lost).
-    // A claim lost to another request was taken back above (`unstaged`). The give-back takes only our
-    // own claim: a resend of it (its answer lost) must not delete another request's.
-    const released = keys
-      ? claim?.won === true &&
-        (await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
-          () => false,
-        ))
-      : true;
+    // A refused request gives its claim back (the corrected request may use the key). What it staged
+    // goes only where nothing else may name it; a claim lost to another request was taken back above.
+    const released = await release();
     if (stage && released) await stage.undo(asked).catch(() => undefined);
     throw error;
   } finally {
@@ -173,5 +191,11 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
   // Staged under another identity (completing a first attempt that died: the same items again) or
   // taken back (the key was given back meanwhile and claimed afresh): written before the record.
   if (stage && (identity !== asked || unstaged)) await stage.write(identity);
-  return create.write(identity, checked.value, ready.value as Ready);
+  try {
+    return await create.write(identity, checked.value, ready.value as Ready);
+  } catch (error) {
+    if (create.unwrite && identity === asked && (await release()))
+      if (await create.unwrite(asked).catch(() => false)) await stage?.undo(asked).catch(() => undefined);
+    throw error;
+  }
 }

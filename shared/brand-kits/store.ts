@@ -2,13 +2,12 @@
 import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
-import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
-import { newId } from '../ids.ts';
+import { createOnce, ownClaim } from '../idempotency.ts';
 import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import { downloadUrl } from '../uploads/store.ts';
@@ -143,62 +142,80 @@ const countKit = async (brandId: string, kitId: string, at: string) => {
     throw new ConflictError(TOO_MANY_KITS);
 };
 
+const readKit = (kitId: string) => getItem<BrandKitItem>(brandKitKeys.brandKit(kitId));
+
 /**
  * Saves a reviewed draft. The brand (when named) must be the caller's: it is read while the logos are
- * copied; then the kit and the brand's `brand_kit_count` are written together (two waves in all).
+ * copied to keys of the kit (the stage: no read reaches them until the kit names them); then the kit
+ * and the brand's `brand_kit_count` are written together (two waves in all). An Idempotency-Key makes
+ * a retry answer the first kit (shared/idempotency.ts); a failed save, keyed or not, leaves neither
+ * the kit nor its count, and gives the key back.
  */
-export async function createBrandKit(userId: string, input: CreateBrandKitInput): Promise<BrandKit> {
-  const id = newId();
-  const [brand, logos] = await Promise.allSettled([
-    input.brand_id ? getBrand(userId, input.brand_id) : Promise.resolve(null),
-    copyLogos(userId, id, input),
-  ]);
-  // A full brand is refused here already; the count's own condition settles a race for the last place.
-  const refusal =
-    brand.status === 'rejected'
-      ? brand.reason
-      : (brand.value?.brand_kit_count ?? 0) >= BRAND_KIT_LIMITS.perBrand && new ConflictError(TOO_MANY_KITS);
-  if (refusal) {
-    if (logos.status === 'fulfilled') await discardLogos([...logos.value.values()]);
-    throw refusal;
-  }
-  if (logos.status === 'rejected') throw logos.reason;
-  const at = nowIso();
+export function createBrandKit(userId: string, input: CreateBrandKitInput, key?: string): Promise<BrandKit> {
   const { brand_id, ...fields } = input;
-  const item: BrandKitItem = {
-    ...fields,
-    id,
-    brand_id: brand_id ?? null,
-    created_at: at,
-    updated_at: at,
-    owner: userId,
-  };
-  for (const role of LOGO_ROLES) {
-    const { key, url } = LOGO_FIELDS[role];
-    const copied = logos.value.get(role);
-    item[key] = copied ?? null;
-    // A stored key's URL is presigned at every read; only a URL without a key is kept.
-    if (copied) item[url] = null;
-  }
-  // The kit and its count are written side by side; if either fails, both are undone (deleting a kit
-  // that was not written and taking back a count that was not added change nothing).
-  const [written, counted] = await Promise.allSettled([
-    putNew({ ...brandKitKeys.brandKit(id), ...brandKitKeys.byOwner(userId, id), kind: 'brand-kit', ...item }),
-    brand_id ? countKit(brand_id, id, at) : undefined,
-  ]);
-  const failed = [written, counted].find((outcome) => outcome.status === 'rejected');
-  if (failed) {
-    // The logos go only once the kit is gone: a kit left behind never points at nothing.
-    const [unwritten] = await Promise.allSettled([
-      deleteItem(brandKitKeys.brandKit(id)),
-      brand_id ? uncountBrandKit(brand_id, id) : undefined,
-    ]);
-    if (unwritten.status === 'fulfilled') await discardLogos([...logos.value.values()]);
-    throw failed.reason;
-  }
-  return toBrandKit(item);
+  /** Each identity's logo copies, by role: made by the stage, named by the kit written under it. */
+  const copies = new Map<string, Map<LogoRole, string>>();
+  return createOnce({
+    claimAt: ownClaim(userId, 'brand-kit', key),
+    request: input,
+    check: () => (brand_id ? getBrand(userId, brand_id) : Promise.resolve(null)),
+    // A full brand refuses only a request that is to write: the retry of the save that took its last
+    // place answers that kit. The count's own condition settles a race for the last place.
+    prepare: async (checking) => {
+      if (((await checking)?.brand_kit_count ?? 0) >= BRAND_KIT_LIMITS.perBrand)
+        throw new ConflictError(TOO_MANY_KITS);
+    },
+    stage: {
+      write: async ({ id }) => void copies.set(id, await copyLogos(userId, id, input)),
+      undo: async ({ id }) => void (await discardLogos([...(copies.get(id)?.values() ?? [])])),
+    },
+    write: async ({ id, created_at: at }) => {
+      const item: BrandKitItem = {
+        ...fields,
+        id,
+        brand_id: brand_id ?? null,
+        created_at: at,
+        updated_at: at,
+        owner: userId,
+      };
+      for (const role of LOGO_ROLES) {
+        const { key, url } = LOGO_FIELDS[role];
+        const copied = copies.get(id)?.get(role);
+        item[key] = copied ?? null;
+        // A stored key's URL is presigned at every read; only a URL without a key is kept.
+        if (copied) item[url] = null;
+      }
+      // The kit and its count are written side by side (a twin completing this save under the same
+      // id writes neither twice); if either fails, `unwrite` takes both back.
+      const outcomes = await Promise.allSettled([
+        putNew({
+          ...brandKitKeys.brandKit(id),
+          ...brandKitKeys.byOwner(userId, id),
+          kind: 'brand-kit',
+          ...item,
+        }),
+        brand_id ? countKit(brand_id, id, at) : undefined,
+      ]);
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      return toBrandKit(item);
+    },
+    // Deleting a kit that was not written and taking back a count that was not added change nothing.
+    // The logos go (the stage's undo) only once the kit is gone: a kit left behind never points at nothing.
+    unwrite: async ({ id }) => {
+      const [unwritten] = await Promise.allSettled([
+        deleteItem(brandKitKeys.brandKit(id)),
+        brand_id ? uncountBrandKit(brand_id, id) : undefined,
+      ]);
+      return unwritten.status === 'fulfilled';
+    },
+    read: async (id) => {
+      const kit = await readKit(id);
+      return kit && toBrandKit(kit);
+    },
+  });
 }
 
 export async function getBrandKit(userId: string, kitId: string): Promise<BrandKit> {
-  return toBrandKit(ownedBy(await getItem<BrandKitItem>(brandKitKeys.brandKit(kitId)), userId, 'Brand kit'));
+  return toBrandKit(ownedBy(await readKit(kitId), userId, 'Brand kit'));
 }

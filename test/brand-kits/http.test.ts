@@ -555,6 +555,30 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       assert.equal((await save(draft)).status, 201);
     });
 
+    it('with an Idempotency-Key: the retry of the save that took the last place answers that kit; a 409 gives the key back', async () => {
+      const draft = (await generate(fileForm(pdf))).body;
+      const brandId = await brandOf();
+      await setKitCount(brandId, BRAND_KIT_LIMITS.perBrand - 1);
+      const keyed = (body: Record<string, unknown>, key: string) =>
+        h.call('POST', '/api/v1/brand-kits', { json: body, headers: { 'idempotency-key': key } });
+      const last = await keyed({ ...draft, brand_id: brandId }, 'last place');
+      assert.equal(last.status, 201, last.text);
+      // The brand is full now, yet the retry is the same save: it answers the kit, not 409.
+      const retry = await keyed({ ...draft, brand_id: brandId }, 'last place');
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.body.id, last.body.id);
+      assert.equal(
+        (await h.call('GET', `/api/v1/brands/${brandId}`)).body.brand_kit_count,
+        BRAND_KIT_LIMITS.perBrand,
+      );
+      // Another save refused for the full brand frees its key for the corrected request.
+      const refused = await keyed({ ...draft, brand_id: brandId }, 'refused');
+      assert.equal(refused.status, 409, refused.text);
+      const corrected = await keyed(draft, 'refused');
+      assert.equal(corrected.status, 201, corrected.text);
+      assert.equal(corrected.body.brand_id, null);
+    });
+
     it('refuses a kit whose brand filled up between its read and its count, and undoes the kit', async () => {
       const draft = (await generate(fileForm(pdf))).body;
       const brandId = await brandOf();

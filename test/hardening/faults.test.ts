@@ -660,6 +660,17 @@ describe('faults in the AWS SDK clients', () => {
       body: (t: string) => ({ name: t }),
     },
     {
+      name: 'brand kit',
+      url: () => '/api/v1/brand-kits',
+      list: () => '/api/v1/brand-kits',
+      body: (t: string) => ({ name: t }),
+      // No list route: the stored kits.
+      records: async (label: string) =>
+        (await allItems())
+          .filter((item) => item.kind === 'brand-kit' && item.name === label)
+          .map((item) => item.id),
+    },
+    {
       name: 'workspace task',
       url: () => `/api/v1/workspaces/${ids.workspace_id}/tasks`,
       list: () => `/api/v1/workspaces/${ids.workspace_id}/tasks`,
@@ -672,6 +683,7 @@ describe('faults in the AWS SDK clients', () => {
   ];
   /** How many of the caller's records the create's list holds under this label. */
   const recordsNamed = async (create: (typeof keyedCreates)[number], label: string) => {
+    if ('records' in create && create.records) return create.records(label);
     const listed = (await h.call('GET', `${create.list()}?limit=100`)).body as Record<string, unknown>[];
     return listed.filter((entry) => Object.values(entry).includes(label)).map((entry) => entry.id);
   };
@@ -831,11 +843,14 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(counted, 1);
   });
 
-  for (const [failing, commands] of [
-    ['the brand count', /Update/],
-    ['the kit write', /Put/],
+  for (const [failing, commands, keyed] of [
+    ['the brand count', /Update/, false],
+    ['the kit write', /Put/, false],
+    // With a key, the failed save gives its claim back and takes back what it wrote: a retry that
+    // found the claim would answer a kit never counted.
+    ['the brand count', /Update/, true],
   ] as const)
-    it(`POST /brand-kits: when ${failing} fails, neither the kit nor its count is left behind`, async () => {
+    it(`POST /brand-kits: when ${failing} fails${keyed ? ' (with an Idempotency-Key)' : ''}, neither the kit nor its count is left behind`, async () => {
       const brand = (await h.call('POST', '/api/v1/brands', { json: { name: `Undone: ${failing}` } })).body;
       const spec = sampleRequest(
         authenticatedRoutes.find((r) => r.entry === 'brand-kits/create-brand-kit')!,
@@ -844,6 +859,7 @@ describe('faults in the AWS SDK clients', () => {
           brand_id: brand.id,
         },
       );
+      if (keyed) spec.options.headers = { ...spec.options.headers, 'idempotency-key': `undone-${newId()}` };
       inject('dynamo', { commands, failing: () => true, kind: 'server' });
       const kit = await h.call('POST', spec.url, { ...spec.options });
       clearFaults();
@@ -858,6 +874,74 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal((await h.call('POST', spec.url, { ...spec.options })).status, 201);
       assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
     });
+
+  // The first attempt's kit lands and its count fails; the client's retry (a twin) reads that kit before
+  // the first attempt gives its claim back and takes the kit back. Its seal, held until after the
+  // give-back, fails: the twin must not answer the kit it read (gone a moment later) but make its own.
+  it('POST /brand-kits: a twin that read a kit being taken back answers a kit that stays', {
+    timeout: 30_000,
+  }, async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Raced' } })).body;
+    const headers = { 'idempotency-key': `raced-${newId()}` };
+    const json = { brand_id: brand.id, name: `raced ${newId()}` };
+    const signal = () => {
+      let done!: () => void;
+      return { landed: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
+    };
+    const [kitWritten, twinRead, gaveBack] = [signal(), signal(), signal()];
+    let firstCount: string | undefined;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const command = String(context.commandName);
+        const input = JSON.stringify(args.input);
+        if (/^Put/.test(command) && input.includes('"KIT#')) {
+          const answer = await next(args);
+          kitWritten.done();
+          return answer;
+        }
+        if (/^Update/.test(command) && input.includes('NOT contains')) {
+          firstCount ??= input;
+          if (input !== firstCount) return next(args);
+          // The first attempt's count (each of the SDK's attempts) fails once the twin has read the kit.
+          await twinRead.landed;
+          throw sdkError('server');
+        }
+        if (/^Get/.test(command) && input.includes('"KIT#')) {
+          const answer = await next(args);
+          twinRead.done();
+          return answer;
+        }
+        if (/^Update/.test(command) && input.includes('sealed')) await gaveBack.landed;
+        if (/^Delete/.test(command) && input.includes('IDEMPOTENCY#')) {
+          const answer = await next(args);
+          gaveBack.done();
+          return answer;
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
+    await kitWritten.landed;
+    const twin = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    const failed = await first;
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    assert.equal(twin.status, 201, twin.text);
+    const read = await h.call('GET', `/api/v1/brand-kits/${twin.body.id}`);
+    assert.equal(read.status, 200, read.text);
+    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    assert.deepEqual(
+      kits.map((kit) => kit.id),
+      [twin.body.id],
+    );
+    assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
+    const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    assert.equal(retry.body.id, twin.body.id);
+  });
 
   it('POST /brand-kits: a kit whose undoing fails too keeps its logo copies (never points at nothing)', async () => {
     const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Undo fails' } })).body;

@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from '../../shared/accounts/keys.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
+import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
@@ -15,12 +17,16 @@ import { type Harness, startHarness } from '../support/harness.ts';
 let h: Harness;
 let workspaceId: string;
 let strangersBrand: string;
+/** A direct upload of the owner's that is no image (a brand kit refuses it as a logo). */
+let videoUpload: string;
 
 before(async () => {
   h = await startHarness();
   workspaceId = (await h.call('POST', '/api/v1/workspaces', { json: { name: 'Keys' } })).body.id;
   const brand = await h.call('POST', '/api/v1/brands', { json: { name: 'Not yours' }, token: h.other.token });
   strangersBrand = brand.body.id;
+  videoUpload = `uploads/${h.owner.id}/keys/clip.mp4`;
+  await putObject(videoUpload, 'video/mp4');
 });
 after(() => h.close());
 
@@ -30,8 +36,10 @@ interface CreateRoute {
   /** A body whose records are told apart by `label`. */
   body: (label: string) => Record<string, unknown>;
   /** The caller's records, as listed (newest first, up to 100). */
-  list: () => string;
+  list?: () => string;
   label: (entry: Record<string, unknown>) => unknown;
+  /** Where the create has no list route: the ids of the stored records with this label. */
+  stored?: (label: string) => Promise<unknown[]>;
   /** A request the create itself refuses after its first wave (a stranger's brand…), or, where the
    * create refuses nothing once its body is valid, one the validation refuses. */
   refused: (label: string) => { url?: string; body: Record<string, unknown>; status: number };
@@ -109,6 +117,20 @@ const routes: CreateRoute[] = [
     refused: (label) => ({ body: { name: label.padEnd(201, '!') }, status: 422 }),
   },
   {
+    name: 'POST /brand-kits',
+    // No brand named: the kit alone (with one, the brand's read, then the kit and its count).
+    waves: 1,
+    url: () => '/api/v1/brand-kits',
+    body: (label) => ({ name: label }),
+    label: (entry) => entry.name,
+    stored: async (label) =>
+      (await storedItems('brand-kit', 'name', label))
+        .filter((kit) => kit.name === label)
+        .map((kit) => kit.id),
+    // Refused by the stage that copies the logos, after the key is claimed.
+    refused: (label) => ({ body: { name: label, logo_key: videoUpload }, status: 422 }),
+  },
+  {
     name: 'POST /workspaces/{id}/tasks',
     waves: 2,
     url: () => `/api/v1/workspaces/${workspaceId}/tasks`,
@@ -137,7 +159,8 @@ for (const route of routes) {
       });
     /** The ids of the caller's records with this label. */
     const stored = async (label: string, token?: string) => {
-      const res = await h.call('GET', route.list(), { token });
+      if (route.stored) return route.stored(label);
+      const res = await h.call('GET', route.list!(), { token });
       assert.equal(res.status, 200, res.text);
       return (res.body as Record<string, unknown>[]).filter((e) => route.label(e) === label).map((e) => e.id);
     };
@@ -302,6 +325,10 @@ async function storedItems(kind: string, field: string, label: string) {
   return items;
 }
 
+/** An object of the owner's in the bucket, as a direct upload stores it. */
+const putObject = (Key: string, ContentType: string) =>
+  s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key, Body: 'bytes', ContentType }));
+
 /** 20 concurrent sends of one body with one key; their answers, all 201 with one id. */
 async function concurrentSends(url: string, json: unknown) {
   const headers = { 'idempotency-key': `staged-${randomUUID()}` };
@@ -331,5 +358,25 @@ describe('what the losing twins of a keyed create staged is taken back', () => {
       (await storedItems('workspace', 'name', label)).map((item) => item.id),
       [workspace.id],
     );
+  });
+
+  it("a brand kit's logo copies: 20 concurrent sends leave the one kit's", async () => {
+    const label = `staged ${randomUUID()}`;
+    const logo = `uploads/${h.owner.id}/keys/${randomUUID()}.png`;
+    await putObject(logo, 'image/png');
+    const kit = await concurrentSends('/api/v1/brand-kits', {
+      name: label,
+      logo_key: logo,
+      logo_dark_key: logo,
+    });
+    assert.deepEqual(
+      (await storedItems('brand-kit', 'name', label)).map((item) => item.id),
+      [kit.id],
+    );
+    // Each twin copied both logos under its own kit id; the 19 that lost the key deleted theirs.
+    const { Contents = [] } = await s3().send(
+      new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
+    );
+    assert.deepEqual(Contents.map((object) => object.Key).sort(), [kit.logo_key, kit.logo_dark_key].sort());
   });
 });
