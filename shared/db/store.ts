@@ -199,8 +199,10 @@ export interface ItemCondition {
   absent?: string[];
   /** …these equal the given values (expected state)… */
   expect?: Item;
-  /** …and these are absent or below the given numbers (a newer write is never overwritten). */
+  /** …these are absent or below the given numbers (a newer write is never overwritten)… */
   below?: Record<string, number>;
+  /** …and these are absent or differ from the given values (a write's own resend is refused). */
+  differ?: Item;
 }
 
 export interface ItemUpdate extends ItemCondition {
@@ -218,11 +220,15 @@ export interface ItemUpdate extends ItemCondition {
 }
 
 /** The condition, on an item read instead of written. */
-const holds = (item: Item, { exists = [], absent = [], expect = {}, below = {} }: ItemCondition) =>
+const holds = (
+  item: Item,
+  { exists = [], absent = [], expect = {}, below = {}, differ = {} }: ItemCondition,
+) =>
   exists.every((a) => item[a] !== undefined) &&
   absent.every((a) => item[a] === undefined) &&
   Object.entries(expect).every(([a, v]) => item[a] === v) &&
-  Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v);
+  Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v) &&
+  Object.entries(differ).every(([a, v]) => item[a] !== v);
 
 /** Aliases for the names and values of one expression, and the condition's text over them. */
 function expressionParts() {
@@ -238,7 +244,7 @@ function expressionParts() {
     values[alias] = v;
     return alias;
   };
-  const condition = ({ exists = [], absent = [], expect = {}, below = {} }: ItemCondition) => {
+  const condition = ({ exists = [], absent = [], expect = {}, below = {}, differ = {} }: ItemCondition) => {
     const parts = [
       ...exists.map((a) => `attribute_exists(${name(a)})`),
       ...absent.map((a) => `attribute_not_exists(${name(a)})`),
@@ -246,6 +252,10 @@ function expressionParts() {
       ...Object.entries(below).map(([a, v]) => {
         const alias = name(a);
         return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
+      }),
+      ...Object.entries(differ).map(([a, v]) => {
+        const alias = name(a);
+        return `(attribute_not_exists(${alias}) OR ${alias} <> ${value(v)})`;
       }),
     ];
     return parts.length ? parts.join(' AND ') : undefined;

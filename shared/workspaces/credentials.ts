@@ -4,7 +4,7 @@
 // attributes, bound to workspace, provider and field; neither is ever part of a response.
 import { nowIso } from '../clock.ts';
 import { openJson, type SealContext, sealJson } from '../crypto/envelope.ts';
-import { getItem, updateItem } from '../db/store.ts';
+import { getItem, type ItemUpdate, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { type IntegrationItem, toIntegrationStatus } from './integrations.ts';
@@ -46,7 +46,7 @@ export async function saveAdsCredentials(
     sealJson(credentials, sealContext(workspaceId, ADS_PROVIDER, 'oauth_credentials')),
   ]);
   const at = nowIso();
-  const item = await updateItem<IntegrationItem>(workspaceKeys.integration(workspaceId, ADS_PROVIDER), {
+  const item = await writeIntegration(workspaceId, {
     set: { oauth_credentials: sealed, updated_at: at },
     setIfAbsent: {
       kind: 'integration',
@@ -63,9 +63,32 @@ export async function saveAdsCredentials(
       social_user_id: null,
       created_at: at,
     },
-    add: { revision: 1 },
   });
   return toIntegrationStatus(item!);
+}
+
+/**
+ * One write to the ads integration, counted once in `revision`: it carries a new write id and is
+ * refused where the item holds that id already, so the SDK's resend of a write that landed (its
+ * answer lost) adds nothing. Answers the item as written, or as read after a refusal: by its own id,
+ * or, only with `exists`, by that condition (undefined then). Without `exists` the id alone refuses,
+ * so the write landed, even where a later write has replaced the id since.
+ */
+async function writeIntegration(
+  workspaceId: string,
+  update: Pick<ItemUpdate, 'set' | 'setIfAbsent' | 'exists'>,
+): Promise<IntegrationItem | undefined> {
+  const keys = workspaceKeys.integration(workspaceId, ADS_PROVIDER);
+  const writeId = newId();
+  const written = await updateItem<IntegrationItem>(keys, {
+    ...update,
+    set: { ...update.set, last_write: writeId },
+    add: { revision: 1 },
+    differ: { last_write: writeId },
+  });
+  if (written) return written;
+  const item = await getItem<IntegrationItem>(keys);
+  return item?.last_write === writeId || !update.exists ? item : undefined;
 }
 
 /** What the provider's OAuth callback hands over when the user authorises the app. */
@@ -104,7 +127,7 @@ export async function connectAdsAccount(
   };
   const sealed = await sealJson(providerData, sealContext(workspaceId, ADS_PROVIDER, 'provider_data'));
   const at = nowIso();
-  const item = await updateItem<IntegrationItem>(workspaceKeys.integration(workspaceId, ADS_PROVIDER), {
+  const item = await writeIntegration(workspaceId, {
     set: {
       status: 'connected',
       account_id: connection.account_id,
@@ -117,7 +140,6 @@ export async function connectAdsAccount(
       last_synced_at: at,
       updated_at: at,
     },
-    add: { revision: 1 },
     exists: ['oauth_credentials'],
   });
   if (!item) throw new ConflictError('Save the OAuth application credentials first');

@@ -29,6 +29,8 @@ export interface IntegrationItem {
   provider_data?: Sealed;
   /** Bumped by every write, so concurrent writers can be told apart. */
   revision: number;
+  /** The id of the write that last changed the item: its resend (answer lost) is refused by it. */
+  last_write?: string;
 }
 
 /** A connection is `expired` from its token's expiry on: no write marks that moment, so every

@@ -13,9 +13,13 @@ import { moveAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
+import { getItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
+import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
+import { workspaceKeys } from '../../shared/workspaces/keys.ts';
+import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
 import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
@@ -519,6 +523,42 @@ describe('faults in the AWS SDK clients', () => {
     const members = items.filter((i) => i.kind === 'workspace_member');
     assert.ok(members.length > 0);
     for (const member of members) assert.ok(workspaces.has(member.workspace_id), String(member.workspace_id));
+  });
+
+  it('a lost answer on a credentials save (the SDK resends it): revision counts the save once', async () => {
+    const keys = workspaceKeys.integration(ids.workspace_id!, ADS_PROVIDER);
+    const before = (await getItem<{ revision: number }>(keys))!.revision;
+    inject('dynamo', { commands: /Update/, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+    const url = `/api/v1/workspaces/${ids.workspace_id}/integrations/ads-provider/credentials`;
+    const res = await h.call('PUT', url, {
+      json: { client_id: 'lost-answer', client_secret: 'lost-answer-s' },
+    });
+    clearFaults();
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.has_oauth_credentials, true);
+    assert.equal((await getItem<{ revision: number }>(keys))!.revision - before, 1);
+    assert.deepEqual(await readAdsCredentials(ids.workspace_id!), {
+      client_id: 'lost-answer',
+      client_secret: 'lost-answer-s',
+    });
+  });
+
+  it('a lost answer on the OAuth callback write: revision counts the connection once', async () => {
+    const keys = workspaceKeys.integration(ids.workspace_id!, ADS_PROVIDER);
+    const before = (await getItem<{ revision: number }>(keys))!.revision;
+    inject('dynamo', { commands: /Update/, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+    const status = await connectAdsAccount(ids.workspace_id!, {
+      account_id: 'act_lost',
+      account_name: 'Lost answer',
+      scopes: [],
+      token_expires_at: null,
+      social_user_id: null,
+      user_access_token: 'lost-answer-token',
+      pages: [],
+    });
+    clearFaults();
+    assert.equal(status.account_id, 'act_lost');
+    assert.equal((await getItem<{ revision: number }>(keys))!.revision - before, 1);
   });
 
   it('chat: a POST retried with its Idempotency-Key after a 503 stores one message', async () => {
