@@ -7,9 +7,9 @@ export const projectRoutes: Route[] = [
     entry: 'projects/create-project',
     // The tasks (BatchWriteItem), then the project item; an Idempotency-Key's claim (PutItem and a
     // consistent GetItem), a retry's Query of the project beside the UpdateItem sealing the claim, and
-    // the BatchWriteItem deleting the tasks it staged. A valid project is never refused, so its claim
-    // is never given back.
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'Query'],
+    // the BatchWriteItem deleting the tasks it staged. A failed project write gives its claim back and
+    // deletes the project item (DeleteItem both; it may have landed), then its tasks.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'Query'],
   },
   // The caller's projects, newest first, from gsi1.
   {

@@ -6,7 +6,8 @@ export const workspaceRoutes: Route[] = [
   // The workspace item, then the owner's member item; an Idempotency-Key's claim (PutItem and a
   // consistent GetItem), a retry's read of the workspace (GetItem member and workspace, Query
   // integrations) beside the UpdateItem sealing the claim, and the DeleteItem of the workspace item it
-  // staged. A valid workspace is never refused, so its claim is never given back.
+  // staged. A failed member write gives its claim back and deletes the member item (it may have
+  // landed), then the workspace item (DeleteItem each).
   {
     method: 'POST',
     path: '/api/v1/workspaces',

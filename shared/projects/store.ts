@@ -132,6 +132,9 @@ export const createProject = (userId: string, input: CreateProjectInput, key?: s
       undo: (identity) => deleteMany(taskItems(identity, input)),
     },
     write: (identity) => writeProject(userId, input, identity),
+    // A failed project write may have landed (its answer lost): deleted, then the tasks go, so a
+    // failed create leaves nothing (and no project counts tasks it does not have).
+    unwrite: ({ id }) => deleteItem(projectKeys.project(id)),
     read: async (id) => {
       const [project, tasks] = await readProject(id);
       return project && toProject(project, tasks);
@@ -157,8 +160,6 @@ async function writeProject(userId: string, input: CreateProjectInput, identity:
     created_at: at,
     updated_at: at,
   };
-  // The tasks stay if this write fails: unreferenced, they cannot be reached, while deleting them
-  // after a write whose outcome is unknown (a timeout) could leave a project without its tasks.
   await putNew({ ...projectKeys.project(id), ...projectKeys.byOwner(userId, id), ...project });
   return toProject(project, tasks.slice(0, PROJECT_LIMITS.tasksShown));
 }

@@ -33,9 +33,9 @@ const toWorkspace = (item: WorkspaceItem, integrations: IntegrationItem[]): Work
 
 /**
  * POST /workspaces: the workspace item first (staged), the creator's member item last: every route (and
- * the list) needs the member item, so until it exists the workspace is nowhere, and a failed second
- * write leaves only an item no one reaches. With an Idempotency-Key, claimed beside the workspace item,
- * a retry answers the workspace the first attempt made (shared/idempotency.ts).
+ * the list) needs the member item, so until it exists the workspace is nowhere. With an Idempotency-Key,
+ * claimed beside the workspace item, a retry answers the workspace the first attempt made
+ * (shared/idempotency.ts).
  */
 export const createWorkspace = (
   userId: string,
@@ -58,6 +58,9 @@ export const createWorkspace = (
       await addMember(id, summary, userId, 'owner', item.created_at);
       return toWorkspace(item, []);
     },
+    // A failed member write may have landed (its answer lost): deleted, then the staged item goes,
+    // so a failed create leaves nothing (and no member item outlives its workspace).
+    unwrite: ({ id }) => deleteItem(workspaceKeys.member(id, userId)),
     read: (id) => readWorkspace(userId, id),
   });
 

@@ -525,6 +525,109 @@ describe('faults in the AWS SDK clients', () => {
     for (const member of members) assert.ok(workspaces.has(member.workspace_id), String(member.workspace_id));
   });
 
+  /** Every stored item whose strings hold this label (a workspace item, or a member item's summary). */
+  const itemsHolding = async (label: string) =>
+    (await allItems()).filter((item) => strings(item).includes(label)).map((item) => item.sk);
+
+  it('a workspace whose member write fails, without a key, leaves no item behind (503)', async () => {
+    const name = `stray ${newId()}`;
+    inject('dynamo', { commands: /Put/, failing: (a) => a >= 2, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/workspaces', { json: { name } });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    assert.deepEqual(await itemsHolding(name), []);
+  });
+
+  it('a workspace whose member write lands with its answer lost, its resends failing: both items go (503)', async () => {
+    const name = `landed ${newId()}`;
+    // The member item lands, its answer is lost, and every resend fails: the outcome is unknown. (The
+    // first fault added is the outer one: it sends the second PutItem through the inner, which fails
+    // the third on.)
+    inject('dynamo', { commands: /Put/, failing: (a) => a === 2, kind: 'timeout', afterSend: true });
+    inject('dynamo', { commands: /Put/, failing: (a) => a >= 3, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/workspaces', { json: { name } });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    assert.deepEqual(await itemsHolding(name), []);
+    const listed = (await h.call('GET', '/api/v1/workspaces?limit=100')).body as { name: string }[];
+    assert.deepEqual(
+      listed.filter((w) => w.name === name),
+      [],
+    );
+  });
+
+  it('a keyed workspace create whose member write fails gives its key back and leaves no item; the retry makes it, once', async () => {
+    const name = `keyed ${newId()}`;
+    const headers = { 'idempotency-key': `keyed-${newId()}` };
+    // The claim and the workspace item land (either first); the member item fails throughout.
+    inject('dynamo', { commands: /^Put/, failing: (a) => a >= 3, kind: 'server' });
+    const first = await h.call('POST', '/api/v1/workspaces', { json: { name }, headers });
+    clearFaults();
+    assert.equal(first.status, 503, first.text);
+    assert.deepEqual(await itemsHolding(name), []);
+    const retry = await h.call('POST', '/api/v1/workspaces', { json: { name }, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal((await h.call('GET', `/api/v1/workspaces/${retry.body.id}`)).status, 200);
+    const listed = (await h.call('GET', '/api/v1/workspaces?limit=100')).body as {
+      id: string;
+      name: string;
+    }[];
+    assert.deepEqual(
+      listed.filter((w) => w.name === name).map((w) => w.id),
+      [retry.body.id],
+    );
+    assert.deepEqual((await itemsHolding(name)).sort(), [`MEMBER#${h.owner.id}`, 'WS']);
+  });
+
+  it('a keyed project create whose item write fails gives its key back and leaves none of its tasks', async () => {
+    const title = `keyed project ${newId()}`;
+    const headers = { 'idempotency-key': `keyed-${newId()}` };
+    const tasks = Array.from({ length: 3 }, (_, i) => ({ title: `${title} #${i}` }));
+    // The claim (a PutItem) lands beside the tasks' BatchWriteItem; the project's PutItem fails throughout.
+    inject('dynamo', { commands: /^Put/, failing: (a) => a >= 2, kind: 'server' });
+    const first = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
+    clearFaults();
+    assert.equal(first.status, 503, first.text);
+    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
+    assert.deepEqual(
+      left.map((item) => item.title),
+      [],
+    );
+    const retry = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.task_count, 3);
+  });
+
+  it('a project whose item write fails, without a key, leaves none of its tasks behind (503)', async () => {
+    const title = `stray tasks ${newId()}`;
+    const tasks = Array.from({ length: 30 }, (_, i) => ({ title: `${title} #${i}` }));
+    // The tasks' BatchWriteItem lands; the project item's PutItem fails throughout.
+    inject('dynamo', { commands: /^Put/, failing: () => true, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/projects', { json: { title, tasks } });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
+    assert.deepEqual(
+      left.map((item) => item.title),
+      [],
+    );
+  });
+
+  it('a project whose item lands with its answer lost, its resends failing: neither it nor its tasks stay (503)', async () => {
+    const title = `landed project ${newId()}`;
+    const tasks = Array.from({ length: 3 }, (_, i) => ({ title: `${title} #${i}` }));
+    inject('dynamo', { commands: /^Put/, failing: (a) => a === 1, kind: 'timeout', afterSend: true });
+    inject('dynamo', { commands: /^Put/, failing: (a) => a >= 2, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/projects', { json: { title, tasks } });
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
+    assert.deepEqual(
+      left.map((item) => item.title),
+      [],
+    );
+  });
+
   it('a lost answer on a credentials save (the SDK resends it): revision counts the save once', async () => {
     const keys = workspaceKeys.integration(ids.workspace_id!, ADS_PROVIDER);
     const before = (await getItem<{ revision: number }>(keys))!.revision;

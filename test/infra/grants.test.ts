@@ -47,8 +47,8 @@ let ids: SeedIds;
 /** Requests by route (the one being called when they were sent). */
 const sent = new Map<Route, Sent[]>();
 let current: Route | undefined;
-/** Fail the next UpdateItem with a server error (a rolled-back write). */
-let failNextUpdate = false;
+/** Fail the next request of this command with a server error (a rolled-back write). */
+let failNext: 'UpdateItemCommand' | 'PutItemCommand' | undefined;
 
 const stacks = () => ({
   dynamodb: dynamo().middlewareStack as unknown as MiddlewareStack,
@@ -65,8 +65,8 @@ before(async () => {
       (next: any, context: any) => async (args: any) => {
         const request: Sent = { client, command: String(context.commandName), input: args.input ?? {} };
         if (current) sent.get(current)?.push(request);
-        if (client === 'dynamodb' && failNextUpdate && request.command === 'UpdateItemCommand') {
-          failNextUpdate = false;
+        if (client === 'dynamodb' && failNext === request.command) {
+          failNext = undefined;
           throw Object.assign(new Error('injected'), {
             name: 'InternalServerError',
             $fault: 'server',
@@ -231,7 +231,7 @@ describe('the route table grants what the handlers send', () => {
       json: { upload_key: `${userUploadPrefix(h.owner.id)}${newId()}/gone.mp4`, consent_attestation: true },
     });
     assert.equal(missingVideo.status, 404);
-    failNextUpdate = true;
+    failNext = 'UpdateItemCommand';
     const rolledBack = await call('teams/avatar-upload', `/api/v1/teams/${team}/avatar/upload`, {
       ...multipart({ video: videoPart(), consent_attestation: 'true' }),
     });
@@ -338,9 +338,16 @@ describe('the route table grants what the handlers send', () => {
       assert.equal(refused.status, 404, refused.text);
     }
 
+    // A project whose item write fails, without a key: the project item and its tasks are deleted.
+    failNext = 'PutItemCommand';
+    const failedProject = await call('projects/create-project', '/api/v1/projects', {
+      json: { title: 'Undone', tasks: [{ title: 'Staged' }] },
+    });
+    assert.equal(failedProject.status, 503, failedProject.text);
+
     // A kit save whose brand count fails: the kit is deleted again and the count taken back.
     const undoneBrand = await call('brands/create-brand', '/api/v1/brands', { json: { name: 'Undone' } });
-    failNextUpdate = true;
+    failNext = 'UpdateItemCommand';
     const undone = await call('brand-kits/create-brand-kit', '/api/v1/brand-kits', {
       json: { name: 'Undone', brand_id: undoneBrand.body.id },
     });
