@@ -78,12 +78,13 @@ export interface Create<Checked, Ready, Made> {
   };
   /** Writes the record under `identity` with `attribute_not_exists` (a twin's write changes nothing). */
   write: (identity: Identity, checked: Checked, ready: Ready) => Promise<Made>;
-  /** For a record written as more than one item where another read reaches each (a brand kit and its
-   * brand's count): takes back a failed `write`, resolving whether the record is gone. Where given, a
-   * request whose own write fails gives its claim back, as a refused one does, and takes the write
-   * back, then the stage once the record is gone; the client's retry makes the record afresh. Where a
-   * twin has sealed the claim (the give-back fails), the twin completes the write instead. Without it,
-   * a failed write leaves the claim and the stage for the retry to complete under the same identity. */
+  /** Takes back a failed `write` (which may have landed, its answer lost), resolving whether the
+   * record is gone: a brand kit and its brand's count, a project item, a workspace's member item. Where
+   * given, a request whose own write fails gives its claim back, as a refused one does, and takes the
+   * write back, then the stage once the record is gone; the client's retry makes the record afresh.
+   * Where a twin has sealed the claim (the give-back fails), the twin completes the write instead.
+   * Without it, a failed write leaves the claim and the stage for the retry to complete under the same
+   * identity (a retry that may never come). */
   unwrite?: (identity: Identity) => Promise<boolean>;
   /** The record as it is now, read consistently by its id; undefined when it was never written. */
   read: (id: string) => Promise<Made | undefined>;
