@@ -12,6 +12,7 @@ import { dynamo } from '../aws/dynamo.ts';
 import { config } from '../config.ts';
 import { sha256 } from '../digest.ts';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
+import { newId } from '../ids.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
 import { log } from '../log.ts';
 import { type IndexName, type Keys, TABLE_INDEXES } from './table.ts';
@@ -321,23 +322,44 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
 
 type Once = { set: string; token: string };
 
+/** The attribute that holds the id of the last counter update an item took (its resend is refused). */
+const LAST_COUNTED = 'last_counted';
+
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
  * With `once`, only once per token; with `below`, each named counter must stay under its limit:
  * false when one has reached it. `touched` moves the parent's `updated_at` to that time in the same
  * update (its read answers the counters, so their change is its change), never back: when a
  * concurrent update has moved it later, the counters alone are added.
+ * Without `once`, the update carries an id of its own (`last_counted`) and is refused where the item
+ * holds it: the SDK's resend of an update that landed (its answer lost) adds nothing again, unless
+ * another update landed between the two (a set of every id would grow towards DynamoDB's 400 KB).
  */
-export async function addToCounters(
+export const addToCounters = (
   keys: Keys,
   counters: Record<string, number>,
-  options: { once?: Once; below?: Record<string, number>; touched?: string } = {},
+  options: CounterOptions = {},
+): Promise<boolean> => addCounted(keys, counters, options, options.once ? undefined : newId());
+
+interface CounterOptions {
+  once?: Once;
+  below?: Record<string, number>;
+  touched?: string;
+}
+
+async function addCounted(
+  keys: Keys,
+  counters: Record<string, number>,
+  { once, below, touched }: CounterOptions,
+  writeId: string | undefined,
 ): Promise<boolean> {
-  const { once, below, touched } = options;
   const { name, value, condition, aliases } = expressionParts();
   const sets: string[] = [];
   const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(by)}`);
-  const conditions = [condition({ exists: ['pk'], below })];
+  const conditions = [
+    condition({ exists: ['pk'], below, differ: writeId ? { [LAST_COUNTED]: writeId } : {} }),
+  ];
+  if (writeId) sets.push(`${name(LAST_COUNTED)} = ${value(writeId)}`);
   if (touched) {
     const updatedAt = name('updated_at');
     sets.push(`${updatedAt} = ${value(touched)}`);
@@ -362,16 +384,16 @@ export async function addToCounters(
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException' || !(once || below || touched))
-      throw error;
-    // Which condition failed: a missing item fails as before; a token already counted is done (only
-    // this call's own take-back could have removed it since); a later `updated_at` is kept, and the
-    // counters go again without it; otherwise a limit refused the update.
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    // Which condition failed: a missing item fails as before; a token already counted, or this update's
+    // own id, is done (only this call's own take-back could have removed the token since); a later
+    // `updated_at` is kept, and the counters go again without it; otherwise a limit refused the update.
     const item = await getItem<Item>(keys);
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
+    if (writeId && item[LAST_COUNTED] === writeId) return true;
     if (touched && typeof item.updated_at === 'string' && item.updated_at >= touched)
-      return addToCounters(keys, counters, { once, below });
+      return addCounted(keys, counters, { once, below }, writeId);
     if (below) return false;
     throw error;
   }

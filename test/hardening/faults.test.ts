@@ -473,6 +473,31 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual(await lists(), [0, 0, 0, 0, 0]);
   });
 
+  it("a lost answer on a counter update (the agents' task and activity totals, a project's) does not count twice", async () => {
+    const team = await createTeam(h);
+    const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Counted once' } })).body;
+    const writes = [
+      () => addTask(team.id, { task_type: 'social_post', title: 'Counted once' }),
+      () => addActivity(team.id, { action_type: 'note', description: 'Counted once' }),
+      () => addProjectTask(project.id, { title: 'Counted once', status: 'pending', budget_usd: 5 }),
+    ];
+    for (const write of writes) {
+      // The counter update lands and its answer is lost: the SDK resends it.
+      const fault = inject('dynamo', {
+        commands: /^Update/,
+        failing: (n) => n === 1,
+        kind: 'timeout',
+        afterSend: true,
+      });
+      await write();
+      assert.equal(fault.attempts(), 2);
+      clearFaults();
+    }
+    assert.deepEqual(await teamLists(team.id), [1, 1, 1, 1, 0]);
+    const counted = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
+    assert.deepEqual([counted.task_count, counted.project_tasks.length, counted.total_budget_usd], [1, 1, 5]);
+  });
+
   it('addProjectTask: a task whose own write fails after landing is not listed beside counts that leave it out', async () => {
     const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Agent tasks' } })).body;
     landedThenFailing(/^Put/);
