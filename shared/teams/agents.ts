@@ -92,7 +92,10 @@ function checked<S extends v.GenericSchema>(what: string, schema: S, input: unkn
  * before its budget but always holds its first entry, so one record past it would pass it.
  */
 function checkBytes(what: string, record: unknown, maxBytes: number): void {
-  const bytes = sentBytes(JSON.stringify(record));
+  refusePast(what, sentBytes(JSON.stringify(record)), maxBytes);
+}
+
+function refusePast(what: string, bytes: number, maxBytes: number): void {
   if (bytes > maxBytes)
     throw new Error(`Invalid ${what}: ${bytes} bytes as sent, more than the ${maxBytes} it may weigh`);
 }
@@ -165,13 +168,27 @@ export interface TaskInput {
 
 export const TASK_DEFAULTS = { status: 'pending', priority: 'medium', max_revisions: 3 } as const;
 
+/**
+ * What a stored task weighs as its page measures it, less what no read shows: its loop keys
+ * (addLoopInstance appends them) and this size itself. The task read shows a part of the rest, so a
+ * task within its page's budget by this measure is shown within it.
+ */
+const taskBytes = (record: Json): number => {
+  const { loop_keys: _loops, sent_bytes: _size, ...weighed } = record;
+  return sentBytes(JSON.stringify(weighed));
+};
+
 /** Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period
- * (updateTask keeps the keys in step). */
-const taskRecord = (teamId: string, task: TaskItem) => ({
-  ...task,
-  ...teamKeys.task(teamId, task.id),
-  ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
-});
+ * (updateTask keeps the keys in step). The record carries its size, `sent_bytes`, which an update
+ * checks without reading the task (updateTask). */
+const taskRecord = (teamId: string, task: TaskItem) => {
+  const record = {
+    ...task,
+    ...teamKeys.task(teamId, task.id),
+    ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
+  };
+  return { ...record, sent_bytes: taskBytes(record) };
+};
 
 const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
   const createdAt = iso(input.created_at) ?? nowIso();
@@ -206,7 +223,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
   const record = taskRecord(teamId, item);
-  checkBytes('task', record, TEAM_BYTES.tasks);
+  refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
   await requireTeam(teamId);
   await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(record), {
     counters: { task_count: 1 },
@@ -217,7 +234,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
 /** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
-  for (const record of records) checkBytes('task', record, TEAM_BYTES.tasks);
+  for (const record of records) refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
   await requireTeam(teamId);
   const keys = records.map((record) => teamKeys.task(teamId, record.id));
   // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
@@ -249,6 +266,13 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  * Changes a task and the copies of its fields on the loop instances that run it. One UpdateItem of
  * the changed fields only, so a loop instance's key appended meanwhile, or another writer's change to
  * other fields, survives; `version` goes up by one, so copies land newest-wins.
+ *
+ * A task may not grow past its page's budget (TEAM_BYTES.tasks), and the update does not read it
+ * first: the item keeps an upper bound of its size (`sent_bytes`), and the update, conditional on
+ * that bound leaving room for everything it writes, adds what it writes to it. Replaced values are
+ * not taken off, so the bound only grows; when it leaves no room (or the task predates it), the
+ * task is read and measured with the changes, and written on the condition that no other update
+ * landed meanwhile, its bound made exact (docs/teams.md "Reads are bounded").
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
   const set: Json = Object.fromEntries(
@@ -264,16 +288,47 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
       Object.assign(set, teamKeys.taskSchedule(teamId, set.scheduled_for as string, taskId));
     else remove.push('gsi1pk', 'gsi1sk');
   }
-  const next = await updateItem<TaskItem>(teamKeys.task(teamId, taskId), {
-    set,
-    remove,
-    add: { version: 1 },
-    exists: ['pk'],
-  });
-  if (!next) throw new Error(`No task ${taskId} in team ${teamId}`);
+  const keys = teamKeys.task(teamId, taskId);
+  // At most what the task grows by: the fields written, and its version with the most digits it takes.
+  const growth = sentBytes(JSON.stringify({ ...set, version: Number.MAX_SAFE_INTEGER }));
+  const next =
+    (await updateItem<TaskItem>(keys, {
+      set,
+      remove,
+      add: { version: 1, sent_bytes: growth },
+      exists: ['pk', 'sent_bytes'],
+      below: { sent_bytes: TEAM_BYTES.tasks - growth + 1 },
+    })) ?? (await updateMeasured(teamId, taskId, set, remove));
   // Only a change to a copied field is worth a write per loop instance.
   if (COPIED_FIELDS.some((name) => name in set)) await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
   return toTask(next);
+}
+
+/** updateTask where the task's bound leaves no room for the changes: the task read, the changes
+ * measured on it, and written only over the version read (else read again). */
+async function updateMeasured(
+  teamId: string,
+  taskId: string,
+  set: Json,
+  remove: string[],
+): Promise<TaskItem> {
+  const keys = teamKeys.task(teamId, taskId);
+  for (;;) {
+    const current = await getItem<TaskItem>(keys);
+    if (!current) throw new Error(`No task ${taskId} in team ${teamId}`);
+    const changed: Json = { ...current, ...set, version: (current.version ?? 0) + 1 };
+    for (const name of remove) delete changed[name];
+    const bytes = taskBytes(changed);
+    refusePast('task', bytes, TEAM_BYTES.tasks);
+    const next = await updateItem<TaskItem>(keys, {
+      set: { ...set, sent_bytes: bytes },
+      remove,
+      add: { version: 1 },
+      exists: ['pk'],
+      ...(current.version === undefined ? { absent: ['version'] } : { expect: { version: current.version } }),
+    });
+    if (next) return next;
+  }
 }
 
 // ---- activity -----------------------------------------------------------------------------

@@ -80,6 +80,9 @@ export interface TaskItem extends TeamTask {
   loop_keys?: string[];
   /** Updates so far (absent on a new task): orders the copies on loop instances. */
   version?: number;
+  /** At least what the task weighs as sent, loop keys aside (absent on tasks written before it was
+   * kept): updateTask checks its changes against it without reading the task. */
+  sent_bytes?: number;
 }
 
 export interface ActivityItem extends ActivityEntry {

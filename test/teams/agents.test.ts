@@ -6,6 +6,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem, updateItem } from '../../shared/db/store.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
   addActivity,
   addCycle,
@@ -132,6 +133,61 @@ describe('updateTask', () => {
     await updateTask(team.id, task.id, { scheduled_for: '2026-11-26T09:00:00Z' });
     await updateTask(team.id, task.id, { status: 'in_review' });
     assert.equal((await stored())?.gsi1sk, `2026-11-26T09:00:00.000Z#${task.id}`);
+  });
+});
+
+describe('updateTask within its page’s budget', () => {
+  // Control characters weigh 7 bytes each as sent: 120,000 of them are 840,000 bytes, under a task
+  // page's 1.5 MiB (1,572,864) alone, past it twice.
+  const ctl = (n: number, c = '\u0001') => c.repeat(n);
+  const taskBudget = /Invalid task: \d+ bytes as sent, more than the 1572864/;
+
+  it('refuses an update that would make the task weigh more than its page, writing nothing', async () => {
+    const team = await createTeam(h);
+    const small = await addTask(team.id, { task_type: 't', title: 'small' });
+    const stored = () => getItem(teamKeys.task(team.id, small.id));
+    const before = await stored();
+    await assert.rejects(updateTask(team.id, small.id, { output_data: { o: ctl(230_000) } }), taskBudget);
+    assert.deepEqual(await stored(), before);
+
+    // Each field alone fits; the task with both would not.
+    const big = await addTask(team.id, { task_type: 't', title: 'big', output_data: { o: ctl(120_000) } });
+    const bigBefore = await getItem(teamKeys.task(team.id, big.id));
+    await assert.rejects(updateTask(team.id, big.id, { evaluation_notes: ctl(120_000) }), taskBudget);
+    assert.deepEqual(await getItem(teamKeys.task(team.id, big.id)), bigBefore);
+
+    // The task list and the dashboard stay within their bounds.
+    const dashboard = await h.call('GET', `/api/v1/teams/${team.id}/dashboard`);
+    assert.equal(dashboard.status, 200);
+    assert.ok(sentBytes(dashboard.text) <= RESPONSE_BODY_MAX_BYTES);
+  });
+
+  it('refuses the second of two racing updates that only together pass the budget', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 'racing' });
+    const results = await Promise.allSettled([
+      updateTask(team.id, task.id, { output_data: { o: ctl(120_000) } }),
+      updateTask(team.id, task.id, { evaluation_notes: ctl(120_000) }),
+    ]);
+    assert.deepEqual(results.map((result) => result.status).sort(), ['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    assert.match(String(refused.reason), taskBudget);
+    const item = await getItem<Record<string, unknown>>(teamKeys.task(team.id, task.id));
+    assert.ok(sentBytes(JSON.stringify(item)) <= 1_572_864);
+  });
+
+  it('accepts any number of updates that replace a large field, and a task written before sizes were kept', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't', output_data: { o: ctl(120_000) } });
+    for (let i = 0; i < 4; i++)
+      await updateTask(team.id, task.id, { output_data: { o: ctl(120_000, String.fromCharCode(2 + i)) } });
+    // A task stored without its size (written before updates were bounded) is measured once.
+    await updateItem(teamKeys.task(team.id, task.id), { remove: ['sent_bytes'] });
+    const updated = await updateTask(team.id, task.id, { title: 'renamed', status: 'in_review' });
+    assert.deepEqual([updated.title, updated.status], ['renamed', 'in_review']);
+    await assert.rejects(updateTask(team.id, task.id, { evaluation_notes: ctl(120_000) }), taskBudget);
+    const list = await h.call('GET', `/api/v1/teams/${team.id}/tasks`);
+    assert.equal(list.body.tasks[0].output_data.o, ctl(120_000, '\u0005'));
   });
 });
 
