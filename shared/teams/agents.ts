@@ -5,15 +5,25 @@
 // (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
-import { addToCounters, deleteMany, getItem, put, putMany, putNew, updateItem } from '../db/store.ts';
+import {
+  addToCounters,
+  deleteMany,
+  getItem,
+  put,
+  putMany,
+  putNew,
+  queryPartition,
+  updateItem,
+} from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
 import { decodeFastapi } from '../http/fields.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { sentBytes } from '../lambda-response.ts';
-import { teamKeys } from './keys.ts';
+import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   ContentCadenceInput,
   TEAM_BYTES,
+  TEAM_LIMITS,
   TeamChangesInput,
   type TeamMember,
   type TeamTask,
@@ -59,15 +69,23 @@ async function writeWithTeam(
   teamId: string,
   written: Keys[],
   write: () => Promise<unknown>,
-  change: { counters?: Record<string, number>; shown?: boolean },
+  change: {
+    counters?: Record<string, number>;
+    shown?: boolean;
+    /** Counters that must stay below these numbers, else `refused` is thrown (nothing kept). */
+    below?: Record<string, number>;
+    refused?: string;
+  },
 ): Promise<void> {
   const team = teamKeys.team(teamId);
   const touched = change.shown ? nowIso() : undefined;
   try {
     // A record whose own write failed may have landed (its answer lost): it goes again too.
     await write();
-    if (change.counters) await addToCounters(team, change.counters, { touched });
-    else if (touched) await setFields(team, { updated_at: touched });
+    if (change.counters) {
+      if (!(await addToCounters(team, change.counters, { touched, below: change.below })))
+        throw new Error(change.refused);
+    } else if (touched) await setFields(team, { updated_at: touched });
   } catch (error) {
     await deleteMany(written).catch(() => undefined);
     throw error;
@@ -129,16 +147,33 @@ export async function addMember(teamId: string, input: MemberInput): Promise<Tea
     agent_classes: input.agent_classes ?? [],
     current_activity: input.current_activity ?? {},
   };
-  // The team read carries up to 100 members: each has its share of the dashboard.
+  // The team read carries up to 100 members: each has its share of the dashboard, and a member past
+  // the 100th is refused (the team read would never show it).
   checkBytes('member', toMember(item), TEAM_BYTES.member);
-  await requireTeam(teamId);
+  const team = await requireTeam(teamId);
+  if (team.member_count === undefined) await countMembers(teamId);
   await writeWithTeam(
     teamId,
     [teamKeys.member(teamId, id)],
     () => putNew({ ...teamKeys.member(teamId, id), ...item }),
-    { shown: true },
+    {
+      counters: { member_count: 1 },
+      below: { member_count: TEAM_LIMITS.members },
+      refused: `Invalid member: the team has ${TEAM_LIMITS.members} members, the most the team read shows`,
+      shown: true,
+    },
   );
   return toMember(item);
+}
+
+/** A team written before its members were counted: counted once, where no count is yet (a member
+ * added meanwhile may be counted twice, which refuses a member early, never one too many). */
+async function countMembers(teamId: string): Promise<void> {
+  const members = await queryPartition<MemberItem>(teamKeys.partition(teamId), {
+    prefix: TEAM_PREFIX.member,
+    limit: TEAM_LIMITS.members + 1,
+  });
+  await updateItem(teamKeys.team(teamId), { setIfAbsent: { member_count: members.length }, exists: ['pk'] });
 }
 
 // ---- tasks --------------------------------------------------------------------------------

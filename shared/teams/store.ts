@@ -64,6 +64,8 @@ export interface TeamItem {
   /** Counters kept by every task / activity write (ADD), so totals never count history. */
   task_count: number;
   activity_count: number;
+  /** Members added (absent on teams written before it was kept): addMember refuses the 101st. */
+  member_count?: number;
   /** The studio avatar the team currently uses (set by the avatar upload). */
   current_avatar_id?: string | null;
 }
@@ -460,6 +462,7 @@ async function writeTeam(
     content_cadence: input.content_cadence.map(toCadenceEntry),
     task_count: 0,
     activity_count: 0,
+    member_count: 0,
   };
   await putNew({ ...teamKeys.team(id), ...teamKeys.byOwner(userId, id), ...item });
   return toTeamWithMembers(item, [], []);

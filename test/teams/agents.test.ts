@@ -496,6 +496,56 @@ describe('records past their share of the dashboard', () => {
   });
 });
 
+describe('members', () => {
+  const member = (i: number) => ({
+    role: 'writer',
+    agent_slug: 'social-writer',
+    display_name: `Writer ${i}`,
+    persona_name: 'Leo',
+    capabilities: ['social_post'],
+  });
+  const storedMembers = async (teamId: string) => {
+    const { Items = [] } = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'pk = :pk AND begins_with(sk, :member)',
+        ExpressionAttributeValues: { ':pk': teamKeys.partition(teamId), ':member': 'MEMBER#' },
+      }),
+    );
+    return Items.length;
+  };
+  const tooMany = /Invalid member: the team has 100 members, the most the team read shows/;
+
+  it('refuses a 101st member (the team read shows 100), writing nothing, racing adds too', async () => {
+    const team = await createTeam(h);
+    for (let i = 0; i < 98; i++) await addMember(team.id, member(i));
+    const racing = await Promise.allSettled([98, 99, 100, 101].map((i) => addMember(team.id, member(i))));
+    assert.deepEqual(racing.map((result) => result.status).sort(), [
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
+    for (const result of racing)
+      if (result.status === 'rejected') assert.match(String(result.reason), tooMany);
+    const teamBefore = await getItem(teamKeys.team(team.id));
+    await assert.rejects(addMember(team.id, member(102)), tooMany);
+    assert.equal(await storedMembers(team.id), 100);
+    assert.deepEqual(await getItem(teamKeys.team(team.id)), teamBefore);
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.equal(read.body.members.length, 100);
+  });
+
+  it('counts the members of a team stored before they were counted, once', async () => {
+    const team = await createTeam(h);
+    for (let i = 0; i < 100; i++) await addMember(team.id, member(i));
+    await updateItem(teamKeys.team(team.id), { remove: ['member_count'] });
+    await assert.rejects(addMember(team.id, member(100)), tooMany);
+    assert.equal(await storedMembers(team.id), 100);
+    assert.equal((await getItem<{ member_count: number }>(teamKeys.team(team.id)))?.member_count, 100);
+  });
+});
+
 describe('addCycle', () => {
   it('numbers racing cycles 1, 2, 3, reading the latest consistently (a loser must see the winner)', async () => {
     const team = await createTeam(h);
