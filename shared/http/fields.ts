@@ -382,6 +382,38 @@ export const modelRule = <S extends v.GenericSchema>(
   );
 
 /**
+ * A rule over a list's items together, checked once every item is valid (as a pydantic validator of the
+ * list): `breaksAt` names the first item that breaks it, where the 422 value_error points, with the
+ * item as sent as its input.
+ */
+export const listRule = <S extends v.GenericSchema<unknown, unknown[]>>(
+  schema: S,
+  breaksAt: (items: v.InferOutput<S>) => number | undefined,
+  reason: string,
+) =>
+  hinted(
+    v.pipe(
+      v.unknown(),
+      v.rawCheck(({ dataset, addIssue }) => {
+        const items = v.safeParse(schema, dataset.value);
+        const at = items.success ? breaksAt(items.output) : undefined;
+        if (at === undefined) return;
+        const sent = dataset.value as unknown[];
+        addIssue({
+          message: valueError(reason),
+          input: sent[at],
+          path: [{ type: 'array', origin: 'value', input: sent, key: at, value: sent[at] }],
+        });
+      }),
+      schema,
+    ),
+    {
+      $model: schema,
+      description: `Also checked by the server (a 422 value_error at the item otherwise): ${reason}.`,
+    },
+  );
+
+/**
  * How deep a free-form object may nest (the object itself is level 1). DynamoDB refuses maps and
  * lists nested more than 32 levels inside an item (dynalite does not check), and the object sits a
  * level or more inside its record: past this it would be a 500 from the store, not a 422.

@@ -13,6 +13,7 @@ import {
   type CalendarEntry,
   type CalendarPeriod,
   type CalendarResult,
+  kindOf,
   TEAM_LIMITS,
   type TeamMember,
   WEEKDAYS,
@@ -71,9 +72,6 @@ interface Slot {
   scheduledFor: string;
 }
 
-// Platforms and task types are free text (any character, `|` and NUL too): joined unambiguously.
-const kindOf = (platform: string | null, taskType: string) => JSON.stringify([platform, taskType]);
-
 /** A slot id's name: its parts joined by `|`, with `|` and `\` escaped inside them (only a platform or
  * task type holds them), so two lines (`a|b` + `c`, `a` + `b|c`) never name one slot; other text keeps
  * the ids it had. */
@@ -81,8 +79,10 @@ const slotName = (parts: (string | number)[]) =>
   parts.map((part) => String(part).replaceAll('\\', '\\\\').replaceAll('|', '\\|')).join('|');
 
 /**
- * The cadence's candidate times in one ISO week: `per_week` of them spread over the preferred days
- * (evenly when there are fewer than days, then round the days again at the next preferred time).
+ * The cadence's candidate times in one ISO week, in the order the line takes them: its `per_week`
+ * usual ones, spread over the preferred days (evenly when there are fewer than days, then round the
+ * days again at the next preferred time), then its other days and times (`extra`), taken only in place
+ * of a usual one whose instant its kind already has (a DST gap, or an earlier line of the kind).
  */
 function weekCandidates(cadence: CadenceEntry, monday: string) {
   const days = [...new Set(cadence.preferred_days)]
@@ -91,14 +91,20 @@ function weekCandidates(cadence: CadenceEntry, monday: string) {
     .sort((a, b) => a - b);
   const times = [...new Set(cadence.preferred_times)].sort();
   if (days.length === 0 || times.length === 0) return [];
-  return Array.from({ length: cadence.per_week }, (_, k) => {
+  const usual = Array.from({ length: cadence.per_week }, (_, k) => {
     const spread = cadence.per_week <= days.length;
     // Evenly: each slot takes the day at the middle of its share of the days (3 of Mon–Fri: Mon, Wed, Fri).
     const day =
       days[spread ? Math.floor(((2 * k + 1) * days.length) / (2 * cadence.per_week)) : k % days.length]!;
     const time = times[spread ? 0 : Math.floor(k / days.length) % times.length]!;
-    return { index: k, date: addDays(monday, day), time };
+    return { index: k, extra: false, day, time };
   });
+  const isUsual = new Set(usual.map(({ day, time }) => `${day} ${time}`));
+  const extras = times
+    .flatMap((time) => days.map((day) => ({ day, time })))
+    .filter(({ day, time }) => !isUsual.has(`${day} ${time}`))
+    .map((candidate, k) => ({ ...candidate, index: cadence.per_week + k, extra: true }));
+  return [...usual, ...extras].map(({ day, ...candidate }) => ({ ...candidate, date: addDays(monday, day) }));
 }
 
 /** Pure: the period's entries from the team's cadence, members and the tasks scheduled in it. */
@@ -143,29 +149,48 @@ export function planCalendar(input: {
 
   const slots: Slot[] = [];
   for (let monday = weekStart(period.from); monday < period.to; monday = addDays(monday, 7)) {
+    // The instants the week's plan gives each kind: one slot of a kind per instant.
+    const planned = new Map<string, Set<number>>();
     for (const [i, line] of cadence.entries()) {
       const kind = kindOf(line.platform, line.task_type);
+      const kindPlanned = planned.get(kind) ?? new Set<number>();
+      planned.set(kind, kindPlanned);
       // Each scheduled task counts once: the kind's lines take them in cadence order.
       const weekKind = `${monday}\u0000${kind}`;
       const tasksLeft = scheduled.get(weekKind) ?? 0;
       scheduled.set(weekKind, Math.max(0, tasksLeft - line.per_week));
       const needed = line.per_week - tasksLeft;
       if (needed <= 0) continue;
-      // The week's plan: days that already carry a task of this kind come last; then the first
-      // `needed` candidates. The period keeps the part of it that falls in the period before the
-      // subscription ends, so a month and the weekly plan agree on the days they share.
-      const candidates = weekCandidates(line, monday)
+      // The week's plan: the usual candidates before the extra ones, days that already carry a task
+      // of this kind last; then the first `needed`. The period keeps the part of it that falls in the
+      // period before the subscription ends, so a month and the weekly plan agree on the days they share.
+      const chosen = weekCandidates(line, monday)
         .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
         // A day the zone skipped has no slots: its times would land on the next day's. A time in a
-        // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once.
+        // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once,
+        // and never an instant an earlier line of the kind has.
         .filter((candidate) => dayExists(candidate.date, timeZone))
         .filter((candidate, k, all) => all.findIndex((other) => other.at === candidate.at) === k)
+        .filter((candidate) => !kindPlanned.has(candidate.at))
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
-        .sort((a, b) => Number(a.taken) - Number(b.taken) || a.index - b.index)
-        .slice(0, needed)
-        .filter((candidate) => inPeriod(candidate.date) && candidate.at < endsAt);
-      for (const candidate of candidates) {
-        const slot = firstSlot[i]! + candidate.index;
+        .sort(
+          (a, b) =>
+            Number(a.extra) - Number(b.extra) || Number(a.taken) - Number(b.taken) || a.index - b.index,
+        )
+        .slice(0, needed);
+      for (const candidate of chosen) kindPlanned.add(candidate.at);
+      // Slot numbers stay below per_week: an extra candidate takes the number of a usual one it replaces.
+      const spare = Array.from({ length: line.per_week }, (_, n) => n).filter(
+        (n) => !chosen.some((candidate) => candidate.index === n),
+      );
+      const numbered = chosen.map((candidate) => ({
+        ...candidate,
+        number: candidate.extra ? spare.shift()! : candidate.index,
+      }));
+      for (const candidate of numbered.filter(
+        (candidate) => inPeriod(candidate.date) && candidate.at < endsAt,
+      )) {
+        const slot = firstSlot[i]! + candidate.number;
         slots.push({
           id: uuidv5(
             slotName([teamId, period.key, monday, line.platform, line.task_type, slot]),

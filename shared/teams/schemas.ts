@@ -7,6 +7,7 @@ import {
   fastapi,
   integer,
   list,
+  listRule,
   literal,
   model,
   modelRule,
@@ -181,8 +182,31 @@ export const CadenceEntryInput = modelRule(
 );
 export type CadenceEntryInput = v.InferOutput<typeof CadenceEntryInput>;
 
+/** A kind of content: its platform and task type (free text, joined unambiguously). */
+export const kindOf = (platform: string | null, taskType: string) => JSON.stringify([platform, taskType]);
+
+/** The first line at which the lines of a kind so far ask for more slots a week than the distinct days
+ * and times they name: the calendar plans one slot of a kind per instant, the lines in cadence order. */
+const overbookedLine = (lines: CadenceEntryInput[]): number | undefined => {
+  const kinds = new Map<string, { asked: number; dayTimes: Set<string> }>();
+  for (const [i, line] of lines.entries()) {
+    const kind = kindOf(line.platform, line.task_type);
+    const sofar = kinds.get(kind) ?? { asked: 0, dayTimes: new Set<string>() };
+    kinds.set(kind, sofar);
+    sofar.asked += line.per_week;
+    for (const day of line.preferred_days)
+      for (const time of line.preferred_times) sofar.dayTimes.add(`${day} ${time}`);
+    if (sofar.asked > sofar.dayTimes.size) return i;
+  }
+  return undefined;
+};
+
 /** A team's whole content cadence: the create body's field, and what the agents may set later. */
-export const ContentCadenceInput = list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries });
+export const ContentCadenceInput = listRule(
+  list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries }),
+  overbookedLine,
+  'the per_week of the lines of one platform and task_type together must be at most the number of distinct preferred day and time pairs they name',
+);
 
 export const CreateTeamBody = model({
   team_type: string(TEAM_LIMITS.teamType),

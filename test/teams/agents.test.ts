@@ -422,6 +422,15 @@ describe('setContentCadence', () => {
       ]),
       /per_week must be at most/,
     );
+    // Two lines of one kind asking for the one day and time they name.
+    const monday = { per_week: 1, preferred_days: ['monday' as const], preferred_times: ['09:00'] };
+    await assert.rejects(
+      setContentCadence(team.id, [
+        { platform: 'x', task_type: 'post', ...monday },
+        { platform: 'x', task_type: 'post', ...monday },
+      ]),
+      /Invalid content cadence: 1: Value error, the per_week of the lines of one platform and task_type together/,
+    );
     assert.deepEqual(await cadence(), stored);
   });
 });

@@ -266,6 +266,37 @@ describe('calendar generation', () => {
     assert.equal((await storedEntries(team.id)).length, 3);
   });
 
+  it('plans one slot of a kind per instant: a later line of the kind takes its next day and time', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    // Both lines' usual slot is Wednesday 09:00 (one a week over Monday–Friday); the TikTok line is
+    // another kind, which may post at the same time.
+    const { team } = await parisTeam([
+      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'A' },
+      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B' },
+      { platform: 'tiktok', task_type: 'post', per_week: 1, title: 'C' },
+    ]);
+    const first = await generate(team.id);
+    assert.equal(first.status, 200, first.text);
+    // At one instant, entries go by id: sorted by title here.
+    const byTime = (entries: Entry[]) =>
+      entries
+        .map((e) => [e.title, e.scheduled_for])
+        .sort((a, b) => `${a[1]}${a[0]}`.localeCompare(`${b[1]}${b[0]}`));
+    assert.deepEqual(byTime(first.body.entries), [
+      ['B', '2026-11-16T08:00:00.000Z'],
+      ['A', '2026-11-18T08:00:00.000Z'],
+      ['C', '2026-11-18T08:00:00.000Z'],
+    ]);
+    assert.equal((await generate(team.id)).text, first.text);
+    assert.equal((await storedEntries(team.id)).length, 3);
+    // The month plans the week as the weekly plan does.
+    const month = await generate(team.id, '?period=monthly');
+    const inWeek = month.body.entries.filter(
+      (e: Entry) => e.scheduled_for >= '2026-11-16' && e.scheduled_for < '2026-11-23',
+    );
+    assert.deepEqual(byTime(inWeek), byTime(first.body.entries));
+  });
+
   it('keeps lines apart whatever characters their platform and task type hold (`|`, NUL)', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
     // `a|b` + `c` and `a` + `b|c` once named one slot: two entries with one id, a BatchWrite DynamoDB

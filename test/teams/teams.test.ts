@@ -236,6 +236,32 @@ describe('content cadence', () => {
     assert.equal((await create([{ ...line, per_week: 6 }])).status, 422);
   });
 
+  it('refuses lines of one platform and task type asking for more slots than the days and times they name', async () => {
+    const monday = { ...line, per_week: 1, preferred_days: ['monday'], preferred_times: ['09:00'] };
+    const second = { ...monday, title: 'Second' };
+    // Another kind at the same day and time is no clash: it is another post.
+    const res = await create([monday, { ...monday, platform: 'tiktok' }, second]);
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      {
+        type: 'value_error',
+        loc: ['body', 'content_cadence', 2],
+        msg: 'Value error, the per_week of the lines of one platform and task_type together must be at most the number of distinct preferred day and time pairs they name',
+        input: second,
+        ctx: { error: {} },
+      },
+    ]);
+    // Each line's own rule first, as pydantic runs the list's rule only on valid lines.
+    const both = await create([monday, { ...second, per_week: 2 }]);
+    assert.deepEqual(
+      both.body.detail.map((item: { msg: string; loc: unknown[] }) => [item.msg.slice(0, 30), item.loc]),
+      [['Value error, per_week must be ', ['body', 'content_cadence', 1]]],
+    );
+    // Room for both: one more day or time between them.
+    assert.equal((await create([monday, { ...second, preferred_times: ['09:00', '18:00'] }])).status, 201);
+    assert.equal((await create([monday, { ...monday, platform: 'tiktok' }])).status, 201);
+  });
+
   it('accepts two lines of the same platform and task type', async () => {
     const res = await create([
       { ...line, title: 'A' },

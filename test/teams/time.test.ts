@@ -430,6 +430,88 @@ describe('calendar slots', () => {
     );
   });
 
+  it('plans the lines of one kind at distinct instants, through DST gaps and overlaps', () => {
+    // 02:30 moves forward onto 03:30 the morning New York springs forward: one slot of the kind there,
+    // whichever line it came from.
+    const sunday = (times: string[][]) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'America/New_York',
+        period: periodOf('weekly', '2026-03-02'),
+        cadence: times.map((preferred_times, i) => ({
+          platform: 'x',
+          task_type: 'post',
+          per_week: 1,
+          preferred_days: ['sunday'],
+          preferred_times,
+          title: `line ${i}`,
+        })),
+        members: [],
+        tasks: [],
+      }).map((entry) => [entry.title, entry.scheduled_for]);
+    assert.deepEqual(sunday([['02:30'], ['03:30']]), [['line 0', '2026-03-08T07:30:00.000Z']]);
+    // A line with another time takes it instead.
+    assert.deepEqual(sunday([['02:30'], ['03:30', '10:00']]), [
+      ['line 0', '2026-03-08T07:30:00.000Z'],
+      ['line 1', '2026-03-08T14:00:00.000Z'],
+    ]);
+    const transitions: [string, string][] = [
+      ['America/New_York', '2026-03-02'],
+      ['America/New_York', '2026-10-26'],
+      ['Australia/Lord_Howe', '2026-09-28'],
+      ['Europe/London', '2026-11-16'],
+    ];
+    const line = fc.record({
+      days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 3 }),
+      times: fc.uniqueArray(fc.constantFrom('01:30', '02:00', '02:30', '03:00', '09:00'), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      per_week: fc.integer({ min: 1, max: 9 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...transitions),
+        fc.array(line, { minLength: 2, maxLength: 4 }),
+        ([timeZone, monday], lines) => {
+          const cadence = lines.map((l, i) => ({
+            platform: 'x',
+            task_type: 'post',
+            per_week: Math.min(l.per_week, l.days.length * l.times.length),
+            preferred_days: l.days,
+            preferred_times: l.times,
+            title: `line ${i}`,
+          }));
+          const entries = planCalendar({
+            teamId: '0193a0a0-0000-7000-8000-000000000001',
+            timeZone,
+            period: periodOf('weekly', monday),
+            cadence,
+            members: [],
+            tasks: [],
+          });
+          const instants = entries.map((entry) => entry.scheduled_for);
+          assert.equal(new Set(instants).size, instants.length, `two slots at one instant: ${instants}`);
+          assert.equal(new Set(entries.map((entry) => entry.id)).size, entries.length);
+          for (const [i, l] of cadence.entries()) {
+            const own = entries.filter((entry) => entry.title === `line ${i}`);
+            assert.ok(own.length <= l.per_week);
+            for (const entry of own) {
+              const wall = wallOf(entry.scheduled_for, timeZone);
+              assert.ok(l.preferred_days.includes(wall.weekday as (typeof WEEKDAYS)[number]));
+              assert.ok(
+                l.preferred_times.some(
+                  (time) => wall.minutes - minutesOf(time) >= 0 && wall.minutes - minutesOf(time) <= 60,
+                ),
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 200, seed: 20261126 },
+    );
+  });
+
   it('plans a week two months share as the weekly plan does, half in each month', () => {
     const dateFormats = new Map<string, Intl.DateTimeFormat>();
     const dateIn = (instant: string, timeZone: string) => {
