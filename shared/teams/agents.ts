@@ -62,8 +62,8 @@ async function requireTeam(teamId: string): Promise<TeamItem> {
  * members and recent activity, not tasks; docs/decisions.md). When the team cannot follow, or the
  * records' own write fails (it may have landed, its answer lost), the records go again before the
  * error is thrown, so no list holds what the totals leave out (the agent's retry
- * writes them anew). Known limit of single-item writes: an ADD the SDK resends after a lost answer
- * counts twice (a set of counted ids on the team item would grow towards DynamoDB's 400 KB).
+ * writes them anew). An ADD the SDK resends after a lost answer counts once (`addToCounters`' own
+ * update id), unless another count lands on the team between the two.
  */
 async function writeWithTeam(
   teamId: string,
