@@ -20,8 +20,10 @@ export const handler = httpRoute(
     maxBodyBytes: AVATAR_LIMITS.formVideoBytes + AVATAR_LIMITS.formOverheadBytes,
     response: AvatarUploadResult,
     summary: 'Upload avatar media (start studio avatar training)',
-    errors: [403, 404, 409, 413, 415],
+    errors: [403, 404, 409, 413, 415, 429],
   },
   ({ caller, path, form, body }) =>
-    uploadAvatar(caller.userId, path.team_id, form ? { file: form.video } : { uploadKey: body.upload_key }),
+    form
+      ? uploadAvatar(caller.userId, path.team_id, { file: form.video }, form.consent_size)
+      : uploadAvatar(caller.userId, path.team_id, { uploadKey: body.upload_key }, body.consent_size),
 );

@@ -11,6 +11,8 @@ export const avatarRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/teams/{team_id}/avatar/upload',
     entry: AVATAR_UPLOAD_ENTRY,
+    // The team, its newest avatar and the account; the record; the upload allowance, the pointer and
+    // the job's acceptance (UpdateItem); the record again when a later step fails.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // A ranged GET of a direct upload (404 `Upload not found` when missing); the presigned GET of
@@ -40,7 +42,8 @@ export const avatarRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/avatar-provider/callback',
     entry: AVATAR_CALLBACK_ENTRY,
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // The avatar's read; the receipt (PutItem, with a GetItem beside it) beside the move (UpdateItem).
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
     // HeadObject of the consent recording: no avatar is ready without it.
     bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
     auth: false,

@@ -1,12 +1,23 @@
 // Spec §"Avatar upload result", §"States and transitions" and endpoint 3, with what the spec leaves
 // open decided here (docs/avatars.md says why).
 import * as v from 'valibot';
-import { boolean, literal, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import {
+  boolean,
+  integer,
+  literal,
+  model,
+  optionalNullable,
+  string,
+  uuid,
+  valueError,
+} from '../http/fields.ts';
 import { uploadedFile } from '../http/multipart.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { AVATAR_STATUSES } from './states.ts';
 
 const MiB = 1024 * 1024;
+/** A video sent by direct upload (POST /api/v1/uploads allows the same). */
+const VIDEO_BYTES = 2 * 1024 * MiB;
 
 export const AVATAR_LIMITS = {
   /** Video sent inside the multipart request (Lambda's 6 MB payload, base64 included, bounds it). */
@@ -14,14 +25,21 @@ export const AVATAR_LIMITS = {
   /** Room for the other parts and the multipart framing around the video. */
   formOverheadBytes: 64 * 1024,
   /** Video sent earlier by direct upload and named by `upload_key`. */
-  uploadVideoBytes: 2 * 1024 * MiB,
+  uploadVideoBytes: VIDEO_BYTES,
   uploadKey: { min: 1, max: 1024 },
   /** How long the presigned consent PUT URL is valid. */
   consentUrlSeconds: 60 * 60,
+  /** The consent recording's size, declared with the upload (its URL takes exactly that many
+   * bytes): at most what a direct upload of a video may be. */
+  consentBytes: { min: 1, max: VIDEO_BYTES },
   /** How long the provider's presigned GET of the source video is valid. */
   providerVideoUrlSeconds: 60 * 60,
   /** A training avatar older than this no longer blocks a new upload (it is failed first). */
   trainingTimeoutSeconds: 24 * 60 * 60,
+  /** How long after its creation an avatar's job may still be on its way to the provider: longer than
+   * the upload function's 29 s timeout (infra/routes/avatars.ts), so no upload is still handing it
+   * over. A training avatar whose record never noted the provider's acceptance is failed past it. */
+  handOverSeconds: 30,
   /** Callback signatures older or newer than this are refused. */
   callbackToleranceSeconds: 5 * 60,
   callbackEventId: { min: 1, max: 200 },
@@ -40,6 +58,7 @@ export const AVATAR_TEXTS = {
   consentMissing: 'The consent recording was not received before training finished',
   providerFailed: 'Training failed at the avatar provider',
   providerUnreachable: 'The avatar provider could not be reached',
+  notStarted: 'The upload did not complete, so training was not started',
   timedOut: 'Training did not finish within 24 hours',
 } as const;
 
@@ -66,12 +85,19 @@ const onlyBoolean = <const B extends boolean>(accepted: B, reason: string) =>
 
 const consentAttestation = onlyBoolean(true, AVATAR_TEXTS.consentRequired);
 const subjectIsMinor = v.optional(onlyBoolean(false, AVATAR_TEXTS.minorRefused), false);
+const consentSize = v.pipe(
+  integer({ ge: AVATAR_LIMITS.consentBytes.min, le: AVATAR_LIMITS.consentBytes.max }),
+  v.description(
+    'The consent recording’s size in bytes: consent_url takes a PUT of exactly this many bytes, once, counted against the daily upload allowance.',
+  ),
+);
 
 /** multipart/form-data: the video itself. */
 export const UploadAvatarForm = model({
   video: uploadedFile(),
   consent_attestation: consentAttestation,
   subject_is_minor: subjectIsMinor,
+  consent_size: consentSize,
 });
 
 /** JSON: a video sent earlier by direct upload (POST /api/v1/uploads). */
@@ -79,13 +105,17 @@ export const UploadAvatarBody = model({
   upload_key: v.pipe(string(AVATAR_LIMITS.uploadKey), v.description(UPLOAD_KEY_DESCRIPTION)),
   consent_attestation: consentAttestation,
   subject_is_minor: subjectIsMinor,
+  consent_size: consentSize,
 });
 
 export const AvatarUploadResult = v.object({
   avatar_id: v.string(),
   status: v.literal('training'),
   type: v.literal(STUDIO),
+  /** A presigned PUT of the consent recording: exactly `consent_size` bytes, once, within the hour. */
   consent_url: v.string(),
+  /** Headers the consent PUT must carry exactly as given (they are part of its signature). */
+  consent_headers: v.record(v.string(), v.string()),
 });
 export type AvatarUploadResult = v.InferOutput<typeof AvatarUploadResult>;
 

@@ -8,7 +8,7 @@ import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } fr
 import { teamKeys } from '../teams/keys.ts';
 import type { TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
-import type { AvatarStatus } from './schemas.ts';
+import { AVATAR_LIMITS, AVATAR_TEXTS, type AvatarStatus } from './schemas.ts';
 import { type AvatarStatusValue, statesBefore } from './states.ts';
 
 export interface AvatarItem {
@@ -26,26 +26,49 @@ export interface AvatarItem {
   source_content_type: string;
   source_bytes: number;
   consent_key: string;
+  /** What the consent URL was signed for: its PUT takes exactly this many bytes. */
+  consent_bytes?: number;
   consent_attestation: true;
   consent_attested_by: string;
   consent_attested_at: string;
   subject_is_minor: false;
   provider: string;
+  /** When the provider took the job (null until then). Absent on records written before the field:
+   * those were all handed over before their upload answered. */
+  job_accepted_at?: string | null;
+  /** The provider's id of the job (the avatar id when it names none); null until it took the job. */
+  provider_job_id?: string | null;
   created_at: string;
   updated_at: string;
 }
 
 const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
-export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): AvatarStatus => ({
-  avatar_id: avatar.id,
-  status: avatar.status,
-  type: avatar.type,
-  consent_received: consentReceived,
-  created_at: avatar.created_at,
-  updated_at: avatar.updated_at,
-  error: avatar.status === 'failed' ? (avatar.error ?? null) : null,
-});
+/** Seconds from the avatar's creation to `at`. */
+export const ageOf = (avatar: AvatarItem, at: Date) => (at.getTime() - Date.parse(avatar.created_at)) / 1000;
+
+/** A training avatar whose record says the provider never took its job. */
+export const awaitsHandOver = (avatar: AvatarItem) =>
+  avatar.status === 'training' && avatar.job_accepted_at === null;
+
+/** …and that no upload can still be handing over: its upload ended without a 202 (the provider
+ * unreachable, or its acceptance unrecorded) and its move to failed was not written either. It can
+ * never become ready (no consent URL was issued for it) and blocks nothing. */
+export const handOverMissed = (avatar: AvatarItem, at: Date) =>
+  awaitsHandOver(avatar) && ageOf(avatar, at) > AVATAR_LIMITS.handOverSeconds;
+
+export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean, at: Date): AvatarStatus => {
+  const missed = handOverMissed(avatar, at);
+  return {
+    avatar_id: avatar.id,
+    status: missed ? 'failed' : avatar.status,
+    type: avatar.type,
+    consent_received: consentReceived,
+    created_at: avatar.created_at,
+    updated_at: avatar.updated_at,
+    error: missed ? AVATAR_TEXTS.notStarted : avatar.status === 'failed' ? (avatar.error ?? null) : null,
+  };
+};
 
 export const readAvatar = (teamId: string, avatarId: string) =>
   getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId));
@@ -129,6 +152,7 @@ export async function moveAvatar(
   avatarId: string,
   to: AvatarStatusValue,
   error: string | null = null,
+  options: { onlyIfNotHandedOver?: boolean } = {},
 ): Promise<Move> {
   const from = statesBefore(to);
   if (from.length > 0) {
@@ -137,7 +161,10 @@ export async function moveAvatar(
         new UpdateCommand({
           TableName: config.tableName,
           Key: avatarKeys.avatar(teamId, avatarId),
-          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})${
+            // The provider has not taken its job meanwhile (the record still says null).
+            options.onlyIfNotHandedOver ? ' AND attribute_type(job_accepted_at, :null)' : ''
+          }`,
           UpdateExpression: 'SET #status = :to, #error = :error, updated_at = :at',
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
           ExpressionAttributeValues: {
@@ -145,6 +172,7 @@ export async function moveAvatar(
             ':error': to === 'failed' ? error : null,
             ':at': nowIso(),
             ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
+            ...(options.onlyIfNotHandedOver ? { ':null': 'NULL' } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -157,10 +185,18 @@ export async function moveAvatar(
   return { moved: false, avatar: await readAvatar(teamId, avatarId) };
 }
 
-/** A signed message's receipt: which delivery of it holds it, and whether its report was applied. */
+/** Notes that the provider took the avatar's job: from then on the avatar is training at the provider
+ * and blocks the team's next upload (until it finishes, or for 24 hours). Never creates a record. */
+export const markJobAccepted = (teamId: string, avatarId: string, jobId: string) =>
+  updateItem(avatarKeys.avatar(teamId, avatarId), {
+    set: { job_accepted_at: nowIso(), provider_job_id: jobId },
+    exists: ['pk'],
+  });
+
+/** A signed message's receipt: the record of a provider message, and what tells its replay. */
 export interface CallbackReceipt {
+  /** The delivery that wrote it (a request of ours), which tells its own write from an earlier one. */
   delivery: string;
-  applied: boolean;
   received_at: string;
   event_id: string;
   team_id: string;
@@ -183,17 +219,3 @@ export async function recordCallbackReceipt(
   });
   return claimed.won || claimed.existing.delivery === receipt.delivery ? undefined : claimed.existing;
 }
-
-/** This delivery takes over the receipt of one that died before applying its report or giving it back. */
-export const takeOverCallbackReceipt = async (messageId: string, from: string, receipt: CallbackReceipt) =>
-  (await updateItem(avatarKeys.callbackReceipt(messageId), {
-    set: { delivery: receipt.delivery, received_at: receipt.received_at },
-    expect: { delivery: from, applied: false },
-  })) !== undefined;
-
-export const markCallbackApplied = (messageId: string, delivery: string) =>
-  updateItem(avatarKeys.callbackReceipt(messageId), { set: { applied: true }, expect: { delivery } });
-
-/** Gives the receipt back (its report was not applied), unless another delivery holds it now. */
-export const forgetCallbackReceipt = (messageId: string, delivery: string) =>
-  deleteItem(avatarKeys.callbackReceipt(messageId), { expect: { delivery } });

@@ -39,9 +39,10 @@ export class ForbiddenError extends HttpError {
   }
 }
 
+/** The resource's state refuses the request; with `retryAfterSeconds`, a state that ends by then. */
 export class ConflictError extends HttpError {
-  constructor(detail: string) {
-    super(409, detail);
+  constructor(detail: string, retryAfterSeconds?: number) {
+    super(409, detail, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
   }
 }
 

@@ -24,7 +24,7 @@ export const DOWNLOAD_URL_SECONDS = 60 * 60;
  * counts it twice, or near the limit is refused (a 429 for an upload already counted): the allowance
  * errs on the strict side, never past the limit.
  */
-async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
+export async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
   const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
   const counted = await updateItem(accountKeys.uploadAllowance(userId, at.toISOString().slice(0, 10)), {
@@ -42,34 +42,52 @@ async function useDailyAllowance(userId: string, size: number, at: Date): Promis
   }
 }
 
+/** What a one-time PUT must send besides its bytes: S3 refuses it (412) once an object is at the key. */
+export const PUT_ONCE_HEADERS = { 'if-none-match': '*' } as const;
+
 /**
- * A presigned PUT for exactly `size` bytes of `content_type`, once: S3 refuses any other length or
- * type, and (If-None-Match: *) a PUT to the key once an object is there. A URL may be used until it
- * expires and the bucket keeps overwritten versions, so without the condition each PUT would store
- * `size` bytes more than the allowance counted.
+ * A presigned PUT of exactly `size` bytes (and of `contentType`, when given) to `key`, once: S3
+ * refuses any other length or type, and (If-None-Match: *) a PUT to the key once an object is there.
+ * A URL may be used until it expires and the bucket keeps overwritten versions, so without the
+ * condition each PUT would store `size` bytes more than the allowance counted. Signed headers are
+ * checked by S3, so the size and type signed here are the ones stored.
  */
+export const presignPutOnce = (
+  key: string,
+  { size, contentType }: { size: number; contentType?: string },
+  { expiresIn, signedAt }: { expiresIn: number; signedAt: Date },
+): Promise<string> =>
+  getSignedUrl(
+    s3(),
+    new PutObjectCommand({
+      Bucket: config.bucketName,
+      Key: key,
+      ContentType: contentType,
+      ContentLength: size,
+      IfNoneMatch: PUT_ONCE_HEADERS['if-none-match'],
+    }),
+    {
+      expiresIn,
+      signingDate: signedAt,
+      signableHeaders: new Set([...(contentType ? ['content-type'] : []), 'content-length', 'if-none-match']),
+    },
+  );
+
+/** A presigned PUT for exactly `size` bytes of `content_type`, once (presignPutOnce), counted first. */
 export async function createUpload(userId: string, input: CreateUploadInput): Promise<UploadSlot> {
   const key = uploadKey(userId, newId(), input.filename);
   const signedAt = now();
   await useDailyAllowance(userId, input.size, signedAt);
-  const command = new PutObjectCommand({
-    Bucket: config.bucketName,
-    Key: key,
-    ContentType: input.content_type,
-    ContentLength: input.size,
-    IfNoneMatch: '*',
-  });
-  const upload_url = await getSignedUrl(s3(), command, {
-    expiresIn: UPLOAD_LIMITS.urlSeconds,
-    signingDate: signedAt,
-    // Signed headers are checked by S3, so the size and type asked for here are the ones stored.
-    signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
-  });
+  const upload_url = await presignPutOnce(
+    key,
+    { size: input.size, contentType: input.content_type },
+    { expiresIn: UPLOAD_LIMITS.urlSeconds, signedAt },
+  );
   return {
     key,
     upload_url,
     method: 'PUT',
-    headers: { 'content-type': input.content_type, 'if-none-match': '*' },
+    headers: { 'content-type': input.content_type, ...PUT_ONCE_HEADERS },
     size: input.size,
     expires_at: new Date(signedAt.getTime() + UPLOAD_LIMITS.urlSeconds * 1000).toISOString(),
   };

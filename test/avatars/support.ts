@@ -1,5 +1,7 @@
 // Shared pieces of the avatar tests: real video headers, multipart bodies, teams through the teams
 // domain, signed provider callbacks.
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { setStudioTraining } from '../../shared/accounts/store.ts';
 import { signProviderMessage } from '../../shared/avatars/signature.ts';
@@ -78,13 +80,19 @@ export async function avatarTeam(owner: string, { training = true } = {}) {
 export const uploadUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/upload`;
 export const statusUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/status`;
 
+/** A consent recording, and the size an upload declares for it (what its consent URL takes). */
+export const consentRecording = () => webm();
+export const CONSENT_SIZE = consentRecording().length;
+
+/** The avatar upload's form; `consent_size` (the recording's) is added unless `parts` names it. */
 export function uploadVideo(
   h: Harness,
   teamId: string,
   parts: Record<string, string | FilePart> = { video: videoPart(), consent_attestation: 'true' },
   token?: string,
 ): Promise<CallResult> {
-  return h.call('POST', uploadUrl(teamId), { ...multipart(parts), ...(token ? { token } : {}) });
+  const form = 'consent_size' in parts ? parts : { ...parts, consent_size: String(CONSENT_SIZE) };
+  return h.call('POST', uploadUrl(teamId), { ...multipart(form), ...(token ? { token } : {}) });
 }
 
 export async function readObject(key: string): Promise<Buffer | undefined> {
@@ -119,4 +127,18 @@ export function callback(
       ...(header === null ? {} : { 'x-avatar-signature': header }),
     },
   });
+}
+
+/** A provider on a local port (AVATAR_PROVIDER_URL, at `path`) answering with `handler` while `run`
+ * runs; then stopped, and the URL unset (uploads go to the recording provider again). */
+export async function withProvider(handler: RequestListener, run: () => Promise<void>, path = '/trainings') {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  try {
+    await run();
+  } finally {
+    delete process.env.AVATAR_PROVIDER_URL;
+    server.close();
+  }
 }

@@ -9,9 +9,20 @@ import { SIGNATURE_TEXTS, signProviderMessage } from '../../shared/avatars/signa
 import { moveAvatar, readAvatar, recordCallbackReceipt } from '../../shared/avatars/store.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
+import { recordDynamoRequests, recordS3Requests, wavesOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { lagReplica } from '../support/lagging-replica.ts';
-import { avatarTeam, callback, SECRET, statusUrl, unixNow, uploadVideo, videoPart, webm } from './support.ts';
+import {
+  avatarTeam,
+  callback,
+  consentRecording,
+  readObject,
+  SECRET,
+  statusUrl,
+  unixNow,
+  uploadVideo,
+  videoPart,
+} from './support.ts';
 
 let h: Harness;
 before(async () => {
@@ -24,16 +35,26 @@ afterEach(() => {
   process.env.AVATAR_PROVIDER_SECRET = SECRET;
 });
 
-/** A team with an avatar in training: its ids and consent URL. */
+/** A team with an avatar in training: its ids and consent URL (with the headers its PUT carries). */
 async function training(video = videoPart()) {
   const team = await avatarTeam(h.owner.id);
   const res = await uploadVideo(h, team, { video, consent_attestation: 'true' });
   assert.equal(res.status, 202);
-  return { team, avatar: res.body.avatar_id as string, consentUrl: res.body.consent_url as string };
+  return {
+    team,
+    avatar: res.body.avatar_id as string,
+    consentUrl: { url: res.body.consent_url as string, headers: res.body.consent_headers },
+  };
 }
 
-const putConsent = async (url: string, bytes = webm()) => {
-  const res = await fetch(url, { method: 'PUT', body: bytes });
+type ConsentUrl = Awaited<ReturnType<typeof training>>['consentUrl'];
+
+/** The client's PUT of the consent recording, as the upload told it to send it. */
+const sendConsent = ({ url, headers }: ConsentUrl, bytes = consentRecording()) =>
+  fetch(url, { method: 'PUT', body: bytes, headers });
+
+const putConsent = async (consent: ConsentUrl, bytes = consentRecording()) => {
+  const res = await sendConsent(consent, bytes);
   assert.equal(res.status, 200, await res.text());
 };
 
@@ -81,6 +102,19 @@ describe('avatar status', () => {
     await putConsent(consentUrl);
     const afterPut = await h.call('GET', statusUrl(team));
     assert.equal(afterPut.body.consent_received, true);
+  });
+
+  it('the consent URL takes one PUT (If-None-Match: *, honoured by the embedded S3): a second is 412, the first recording stays', async () => {
+    // Reused within its hour, the URL stored a new version each time (the bucket keeps 30 days of
+    // them), outside the daily upload allowance.
+    const { team, avatar, consentUrl } = await training();
+    const recording = consentRecording();
+    await putConsent(consentUrl, recording);
+    const again = await sendConsent(consentUrl, Buffer.alloc(recording.length, 1));
+    assert.equal(again.status, 412);
+    assert.match(await again.text(), /<Code>PreconditionFailed<\/Code>/);
+    assert.deepEqual(await readObject(`teams/${team}/avatars/${avatar}/consent.mp4`), recording);
+    assert.equal((await h.call('GET', statusUrl(team))).body.consent_received, true);
   });
 
   it('right after an upload, its status and its callback answer that upload, even from a replica behind it', async () => {
@@ -171,67 +205,98 @@ describe('provider callback: signature', () => {
     }
   });
 
-  it('a receipt marked applied whose move then failed is no replay: the provider’s retry applies the report', async () => {
-    // The receipt is marked applied beside the avatar's read; the move after it fails, and so does the
-    // receipt's give-back (DynamoDB down for both). The retry was a 401 and the avatar trained on.
-    const { team, avatar } = await training();
-    const body = JSON.stringify(report(team, avatar, 'failed', { error: 'too dark' }));
-    const header = signProviderMessage(SECRET, unixNow(), body);
+  /** Fails DynamoDB requests that `failing` picks (a 503, after the SDK's own retries). */
+  async function withFailing<T>(
+    failing: (command: string, key: string) => boolean,
+    run: () => Promise<T>,
+  ): Promise<T> {
     dynamo().middlewareStack.add(
       (next, context) => async (args) => {
-        // The document client's commands reach the client's stack unmarshalled, as UpdateItem.
-        const input = args.input as { Key?: { sk?: unknown } };
-        const move =
-          context.commandName === 'UpdateItemCommand' && String(input.Key?.sk).startsWith('AVATAR#');
-        if (move || context.commandName === 'DeleteItemCommand')
+        // The document client's commands reach the client's stack unmarshalled.
+        const key = String(
+          (args.input as { Key?: { sk?: unknown }; Item?: { sk?: unknown } }).Key?.sk ??
+            (args.input as { Item?: { sk?: unknown } }).Item?.sk,
+        );
+        if (failing(String(context.commandName), key))
           throw Object.assign(new Error('unavailable'), {
             name: 'ServiceUnavailable',
             $metadata: { httpStatusCode: 503 },
           });
         return next(args);
       },
-      { step: 'initialize', name: 'failMoveAndGiveBack' },
+      { step: 'initialize', name: 'failSome' },
     );
-    let first: Awaited<ReturnType<typeof callback>>;
     try {
-      first = await callback(h, body, { header });
+      return await run();
     } finally {
-      dynamo().middlewareStack.remove('failMoveAndGiveBack');
+      dynamo().middlewareStack.remove('failSome');
     }
+  }
+
+  it('a report whose move failed (its receipt written) is no replay: the provider’s retry applies it', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed', { error: 'too dark' }));
+    const header = signProviderMessage(SECRET, unixNow(), body);
+    const first = await withFailing(
+      (command, key) => command === 'UpdateItemCommand' && key.startsWith('AVATAR#'),
+      () => callback(h, body, { header }),
+    );
     assert.equal(first.status, 503, first.text);
     assert.equal((await readAvatar(team, avatar))?.status, 'training');
     const retry = await callback(h, body, { header });
     assert.deepEqual([retry.status, retry.body], [200, { avatar_id: avatar, status: 'failed' }]);
     assert.equal((await readAvatar(team, avatar))?.error, 'too dark');
-    // Once applied, the same message is a replay again.
+    // Once applied, the same message is a replay.
     const replay = await callback(h, body, { header });
     assert.deepEqual([replay.status, replay.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
   });
 
-  it('a lost answer on the receipt is not a replay: the first delivery applies its report', async () => {
+  it('a report whose receipt failed (its move done) is no replay: the retry records it and answers', async () => {
     const { team, avatar } = await training();
-    // The receipt lands, its answer is lost, the SDK resends it and the resend fails its condition.
-    let puts = 0;
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const result = await next(args);
-        if (context.commandName === 'PutItemCommand' && ++puts === 1)
-          throw Object.assign(new Error('lost'), { name: 'TimeoutError', $metadata: {} });
-        return result;
-      },
-      { step: 'finalizeRequest', priority: 'low', name: 'loseReceiptAnswer' },
+    const body = JSON.stringify(report(team, avatar, 'failed', { error: 'too dark' }));
+    const header = signProviderMessage(SECRET, unixNow(), body);
+    const first = await withFailing(
+      (command) => command === 'PutItemCommand',
+      () => callback(h, body, { header }),
     );
-    let res: Awaited<ReturnType<typeof callback>>;
-    try {
-      res = await callback(h, report(team, avatar, 'failed'));
-    } finally {
-      dynamo().middlewareStack.remove('loseReceiptAnswer');
-    }
-    assert.equal(res.status, 200, res.text);
+    assert.equal(first.status, 503, first.text);
     assert.equal((await readAvatar(team, avatar))?.status, 'failed');
+    const retry = await callback(h, body, { header });
+    assert.deepEqual([retry.status, retry.body], [200, { avatar_id: avatar, status: 'failed' }]);
+    const replay = await callback(h, body, { header });
+    assert.deepEqual([replay.status, replay.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
   });
 
-  it('while another delivery of the message may be applying it: 503; after its timeout it is taken over', async () => {
+  for (const finished of [false, true])
+    it(`a lost answer on the receipt is not a replay${finished ? ' (a late report about a finished avatar)' : ''}: the first delivery answers 200`, async () => {
+      const { team, avatar } = await training();
+      if (finished) assert.equal((await callback(h, report(team, avatar, 'failed'))).status, 200);
+      // The receipt lands, its answer is lost, the SDK resends it and the resend fails its condition.
+      let puts = 0;
+      dynamo().middlewareStack.add(
+        (next, context) => async (args) => {
+          const result = await next(args);
+          if (context.commandName === 'PutItemCommand' && ++puts === 1)
+            throw Object.assign(new Error('lost'), { name: 'TimeoutError', $metadata: {} });
+          return result;
+        },
+        { step: 'finalizeRequest', priority: 'low', name: 'loseReceiptAnswer' },
+      );
+      let res: Awaited<ReturnType<typeof callback>>;
+      try {
+        res = await callback(h, report(team, avatar, 'ready'));
+      } finally {
+        dynamo().middlewareStack.remove('loseReceiptAnswer');
+      }
+      assert.ok(puts >= 1, 'the receipt was written');
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await readAvatar(team, avatar))?.status, 'failed');
+    });
+
+  it('a receipt left by another delivery of the message does not hold the report back while the avatar trains', async () => {
+    // That delivery may still be applying it, or have died: either way the avatar still trains, and
+    // applying the report again moves it as applying it once would. Before, this delivery was a 503
+    // for 30 s, then took the receipt over.
     const { team, avatar } = await training();
     const body = JSON.stringify(report(team, avatar, 'failed'));
     const header = signProviderMessage(SECRET, unixNow(), body);
@@ -240,28 +305,62 @@ describe('provider callback: signature', () => {
       body,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEventV2);
-    // A first delivery recorded its receipt and has neither applied the report nor given it back.
-    const now = Date.now();
     await recordCallbackReceipt(messageId, {
       delivery: 'earlier-delivery',
-      applied: false,
-      received_at: new Date(now).toISOString(),
+      received_at: new Date().toISOString(),
       event_id: 'evt',
       team_id: team,
       avatar_id: avatar,
       status: 'failed',
     });
-    setClock(new Date(now + 20_000));
     const twin = await callback(h, body, { header });
-    assert.deepEqual([twin.status, twin.headers['retry-after']], [503, '1'], twin.text);
-    assert.equal((await readAvatar(team, avatar))?.status, 'training');
-    // Past the callback function's timeout that delivery has died: the provider's retry takes over.
-    setClock(new Date(now + 31_000));
-    const retry = await callback(h, body, { header });
-    assert.equal(retry.status, 200, retry.text);
-    assert.equal((await readAvatar(team, avatar))?.status, 'failed');
+    assert.deepEqual([twin.status, twin.body], [200, { avatar_id: avatar, status: 'failed' }], twin.text);
     const replay = await callback(h, body, { header });
     assert.deepEqual([replay.status, replay.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
+  });
+
+  it('two deliveries of one message at once: both answer the avatar’s status, one move; a third is a replay', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed', { error: 'twice' }));
+    const header = signProviderMessage(SECRET, unixNow(), body);
+    const both = await Promise.all([callback(h, body, { header }), callback(h, body, { header })]);
+    assert.deepEqual(
+      both.map((res) => [res.status, res.body]),
+      [
+        [200, { avatar_id: avatar, status: 'failed' }],
+        [200, { avatar_id: avatar, status: 'failed' }],
+      ],
+    );
+    const third = await callback(h, body, { header });
+    assert.deepEqual([third.status, third.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
+  });
+
+  it('a report takes one wave of writes: its receipt beside the move, after the avatar’s read', async () => {
+    // Before: the receipt, then its `applied` mark beside the avatar's read, then the move: three
+    // writes one after another (four waves with the consent check of a ready report).
+    for (const status of ['failed', 'ready']) {
+      const { team, avatar, consentUrl } = await training();
+      if (status === 'ready') await putConsent(consentUrl);
+      const recorder = recordDynamoRequests();
+      const s3Requests = recordS3Requests();
+      let res: Awaited<ReturnType<typeof callback>>;
+      try {
+        res = await callback(h, report(team, avatar, status));
+      } finally {
+        recorder.stop();
+        s3Requests.stop();
+      }
+      assert.deepEqual(res.body, { avatar_id: avatar, status }, res.text);
+      const writes = recorder.requests.filter((r) => /^(Put|Update|Delete)/.test(r.command));
+      assert.deepEqual(writes.map((r) => r.command).sort(), ['PutItemCommand', 'UpdateItemCommand'], status);
+      assert.equal(wavesOf(writes), 1, `${status}: the writes side by side`);
+      // The avatar's read; the consent's HeadObject (ready only); the move beside the receipt.
+      assert.equal(
+        wavesOf([...recorder.requests, ...s3Requests.requests]),
+        status === 'ready' ? 3 : 2,
+        status,
+      );
+    }
   });
 
   it('validates the signed body (422) and answers 404 for an unknown avatar', async () => {
@@ -292,7 +391,7 @@ describe('provider callback: signature', () => {
 describe('training state machine', () => {
   let team: string;
   let avatar: string;
-  let consentUrl: string;
+  let consentUrl: ConsentUrl;
   beforeEach(async () => {
     ({ team, avatar, consentUrl } = await training());
   });

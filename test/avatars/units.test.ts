@@ -1,9 +1,13 @@
-// Pure parts of the avatar domain: video sniffing, callback signatures, the state machine.
+// Pure parts of the avatar domain: video sniffing, callback signatures, the state machine, the
+// hand-over window.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { AVATAR_UPLOAD_ENTRY, avatarRoutes } from '../../infra/routes/avatars.ts';
+import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
 import { SIGNATURE_TEXTS, signProviderMessage, verifyCallback } from '../../shared/avatars/signature.ts';
 import { AVATAR_STATUSES, statesBefore, TRANSITIONS } from '../../shared/avatars/states.ts';
+import { type AvatarItem, handOverMissed, toAvatarStatus } from '../../shared/avatars/store.ts';
 import { sniffVideo } from '../../shared/avatars/video.ts';
 import { ebml, isoMedia, mp4, quicktime, webm } from './support.ts';
 
@@ -73,5 +77,37 @@ describe('training state machine', () => {
     assert.deepEqual(statesBefore('failed'), ['training']);
     assert.deepEqual(statesBefore('training'), []);
     assert.deepEqual([...AVATAR_STATUSES], ['training', 'ready', 'failed']);
+  });
+});
+
+describe('the hand-over window', () => {
+  it('outlasts the upload function: no upload is still handing its job over once it has passed', () => {
+    const upload = avatarRoutes.find((route) => route.entry === AVATAR_UPLOAD_ENTRY);
+    assert.ok(upload?.timeoutSeconds);
+    assert.ok(AVATAR_LIMITS.handOverSeconds > upload.timeoutSeconds);
+  });
+
+  it('fails, on read, only a training avatar whose record says its job was never taken, once it has passed', () => {
+    const created = new Date('2026-11-26T10:00:00.000Z');
+    const avatar = {
+      id: 'a',
+      status: 'training',
+      type: 'studio',
+      error: null,
+      created_at: created.toISOString(),
+      updated_at: created.toISOString(),
+      job_accepted_at: null,
+    } as unknown as AvatarItem;
+    const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);
+    const after = at(AVATAR_LIMITS.handOverSeconds + 1);
+    assert.equal(toAvatarStatus(avatar, false, at(AVATAR_LIMITS.handOverSeconds)).status, 'training');
+    assert.deepEqual(
+      [toAvatarStatus(avatar, false, after).status, toAvatarStatus(avatar, false, after).error],
+      ['failed', AVATAR_TEXTS.notStarted],
+    );
+    // Taken by the provider, or written before the field existed: it trains (until its report, or 24 h).
+    for (const accepted of [{ job_accepted_at: after.toISOString() }, { job_accepted_at: undefined }])
+      assert.equal(toAvatarStatus({ ...avatar, ...accepted }, false, after).status, 'training');
+    assert.equal(handOverMissed({ ...avatar, status: 'ready' }, after), false);
   });
 });

@@ -1,26 +1,29 @@
 // POST /api/v1/teams/{team_id}/avatar/upload on the real handler over dynalite + s3rver.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { accountKeys } from '../../shared/accounts/keys.ts';
 import { recordingProvider } from '../../shared/avatars/provider.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
 import { SIGNATURE_HEADER, verifyCallback } from '../../shared/avatars/signature.ts';
-import { readAvatar } from '../../shared/avatars/store.ts';
+import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
-import { queryPartition } from '../../shared/db/store.ts';
+import { getItem, queryPartition } from '../../shared/db/store.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { newId } from '../../shared/ids.ts';
 import { CONTENT_TEAM_TYPE } from '../../shared/teams/schemas.ts';
 import { createTeam, readTeam } from '../../shared/teams/store.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { DAILY_ALLOWANCE_USED, UPLOAD_LIMITS } from '../../shared/uploads/schemas.ts';
+import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import {
   avatarTeam,
+  CONSENT_SIZE,
   ebml,
   isoMedia,
   mp4,
@@ -32,6 +35,7 @@ import {
   uploadVideo,
   videoPart,
   webm,
+  withProvider,
 } from './support.ts';
 
 let h: Harness;
@@ -65,8 +69,14 @@ describe('avatar upload: happy path', () => {
     const video = mp4(2048);
     const res = await uploadVideo(h, team, { video: videoPart(video), consent_attestation: 'true' });
     assert.equal(res.status, 202);
-    assert.deepEqual(Object.keys(res.body).sort(), ['avatar_id', 'consent_url', 'status', 'type']);
-    const { avatar_id, status, type, consent_url } = res.body;
+    assert.deepEqual(Object.keys(res.body).sort(), [
+      'avatar_id',
+      'consent_headers',
+      'consent_url',
+      'status',
+      'type',
+    ]);
+    const { avatar_id, status, type, consent_url, consent_headers } = res.body;
     assert.equal(status, 'training');
     assert.equal(type, 'studio');
     assert.match(avatar_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -84,13 +94,20 @@ describe('avatar upload: happy path', () => {
     assert.equal(record?.owner, h.owner.id);
     assert.equal((await readTeam(team))?.current_avatar_id, avatar_id);
 
-    // The consent URL is a time-limited presigned PUT of this avatar's consent object.
+    // The consent URL is a time-limited presigned PUT of this avatar's consent object: of exactly the
+    // declared size, once (S3 checks signed headers: another length, or no If-None-Match, is a 403).
     const url = new URL(consent_url);
     assert.match(url.pathname, new RegExp(`/teams/${team}/avatars/${avatar_id}/consent\\.mp4$`));
     assert.equal(url.searchParams.get('X-Amz-Expires'), String(AVATAR_LIMITS.consentUrlSeconds));
+    assert.equal(url.searchParams.get('X-Amz-SignedHeaders'), 'content-length;host;if-none-match');
+    assert.deepEqual(consent_headers, { 'if-none-match': '*' });
+    assert.equal(record?.consent_bytes, CONSENT_SIZE);
 
-    // The provider got the job, with a URL that serves the stored video.
+    // The provider got the job, with a URL that serves the stored video; the record notes it took it.
     const job = recordingProvider.jobs.find((j) => j.avatar_id === avatar_id);
+    const accepted = await readAvatar(team, avatar_id);
+    assert.equal(accepted?.provider_job_id, avatar_id);
+    assert.match(accepted?.job_accepted_at ?? '', /^\d{4}-\d\d-\d\dT/);
     assert.equal(job?.team_id, team);
     assert.equal(job?.video_content_type, 'video/mp4');
     const fetched = await fetch(job!.video_url);
@@ -124,7 +141,12 @@ describe('avatar upload: happy path', () => {
       new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: video, ContentType: 'video/mp4' }),
     );
     const res = await h.call('POST', uploadUrl(team), {
-      json: { upload_key: key, consent_attestation: true, subject_is_minor: false },
+      json: {
+        upload_key: key,
+        consent_attestation: true,
+        consent_size: CONSENT_SIZE,
+        subject_is_minor: false,
+      },
     });
     assert.equal(res.status, 202);
     // No copy of up to 2 GiB under the team (it could outlast the function): the record names the upload.
@@ -160,7 +182,7 @@ describe('avatar upload: happy path', () => {
     );
     try {
       const res = await h.call('POST', uploadUrl(team), {
-        json: { upload_key: key, consent_attestation: true },
+        json: { upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE },
       });
       assert.equal(res.status, 202, res.text);
       assert.equal((await readAvatar(team, res.body.avatar_id))?.source_version_id, 'checked-version');
@@ -288,7 +310,7 @@ describe('avatar upload: bad input', () => {
     assert.deepEqual(res.body, notAFile);
     // A URL-encoded form is a form to FastAPI too (it said every field was missing).
     const encoded = await h.call('POST', uploadUrl(team), {
-      body: 'video=not+a+file&consent_attestation=true&subject_is_minor=',
+      body: 'video=not+a+file&consent_attestation=true&subject_is_minor=&consent_size=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     assert.deepEqual([encoded.status, encoded.body], [422, notAFile]);
@@ -355,6 +377,31 @@ describe('avatar upload: bad input', () => {
     });
   });
 
+  it('consent_size is required, 1 byte to 2 GiB: the consent URL takes exactly that many bytes', async () => {
+    const own = await avatarTeam(h.owner.id);
+    const parts = { video: videoPart(), consent_attestation: 'true' };
+    const omitted = await h.call('POST', uploadUrl(own), multipart(parts));
+    assert.deepEqual(omitted.body, formError('consent_size', 'missing', 'Field required', null));
+    for (const [text, type] of [
+      ['0', 'greater_than_equal'],
+      [String(AVATAR_LIMITS.consentBytes.max + 1), 'less_than_equal'],
+      ['1.5', 'int_parsing'],
+    ] as const) {
+      const res = await uploadVideo(h, own, { ...parts, consent_size: text });
+      assert.equal(res.status, 422, text);
+      assert.deepEqual(
+        res.body.detail.map((item: { loc: string[]; type: string }) => [item.loc.join('.'), item.type]),
+        [['body.consent_size', type]],
+      );
+    }
+    assert.deepEqual(await teamObjects(own), []);
+    const atMost = await uploadVideo(h, own, {
+      ...parts,
+      consent_size: String(AVATAR_LIMITS.consentBytes.max),
+    });
+    assert.equal(atMost.status, 202, atMost.text);
+  });
+
   it('415 for bytes that are not MP4, QuickTime or WebM, whatever the declared type', async () => {
     const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64)]);
     for (const content of [
@@ -398,7 +445,12 @@ describe('avatar upload by upload_key', () => {
   const send = (json: unknown) => h.call('POST', uploadUrl(team), { json });
 
   it('holds a JSON body to the JSON limit, not the multipart form’s', async () => {
-    const res = await send({ upload_key: 'k', consent_attestation: true, pad: 'p'.repeat(300_000) });
+    const res = await send({
+      upload_key: 'k',
+      consent_attestation: true,
+      consent_size: CONSENT_SIZE,
+      pad: 'p'.repeat(300_000),
+    });
     assert.equal(res.status, 413);
     assert.match(res.body.detail, new RegExp(`the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes$`));
   });
@@ -407,7 +459,7 @@ describe('avatar upload by upload_key', () => {
     const others = `${userUploadPrefix(h.other.id)}x/me.mp4`;
     await putUpload(others, mp4());
     for (const key of [others, `${userUploadPrefix(h.owner.id)}nothing/here.mp4`, '../etc/passwd']) {
-      const res = await send({ upload_key: key, consent_attestation: true });
+      const res = await send({ upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE });
       assert.equal(res.status, 404, key);
       assert.deepEqual(res.body, { detail: 'Upload not found' });
     }
@@ -415,6 +467,7 @@ describe('avatar upload by upload_key', () => {
     const res = await send({
       upload_key: `${userUploadPrefix(h.owner.id)}x/\ud800.mp4`,
       consent_attestation: true,
+      consent_size: CONSENT_SIZE,
     });
     assert.equal(res.status, 422);
     assert.equal(res.body.detail[0].type, 'string_unicode');
@@ -431,7 +484,7 @@ describe('avatar upload by upload_key', () => {
       `${folder}/./me.mp4`,
       `${userUploadPrefix(h.owner.id)}./${folder.split('/').at(-1)}/me.mp4`,
     ]) {
-      const res = await send({ upload_key: key, consent_attestation: true });
+      const res = await send({ upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE });
       assert.deepEqual([res.status, res.body], [404, { detail: 'Upload not found' }], key);
     }
   });
@@ -439,12 +492,15 @@ describe('avatar upload by upload_key', () => {
   it('415 for an uploaded object that is not a video', async () => {
     const key = `${userUploadPrefix(h.owner.id)}y/notes.mp4`;
     await putUpload(key, Buffer.from('%PDF-1.7 not a video'));
-    const res = await send({ upload_key: key, consent_attestation: true });
+    const res = await send({ upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE });
     assert.equal(res.status, 415);
     // An empty one too: S3 answers the range over it with 416 InvalidRange.
     const empty = `${userUploadPrefix(h.owner.id)}y/empty.mp4`;
     await putUpload(empty, Buffer.alloc(0));
-    assert.equal((await send({ upload_key: empty, consent_attestation: true })).status, 415);
+    assert.equal(
+      (await send({ upload_key: empty, consent_attestation: true, consent_size: CONSENT_SIZE })).status,
+      415,
+    );
   });
 
   it('413 for an uploaded video over 2 GiB (size as S3 reports it)', async () => {
@@ -463,7 +519,7 @@ describe('avatar upload by upload_key', () => {
       { step: 'initialize', name: claimLargeObject },
     );
     try {
-      const res = await send({ upload_key: key, consent_attestation: true });
+      const res = await send({ upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE });
       assert.equal(res.status, 413);
       assert.deepEqual(res.body, {
         detail: `Request body too large: the limit is ${AVATAR_LIMITS.uploadVideoBytes} bytes`,
@@ -479,9 +535,15 @@ describe('avatar upload by upload_key', () => {
       detail: [
         { type: 'missing', loc: ['body', 'upload_key'], msg: 'Field required', input: {} },
         { type: 'missing', loc: ['body', 'consent_attestation'], msg: 'Field required', input: {} },
+        { type: 'missing', loc: ['body', 'consent_size'], msg: 'Field required', input: {} },
       ],
     });
-    const refused = await send({ upload_key: 'k', consent_attestation: false, subject_is_minor: true });
+    const refused = await send({
+      upload_key: 'k',
+      consent_attestation: false,
+      subject_is_minor: true,
+      consent_size: 1,
+    });
     assert.deepEqual(refused.body, {
       detail: [
         {
@@ -500,6 +562,42 @@ describe('avatar upload by upload_key', () => {
         },
       ],
     });
+  });
+});
+
+describe('avatar upload: the consent URL against the daily upload allowance', () => {
+  it('counts it as one upload of its declared size; past the allowance, 429 and nothing stored', async () => {
+    const user = '01a1fc6e-0000-7000-8000-00000000a11c';
+    const token = await h.tokenFor(user);
+    const team = await avatarTeam(user);
+    const today = () =>
+      getItem<{ bytes: number; uploads: number }>(
+        accountKeys.uploadAllowance(user, new Date().toISOString().slice(0, 10)),
+      );
+    const first = await uploadVideo(h, team, undefined, token);
+    assert.equal(first.status, 202, first.text);
+    assert.deepEqual([(await today())?.bytes, (await today())?.uploads], [CONSENT_SIZE, 1]);
+    await moveAvatar(team, first.body.avatar_id, 'failed', 'done');
+    // Direct uploads take the rest of the day's bytes but one byte less than a consent recording.
+    await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes - 2 * CONSENT_SIZE + 1, new Date());
+    const refused = await uploadVideo(h, team, undefined, token);
+    assert.equal(refused.status, 429, refused.text);
+    assert.deepEqual(refused.body, { detail: DAILY_ALLOWANCE_USED });
+    assert.match(refused.headers['retry-after'] ?? '', /^\d+$/);
+    // Nothing stored, nothing counted: the team still names the first avatar.
+    assert.deepEqual(await teamObjects(team), [`teams/${team}/avatars/${first.body.avatar_id}/source.mp4`]);
+    assert.equal((await avatarRecords(team)).length, 1);
+    assert.equal((await readTeam(team))?.current_avatar_id, first.body.avatar_id);
+    assert.equal((await today())?.uploads, 2);
+    // A smaller recording still fits.
+    const smaller = await uploadVideo(
+      h,
+      team,
+      { video: videoPart(), consent_attestation: 'true', consent_size: String(CONSENT_SIZE - 1) },
+      token,
+    );
+    assert.equal(smaller.status, 202, smaller.text);
+    assert.equal((await today())?.bytes, UPLOAD_LIMITS.daily.bytes);
   });
 });
 
@@ -553,7 +651,7 @@ describe('avatar upload: failures leave no record pointing at nothing', () => {
       assert.equal(res.status, 503);
       // From a direct upload: the record goes, the upload (the caller's own object) stays.
       const direct = await h.call('POST', uploadUrl(team), {
-        json: { upload_key: key, consent_attestation: true },
+        json: { upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE },
       });
       assert.equal(direct.status, 503);
     } finally {
@@ -565,20 +663,6 @@ describe('avatar upload: failures leave no record pointing at nothing', () => {
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 });
-
-/** A provider on a local port (AVATAR_PROVIDER_URL, at `path`) answering with `handler` while `run`
- * runs; then stopped, and the URL unset (uploads go to the recording provider again). */
-async function withProvider(handler: RequestListener, run: () => Promise<void>, path = '/trainings') {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  process.env.AVATAR_PROVIDER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-  try {
-    await run();
-  } finally {
-    delete process.env.AVATAR_PROVIDER_URL;
-    server.close();
-  }
-}
 
 describe('avatar provider over HTTP', () => {
   it('POSTs the job to AVATAR_PROVIDER_URL', async () => {

@@ -11,10 +11,13 @@ import {
   isUploadedFile,
   multipartBoundary,
 } from '../../shared/http/multipart.ts';
-import { avatarTeam, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
+import { avatarTeam, CONSENT_SIZE, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
 import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
 import { type CallResult, type Harness, startHarness } from '../support/harness.ts';
 import { type FormPart, formBody } from '../support/multipart.ts';
+
+/** The avatar form's declared consent recording size. */
+const consentSize: FormPart = { name: 'consent_size', content: String(CONSENT_SIZE) };
 
 let h: Harness;
 let pdf: Buffer;
@@ -188,6 +191,7 @@ describe('a file part sent more than once: the last one counts', () => {
         'twice0video',
         { name: 'video', content: first, filename: 'one.mp4', type: 'video/mp4' },
         { name: 'consent_attestation', content: 'true' },
+        consentSize,
         { name: 'video', content: last, filename: 'two.webm', type: 'video/webm' },
       ),
     );
@@ -202,7 +206,7 @@ describe('a file part sent more than once: the last one counts', () => {
     const res = await post(
       uploadUrl(team),
       'multipart/form-data; boundary=Ab_Cd-Ef_12',
-      formBody('Ab_Cd-Ef_12', video, video, { name: 'consent_attestation', content: 'true' }),
+      formBody('Ab_Cd-Ef_12', video, video, { name: 'consent_attestation', content: 'true' }, consentSize),
     );
     assert.equal(res.status, 202, res.text.slice(0, 500));
   });
@@ -239,10 +243,23 @@ describe('a form past its part limits: Starlette’s 400, never a part dropped i
     const team = await avatarTeam(h.owner.id);
     const video = { name: 'video', content: mp4(1024), filename: 'me.mp4', type: 'video/mp4' };
     const consent = { name: 'consent_attestation', content: 'true' };
-    const avatar = await send(uploadUrl(team), video, consent, ...extraFields(FORM_LIMITS.fields));
+    // Two fields of its own (consent_attestation, consent_size), the rest extras.
+    const avatar = await send(
+      uploadUrl(team),
+      video,
+      consent,
+      consentSize,
+      ...extraFields(FORM_LIMITS.fields - 1),
+    );
     assert.equal(avatar.status, 400, avatar.text.slice(0, 300));
     assert.deepEqual(avatar.body, TOO_MANY_FIELDS);
-    const atLimit = await send(uploadUrl(team), video, consent, ...extraFields(FORM_LIMITS.fields - 1));
+    const atLimit = await send(
+      uploadUrl(team),
+      video,
+      consent,
+      consentSize,
+      ...extraFields(FORM_LIMITS.fields - 2),
+    );
     assert.equal(atLimit.status, 202, atLimit.text.slice(0, 300));
   });
 });
@@ -264,6 +281,7 @@ describe('a file part echoed in a 422 is a small descriptor, never its bytes', (
         'file0as0text',
         { name: 'video', content: mp4(), filename: 'me.mp4', type: 'video/mp4' },
         { name: 'consent_attestation', content: big, filename: 'consent.txt', type: 'text/plain' },
+        consentSize,
       ),
     );
     assert.equal(res.status, 422, res.text.slice(0, 500));
@@ -295,6 +313,7 @@ describe('a file part echoed in a 422 is a small descriptor, never its bytes', (
           filename: 'b.pdf',
           type: 'application/pdf',
         },
+        consentSize,
       ),
     );
     assert.equal(res.status, 422, res.text.slice(0, 500));
@@ -323,6 +342,7 @@ describe('a file part echoed in a 422 is a small descriptor, never its bytes', (
           filename: 'two.txt',
           type: 'text/plain',
         },
+        consentSize,
       ),
     );
     assert.equal(res.status, 422, res.text.slice(0, 500));

@@ -9,18 +9,21 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
-import { moveAvatar } from '../../shared/avatars/store.ts';
+import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
+import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
+import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
+import { readTeam } from '../../shared/teams/store.ts';
 import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
-import { avatarTeam, mp4, uploadVideo } from '../avatars/support.ts';
+import { avatarTeam, mp4, statusUrl, uploadVideo, withProvider } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -291,7 +294,7 @@ describe('faults in the AWS SDK clients', () => {
       ),
       mp4(),
       Buffer.from(
-        `\r\n${part('consent_attestation', 'true')}${part('subject_is_minor', 'false')}--${boundary}--\r\n`,
+        `\r\n${part('consent_attestation', 'true')}${part('subject_is_minor', 'false')}${part('consent_size', '1024')}--${boundary}--\r\n`,
       ),
     ]);
     const upload = await h.call('POST', `/api/v1/teams/${team}/avatar/upload`, {
@@ -321,24 +324,96 @@ describe('faults in the AWS SDK clients', () => {
   // The write lands and its answer is lost; the SDK's resends are then refused by the condition the
   // first attempt changed, or fail throughout (a 500: whether the write landed is read back). The
   // team's ready avatar stays current unless the upload's own replaced it.
-  for (const [write, commands, resends] of [
-    ['its record', /Put/, 'refused'],
-    ['the team’s pointer', /Update/, 'refused'],
-    ['the team’s pointer', /Update/, 'failing'],
+  // (The pointer's UpdateItem, not the upload allowance's or the job's acceptance.)
+  for (const [write, commands, resends, about] of [
+    ['its record', /Put/, 'refused', undefined],
+    ['the team’s pointer', /Update/, 'refused', 'current_avatar_id'],
+    ['the team’s pointer', /Update/, 'failing', 'current_avatar_id'],
   ] as const)
     it(`a lost response on ${write}${resends === 'failing' ? ', every resend failing' : ''} (avatar upload): 202, and the team names an avatar that is there`, async () => {
       const team = await avatarTeam(h.owner.id);
       const first = await uploadVideo(h, team);
       assert.equal(first.status, 202, first.text);
       await moveAvatar(team, first.body.avatar_id, 'ready');
-      if (resends === 'failing') inject('dynamo', { commands, failing: (n) => n >= 2, kind: 'server' });
-      inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+      if (resends === 'failing')
+        inject('dynamo', { commands, about, failing: (n) => n >= 2, kind: 'server' });
+      const lost = inject('dynamo', {
+        commands,
+        about,
+        failing: (n) => n === 1,
+        kind: 'timeout',
+        afterSend: true,
+      });
       const res = await uploadVideo(h, team);
       clearFaults();
       assert.equal(res.status, 202, res.text);
+      assert.ok(lost.attempts() >= 1, 'the fault reached its write');
       const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
       assert.equal(status.status, 200, status.text);
       assert.equal(status.body.avatar_id, res.body.avatar_id);
+      await assertNoDanglingObjectReferences();
+    });
+
+  // Double faults on the avatar upload: after the pointer names the new avatar, its job is not taken
+  // (or its acceptance is not recorded), and the move to failed fails too. The avatar stays
+  // `training` with nothing at the provider: it must not block the team's next upload for 24 hours.
+  for (const [provider, answer] of [
+    ['unreachable', 500],
+    ['takes the job, its acceptance unrecorded', 202],
+  ] as const)
+    it(`avatar upload, provider ${provider}, the avatar's own writes failing: 503, the retry proceeds once no upload can still be handing the job over`, async () => {
+      const team = await avatarTeam(h.owner.id);
+      const at = Date.now();
+      let first: Awaited<ReturnType<typeof uploadVideo>> | undefined;
+      await withProvider(
+        (req, res) => {
+          req.resume();
+          req.on('end', () => res.writeHead(answer).end());
+        },
+        async () => {
+          // Every UpdateItem of the avatar record (its acceptance, its move to failed); the team's
+          // pointer and everything else pass.
+          inject('dynamo', {
+            commands: /^UpdateItem/,
+            about: 'AVATAR#',
+            failing: () => true,
+            kind: 'server',
+          });
+          first = await uploadVideo(h, team);
+          clearFaults();
+        },
+      );
+      assert.equal(first?.status, 503, first?.text);
+      const stuck = (await readTeam(team))?.current_avatar_id;
+      assert.ok(stuck);
+      assert.equal((await readAvatar(team, stuck))?.status, 'training');
+      // Told when to come back: an upload of the same instant may still be handing its job over.
+      const retryAfter = Number(first?.headers['retry-after']);
+      assert.ok(retryAfter > 1 && retryAfter <= AVATAR_LIMITS.handOverSeconds, first?.headers['retry-after']);
+      try {
+        const early = await uploadVideo(h, team);
+        assert.equal(early.status, 409, early.text);
+        assert.ok(Number(early.headers['retry-after']) <= AVATAR_LIMITS.handOverSeconds);
+        // Past the hand-over (not 24 hours): the status says failed, and the retry trains.
+        setClock(new Date(at + (AVATAR_LIMITS.handOverSeconds + 1) * 1000));
+        const polled = await h.call('GET', statusUrl(team));
+        assert.deepEqual(
+          [polled.body.avatar_id, polled.body.status, polled.body.error],
+          [stuck, 'failed', AVATAR_TEXTS.notStarted],
+        );
+        const retry = await uploadVideo(h, team);
+        assert.equal(retry.status, 202, retry.text);
+        // One training at a time still: the retry's avatar blocks the next upload.
+        assert.equal((await uploadVideo(h, team)).status, 409);
+      } finally {
+        setClock(undefined);
+      }
+      // The stuck avatar is failed for good, its record (consent attested, source video) kept.
+      const old = await readAvatar(team, stuck);
+      assert.deepEqual(
+        [old?.status, old?.error, old?.consent_attested_by],
+        ['failed', AVATAR_TEXTS.notStarted, h.owner.id],
+      );
       await assertNoDanglingObjectReferences();
     });
 

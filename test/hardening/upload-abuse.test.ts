@@ -208,6 +208,7 @@ describe('upload abuse', () => {
         ),
         textPart('consent_attestation', 'true'),
         textPart('subject_is_minor', 'false'),
+        textPart('consent_size', '1024'),
       ),
       [415],
     );

@@ -282,6 +282,8 @@ const SPEC: {
     resource: 'Avatar upload result',
     operation: ['post', '/api/v1/teams/{team_id}/avatar/upload', 202],
     fields: names('avatar_id, status, type, consent_url', S()),
+    // The headers the consent PUT is signed with (If-None-Match: *: it stores once).
+    extra: ['consent_headers'],
   },
   {
     resource: 'Product search response',
