@@ -85,10 +85,13 @@ const onlyBoolean = <const B extends boolean>(accepted: B, reason: string) =>
 
 const consentAttestation = onlyBoolean(true, AVATAR_TEXTS.consentRequired);
 const subjectIsMinor = v.optional(onlyBoolean(false, AVATAR_TEXTS.minorRefused), false);
-const consentSize = v.pipe(
-  integer({ ge: AVATAR_LIMITS.consentBytes.min, le: AVATAR_LIMITS.consentBytes.max }),
-  v.description(
-    'The consent recording’s size in bytes: consent_url takes a PUT of exactly this many bytes, once, counted against the daily upload allowance.',
+// Optional, beyond the spec's three parts: a client written to the spec gets the plain URL it expects.
+const consentSize = v.optional(
+  v.pipe(
+    integer({ ge: AVATAR_LIMITS.consentBytes.min, le: AVATAR_LIMITS.consentBytes.max }),
+    v.description(
+      'The consent recording’s size in bytes. Given, consent_url takes a PUT of exactly this many bytes, once (with consent_headers), counted against the daily upload allowance; without it, a plain PUT within the hour.',
+    ),
   ),
 );
 
@@ -112,9 +115,11 @@ export const AvatarUploadResult = v.object({
   avatar_id: v.string(),
   status: v.literal('training'),
   type: v.literal(STUDIO),
-  /** A presigned PUT of the consent recording: exactly `consent_size` bytes, once, within the hour. */
+  /** A presigned PUT of the consent recording within the hour: with `consent_size`, exactly that many
+   * bytes, once. */
   consent_url: v.string(),
-  /** Headers the consent PUT must carry exactly as given (they are part of its signature). */
+  /** Headers the consent PUT must carry exactly as given (part of its signature; none without
+   * `consent_size`). */
   consent_headers: v.record(v.string(), v.string()),
 });
 export type AvatarUploadResult = v.InferOutput<typeof AvatarUploadResult>;

@@ -4,7 +4,7 @@
 // on the record. A failed step removes what the earlier ones wrote, so no record points at nothing; an
 // avatar whose job was not handed over is failed, or (that write failing too) stops blocking once no
 // upload can still be handing it over.
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readAccount, studioTrainingEnabled } from '../accounts/store.ts';
 import { readObjectStart, s3 } from '../aws/s3.ts';
@@ -58,7 +58,7 @@ export async function uploadAvatar(
   userId: string,
   teamId: string,
   source: VideoSource,
-  consentSize: number,
+  consentSize: number | undefined,
 ): Promise<AvatarUploadResult> {
   const [{ team, avatar: current }, account] = await Promise.all([
     readTeamAvatar(teamId),
@@ -70,9 +70,10 @@ export async function uploadAvatar(
   await refuseWhileTraining(current);
   const video =
     'file' in source ? videoInRequest(source.file) : await videoUploaded(userId, source.uploadKey);
-  // The consent URL stores up to `consentSize` bytes: counted like a direct upload (429 when the day's
-  // allowance is used), before anything is stored. A later failure leaves it counted (the strict side).
-  await useDailyAllowance(userId, consentSize, now());
+  // A declared consent recording is stored once, at its size: counted like a direct upload (429 when
+  // the day's allowance is used), before anything is stored. A later failure leaves it counted (the
+  // strict side). Undeclared (the spec's form), the URL is the plain PUT such a client sends.
+  if (consentSize !== undefined) await useDailyAllowance(userId, consentSize, now());
 
   const provider = avatarProvider();
   const id = newId();
@@ -94,7 +95,7 @@ export async function uploadAvatar(
     source_bytes: video.bytes,
     // The consent recording is expected in the same container format as the source video.
     consent_key: avatarObjects.consent(teamId, id, video.format.ext),
-    consent_bytes: consentSize,
+    ...(consentSize === undefined ? {} : { consent_bytes: consentSize }),
     consent_attestation: true,
     consent_attested_by: userId,
     consent_attested_at: at,
@@ -123,21 +124,31 @@ export async function uploadAvatar(
   // Noted beside the consent URL's signing (no request): a 202 only for a job the record says was taken.
   const [, consent_url] = await Promise.all([
     startTraining(provider, avatar),
-    // A PUT of exactly the declared size, once (If-None-Match: *), as a direct upload's.
-    presignPutOnce(
-      avatar.consent_key,
-      { size: consentSize },
-      { expiresIn: AVATAR_LIMITS.consentUrlSeconds, signedAt: now() },
-    ),
+    consentUrl(avatar.consent_key, consentSize),
   ]);
   return {
     avatar_id: id,
     status: 'training',
     type: STUDIO,
     consent_url,
-    consent_headers: { ...PUT_ONCE_HEADERS },
+    consent_headers: consentSize === undefined ? {} : { ...PUT_ONCE_HEADERS },
   };
 }
+
+/**
+ * The consent recording's presigned PUT, valid an hour: of exactly the declared size, once
+ * (If-None-Match: *), as a direct upload's; undeclared, the plain PUT a client written to the spec sends
+ * (reusable within the hour and outside the allowance: docs/avatars.md).
+ */
+const consentUrl = (key: string, size: number | undefined) => {
+  const signing = { expiresIn: AVATAR_LIMITS.consentUrlSeconds, signedAt: now() };
+  return size === undefined
+    ? getSignedUrl(s3(), new PutObjectCommand({ Bucket: config.bucketName, Key: key }), {
+        expiresIn: signing.expiresIn,
+        signingDate: signing.signedAt,
+      })
+    : presignPutOnce(key, { size }, signing);
+};
 
 /** Seconds until no upload can still be handing the avatar's job over (at least 1). */
 const untilHandOverEnds = (avatar: AvatarItem) =>

@@ -24,6 +24,7 @@ import { type Harness, startHarness } from '../support/harness.ts';
 import {
   avatarTeam,
   CONSENT_SIZE,
+  consentRecording,
   ebml,
   isoMedia,
   mp4,
@@ -377,11 +378,25 @@ describe('avatar upload: bad input', () => {
     });
   });
 
-  it('consent_size is required, 1 byte to 2 GiB: the consent URL takes exactly that many bytes', async () => {
+  it("the spec's form without consent_size: 202 with the plain consent URL, nothing counted for it", async () => {
+    const own = await avatarTeam(h.owner.id);
+    const omitted = await h.call(
+      'POST',
+      uploadUrl(own),
+      multipart({ video: videoPart(), consent_attestation: 'true' }),
+    );
+    assert.equal(omitted.status, 202, omitted.text);
+    // A client written to the spec PUTs the URL bare: nothing but the host is signed.
+    assert.equal(new URL(omitted.body.consent_url).searchParams.get('X-Amz-SignedHeaders'), 'host');
+    assert.deepEqual(omitted.body.consent_headers, {});
+    assert.equal((await readAvatar(own, omitted.body.avatar_id))?.consent_bytes, undefined);
+    const put = await fetch(omitted.body.consent_url, { method: 'PUT', body: consentRecording() });
+    assert.equal(put.status, 200);
+  });
+
+  it('consent_size, when sent, is 1 byte to 2 GiB: the consent URL takes exactly that many bytes', async () => {
     const own = await avatarTeam(h.owner.id);
     const parts = { video: videoPart(), consent_attestation: 'true' };
-    const omitted = await h.call('POST', uploadUrl(own), multipart(parts));
-    assert.deepEqual(omitted.body, formError('consent_size', 'missing', 'Field required', null));
     for (const [text, type] of [
       ['0', 'greater_than_equal'],
       [String(AVATAR_LIMITS.consentBytes.max + 1), 'less_than_equal'],
@@ -535,7 +550,6 @@ describe('avatar upload by upload_key', () => {
       detail: [
         { type: 'missing', loc: ['body', 'upload_key'], msg: 'Field required', input: {} },
         { type: 'missing', loc: ['body', 'consent_attestation'], msg: 'Field required', input: {} },
-        { type: 'missing', loc: ['body', 'consent_size'], msg: 'Field required', input: {} },
       ],
     });
     const refused = await send({

@@ -333,12 +333,9 @@ async function subjectsOf(route: Route): Promise<Subject[]> {
       'multipart/form-data'
     ]!.schema;
     const fields: Record<string, unknown> = {};
-    const required = (schema.required ?? []) as string[];
     for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
       if (isBinary(property)) fields[name] = FILE;
       else if ('const' in property) fields[name] = String(property.const);
-      // Another required field (the avatar's consent_size): its smallest value, as form text.
-      else if (required.includes(name)) fields[name] = String(smallest(property));
     }
     subjects.push({ route, options, operation, kind: 'form', baseline: { ...base, body: fields } });
   }
