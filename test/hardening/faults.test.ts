@@ -152,6 +152,10 @@ const strings = (value: unknown): string[] =>
         : [];
 
 /** The whole table (a test-only Scan, every page). */
+/** Every stored item holding a text that begins with `prefix` (a record's, or one of its parts'). */
+const itemsNamed = async (prefix: string) =>
+  (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(prefix)));
+
 async function allItems() {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
@@ -688,11 +692,7 @@ describe('faults in the AWS SDK clients', () => {
     const first = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
     clearFaults();
     assert.equal(first.status, 503, first.text);
-    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
-    assert.deepEqual(
-      left.map((item) => item.title),
-      [],
-    );
+    assert.deepEqual(await itemsNamed(title), []);
     const retry = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
     assert.equal(retry.status, 201, retry.text);
     assert.equal(retry.body.task_count, 3);
@@ -706,11 +706,7 @@ describe('faults in the AWS SDK clients', () => {
     const res = await h.call('POST', '/api/v1/projects', { json: { title, tasks } });
     clearFaults();
     assert.equal(res.status, 503, res.text);
-    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
-    assert.deepEqual(
-      left.map((item) => item.title),
-      [],
-    );
+    assert.deepEqual(await itemsNamed(title), []);
   });
 
   it('a project whose item lands with its answer lost, its resends failing: neither it nor its tasks stay (503)', async () => {
@@ -721,11 +717,7 @@ describe('faults in the AWS SDK clients', () => {
     const res = await h.call('POST', '/api/v1/projects', { json: { title, tasks } });
     clearFaults();
     assert.equal(res.status, 503, res.text);
-    const left = (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(title)));
-    assert.deepEqual(
-      left.map((item) => item.title),
-      [],
-    );
+    assert.deepEqual(await itemsNamed(title), []);
   });
 
   it('a lost answer on a credentials save (the SDK resends it): revision counts the save once', async () => {
