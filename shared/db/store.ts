@@ -146,10 +146,11 @@ export async function queryPartition<T extends object>(
  */
 export const PAGE_MAX_BYTES = RESPONSE_BODY_MAX_BYTES;
 
-/** The longest head of `items` within `maxBytes`, never empty when items remain. Measured on the
- * stored items, which carry more than the entries made from them. Escaping at most doubles a JSON
- * text, so a page of half the budget is kept without measuring its items one by one. */
-function withinPageBudget<T>(items: T[], maxBytes = PAGE_MAX_BYTES): T[] {
+/** The longest head of `items` within `maxBytes`, never empty when items remain. Pages measure the
+ * stored items, which carry more than the entries made from them (the teams' views, their rows).
+ * Escaping at most doubles a JSON text, so a page of half the budget is kept without measuring its
+ * items one by one. */
+export function withinPageBudget<T>(items: T[], maxBytes = PAGE_MAX_BYTES): T[] {
   if (Buffer.byteLength(JSON.stringify(items)) * 2 <= maxBytes) return items;
   let bytes = 0;
   for (const [i, item] of items.entries()) {

@@ -22,6 +22,9 @@ import { sentBytes } from '../lambda-response.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   ContentCadenceInput,
+  CyclePhasesInput,
+  LoopFieldsInput,
+  TaskFieldsInput,
   TEAM_BYTES,
   TEAM_LIMITS,
   TeamChangesInput,
@@ -255,6 +258,7 @@ const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
 };
 
 export async function addTask(teamId: string, input: TaskInput): Promise<TeamTask> {
+  checked('task', TaskFieldsInput, input);
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
   const record = taskRecord(teamId, item);
@@ -268,6 +272,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
 
 /** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
+  for (const input of inputs) checked('task', TaskFieldsInput, input);
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
   for (const record of records) refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
   await requireTeam(teamId);
@@ -310,6 +315,7 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  * landed meanwhile, its bound made exact (docs/teams.md "Reads are bounded").
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
+  checked('task changes', TaskFieldsInput, changes);
   const set: Json = Object.fromEntries(
     Object.entries(changes)
       .filter(([, value]) => value !== undefined)
@@ -419,6 +425,7 @@ export interface CycleInput {
 
 /** Starts the next strategy cycle (instance numbers count up from 1; a racing writer retries). */
 export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
+  checked('strategy cycle phases', CyclePhasesInput, input.phases ?? []);
   await requireTeam(teamId);
   for (;;) {
     const [latest] = await readCycles(teamId, 1);
@@ -601,6 +608,7 @@ const loopInstanceItem = (
 });
 
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
+  checked('loop instance', LoopFieldsInput, input);
   const id = newId();
   const scheduled_at = new Date(input.scheduled_at).toISOString();
   const keys = teamKeys.loop(teamId, scheduled_at, id);
@@ -628,6 +636,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
 /** Many loop instances that run no task at once (a day's schedule, backfills): batch writes. */
 export async function addLoopInstances(teamId: string, inputs: LoopInstanceInput[]): Promise<void> {
   if (inputs.some((input) => input.task_id)) throw new Error('addLoopInstances takes no task_id');
+  for (const input of inputs) checked('loop instance', LoopFieldsInput, input);
   await requireTeam(teamId);
   await putMany(
     inputs.map((input) => {
@@ -646,6 +655,7 @@ export async function updateLoopInstance(
   loop: Pick<LoopInstanceItem, 'id' | 'scheduled_at'>,
   changes: LoopChanges,
 ): Promise<void> {
+  checked('loop instance changes', LoopFieldsInput, changes);
   const normalised = { ...changes } as Json;
   for (const name of ['started_at', 'completed_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);

@@ -4,7 +4,7 @@
 // entries and stores nothing twice. The rules are in docs/teams.md.
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
-import { deleteItem, ownedBy, putMany, queryPartition } from '../db/store.ts';
+import { deleteItem, ownedBy, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
@@ -14,6 +14,7 @@ import {
   type CalendarPeriod,
   type CalendarResult,
   kindOf,
+  TEAM_BYTES,
   TEAM_LIMITS,
   type TeamMember,
   WEEKDAYS,
@@ -424,5 +425,7 @@ export async function generateCalendar(
     changed.length > 0 ? putMany(changed) : undefined,
     ...stale.map((item) => deleteItem({ pk: item.pk, sk: item.sk })),
   ]);
-  return { entries: entries.map(toCalendarEntry) };
+  // All are stored; the answer ends before its budget (a month of entries at every limit passes it,
+  // a week never does: docs/teams.md "Views are bounded").
+  return { entries: withinPageBudget(entries.map(toCalendarEntry), TEAM_BYTES.calendar) };
 }

@@ -71,6 +71,18 @@ export const TEAM_LIMITS = {
   calendarTasks: 500,
   /** How far past the team's today a calendar may be planned: a year, leap day included. */
   calendarDaysAhead: 366,
+  /** The task fields the today view and the calendar copy into every row (docs/teams.md "Views are
+   * bounded"): a title like a cadence line's, a status like the team's, a task type and platform like a
+   * cadence line's. */
+  taskTitle: { max: 200 },
+  taskStatus: { max: 64 },
+  taskKind: { max: 64 },
+  /** A loop instance's status and the signals it emitted (rows of the today view and its signals_fired). */
+  loopStatus: { max: 64 },
+  signals: 10,
+  signal: { max: 64 },
+  /** A cycle phase's name: the today view's current_phase, in place of the team's workflow_phase. */
+  phaseName: { max: 64 },
 } as const;
 
 const KiB = 1024;
@@ -91,6 +103,12 @@ export const TEAM_BYTES = {
   /** One member as the team read shows it: a role, names, capabilities and a small current_activity. */
   member: 1.5 * KiB,
   canvas: 32 * KiB,
+  /** The today view: each of its three lists of loop instances (running, upcoming, completed_today),
+   * and its signals_fired. With the cycle fields, 4.75 MiB at most (docs/teams.md "Views are bounded"). */
+  todayList: 1.25 * MiB,
+  signalsFired: 1 * MiB,
+  /** The calendar's entries: a week at every limit is whole within it; a month past it is cut. */
+  calendar: 4.75 * MiB,
 } as const;
 
 /**
@@ -240,6 +258,27 @@ export const TeamChangesInput = v.object({
   hired_at: v.optional(v.nullable(v.string())),
   paused_at: v.optional(v.nullable(v.string())),
 });
+
+/** The task fields the agents set that the today view and the calendar copy into rows (agents.ts
+ * addTask, addTasks, updateTask): bounded so that a row has a bound. */
+export const TaskFieldsInput = v.object({
+  task_type: v.optional(string(TEAM_LIMITS.taskKind)),
+  title: v.optional(string(TEAM_LIMITS.taskTitle)),
+  status: v.optional(string(TEAM_LIMITS.taskStatus)),
+  platform: v.optional(v.nullable(string(TEAM_LIMITS.taskKind))),
+});
+
+/** A loop instance's fields the today view shows as written (agents.ts addLoopInstance(s),
+ * updateLoopInstance). */
+export const LoopFieldsInput = v.object({
+  status: v.optional(string(TEAM_LIMITS.loopStatus)),
+  signals_emitted: v.optional(list(string(TEAM_LIMITS.signal), { max: TEAM_LIMITS.signals })),
+});
+
+/** A strategy cycle's phases: their names become the today view's current_phase. */
+export const CyclePhasesInput = list(
+  v.object({ name: string(TEAM_LIMITS.phaseName), start_day: v.number() }),
+);
 
 export const TeamPath = model({ team_id: uuid() });
 

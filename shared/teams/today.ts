@@ -2,12 +2,13 @@
 // the team's time zone. One wave: the team, its newest cycle and the loop instances of yesterday and
 // today (by their UTC `scheduled_at` sort key), in parallel. The rules are in docs/teams.md.
 import { now } from '../clock.ts';
-import { ownedBy, queryPartition } from '../db/store.ts';
+import { ownedBy, queryPartition, withinPageBudget } from '../db/store.ts';
 import type { LoopInstanceItem } from './agents.ts';
 import { teamKeys } from './keys.ts';
 import {
   type LoopInstance,
   type SignalFired,
+  TEAM_BYTES,
   TEAM_DEFAULTS,
   TEAM_LIMITS,
   type TodayView,
@@ -111,18 +112,17 @@ export function buildTodayView(
     })
     .sort((a, b) => a.fired_at.localeCompare(b.fired_at));
 
+  // Each list ends before its share of the response (its rows are bounded at write: agents.ts).
+  const list = (keep: (loop: LoopInstanceItem) => boolean) =>
+    withinPageBudget(sorted.filter(keep).map(toLoopInstance), TEAM_BYTES.todayList);
   return {
     cycle_day: cycleDay,
     cycle_progress: Math.round(progress * PROGRESS_DIGITS) / PROGRESS_DIGITS,
     current_phase: phase,
-    running: sorted.filter((loop) => LOOP_STATUS.running.has(loop.status)).map(toLoopInstance),
-    upcoming: sorted
-      .filter((loop) => LOOP_STATUS.upcoming.has(loop.status) && isToday(loop.scheduled_at))
-      .map(toLoopInstance),
-    completed_today: sorted
-      .filter((loop) => LOOP_STATUS.finished.has(loop.status) && isToday(loop.completed_at))
-      .map(toLoopInstance),
-    signals_fired: signals,
+    running: list((loop) => LOOP_STATUS.running.has(loop.status)),
+    upcoming: list((loop) => LOOP_STATUS.upcoming.has(loop.status) && isToday(loop.scheduled_at)),
+    completed_today: list((loop) => LOOP_STATUS.finished.has(loop.status) && isToday(loop.completed_at)),
+    signals_fired: withinPageBudget(signals, TEAM_BYTES.signalsFired),
   };
 }
 

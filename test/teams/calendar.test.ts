@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
@@ -70,6 +71,71 @@ const storedEntries = (teamId: string) =>
   queryPartition(teamKeys.partition(teamId), { prefix: 'CAL#', limit: 1000 });
 
 describe('calendar generation', () => {
+  it('stays within the response limit with every entry at its maximum: a week whole, a month cut', async () => {
+    // Before, neither the copied task fields nor the answer had a bound: a month at the cadence and task
+    // limits was a 500. Now each entry is bounded (the task's fields at write, a member 1.5 KiB, a line
+    // by the create rules) and the answer ends before 4.75 MiB, which a week at every limit never reaches.
+    const ctl = (n: number) => '\u0001'.repeat(n); // 7 bytes each as sent, the most a code point takes
+    const taskType = ctl(64);
+    setClock(new Date('2026-11-02T00:00:00Z')); // a Monday
+    const line = (i: number) => ({
+      platform: ctl(63) + String.fromCharCode(65 + i),
+      task_type: taskType,
+      per_week: 21,
+      preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+      preferred_times: ['01:00', '02:00', '03:00'],
+      title: ctl(200),
+    });
+    const team = await createTeam(h, { content_cadence: Array.from({ length: 20 }, (_, i) => line(i)) });
+    // One member at its 1.5 KiB (quotes, 4 bytes each as sent), who does every entry.
+    const member = (note: string) =>
+      addMember(team.id, {
+        role: 'writer',
+        agent_slug: 'social-writer',
+        display_name: 'Writer',
+        persona_name: 'Leo',
+        capabilities: [taskType],
+        current_activity: { note },
+      });
+    const past = await member('"'.repeat(400)).then(
+      () => assert.fail('a member past its share was written'),
+      (error: Error) => /(\d+) bytes as sent, more than the (\d+)/.exec(error.message)!,
+    );
+    const writer = await member('"'.repeat(400 - Math.ceil((Number(past[1]) - Number(past[2])) / 4)));
+    // The 500 tasks a period reads, all in the first week, each field at its limit (another kind than
+    // the cadence's, so every slot is planned too): the week holds 920 entries, the most it can.
+    await addTasks(
+      team.id,
+      Array.from({ length: 500 }, (_, i) => ({
+        task_type: taskType,
+        title: ctl(200),
+        status: ctl(64),
+        platform: ctl(64),
+        scheduled_for: new Date(Date.parse('2026-11-02T04:00:00Z') + i * 1_000_000).toISOString(),
+        published_at: '2026-11-01T00:00:00Z',
+        assigned_member_id: writer.id,
+      })),
+    );
+
+    const week = await generate(team.id);
+    assert.equal(week.status, 200, week.text.slice(0, 200));
+    assert.ok(sentBytes(week.text) <= RESPONSE_BODY_MAX_BYTES, `${sentBytes(week.text)} bytes as sent`);
+    assert.equal(week.body.entries.length, 500 + 20 * 21);
+    assert.ok(week.body.entries.every((entry: Entry) => entry.assigned_member?.persona_name === 'Leo'));
+
+    // November: 500 tasks and 1,800 slots (20 lines, 3 a day for 30 days), all stored; the answer is
+    // their first ones, in time order, up to its budget.
+    const month = await generate(team.id, '?period=monthly');
+    assert.equal(month.status, 200, month.text.slice(0, 200));
+    const sent = sentBytes(month.text);
+    assert.ok(sent <= RESPONSE_BODY_MAX_BYTES, `${sent} bytes as sent`);
+    const { entries } = month.body as { entries: Entry[] };
+    assert.ok(entries.length > 1000 && entries.length < 2300, `${entries.length} entries`);
+    assert.equal(entries[0]!.scheduled_for, '2026-11-01T01:00:00.000Z');
+    const stored = await queryPartition(teamKeys.partition(team.id), { prefix: 'CAL#', limit: 5000 });
+    assert.equal(stored.length, 920 + 2300);
+  });
+
   it('plans the ISO week in the team’s zone: scheduled tasks plus cadence slots, balanced over members', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday
     const { team, ana } = await parisTeam([

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClock } from '../../shared/clock.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
   addCycle,
   addLoopInstance,
   addLoopInstances,
   addTask,
+  addTasks,
+  updateLoopInstance,
   updateTask,
 } from '../../shared/teams/agents.ts';
 import { loopId } from '../../shared/teams/keys.ts';
@@ -235,6 +238,110 @@ describe('today view', () => {
     // Every instance of the 20th is upcoming (nothing has run): 576, the last at 23:57:30.
     assert.equal(view.upcoming.length, 576);
     assert.equal(view.upcoming.at(-1).scheduled_at, '2026-11-20T23:57:30.000Z');
+  });
+
+  it('stays within the response limit with every row at its maximum, and the agents refuse a field past its limit', async () => {
+    // Measured before: five tasks with titles of 380,000 quotes (each within its 1.5 MiB), each with a
+    // loop instance today, made a 7,602,619-byte view, a 500. Now the copied fields are bounded at write
+    // and each list ends before its share: at every limit, with the worst escaping, the view fits.
+    const ctl = (n: number) => '\u0001'.repeat(n); // 7 bytes each as sent, the most a code point takes
+    setClock(new Date(NOW));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, {
+      task_type: ctl(64),
+      title: ctl(200),
+      status: ctl(64),
+      platform: ctl(64),
+    });
+    const cycle = await addCycle(team.id, {
+      start_date: '2026-11-15T00:00:00Z',
+      end_date: '2026-11-30T00:00:00Z',
+      phases: [{ name: ctl(64), start_day: 1 }],
+    });
+    // 200 instances in each list (each row 7,422 bytes as sent, so each list passes its 1.25 MiB), all
+    // with 10 signals of 64 code points: the 4,000 of the running and completed fired today, past its 1 MiB.
+    const kinds = [
+      { status: 'running', at: '2026-11-20T01:00:00Z', started_at: '2026-11-20T02:00:00Z' },
+      { status: 'scheduled', at: '2026-11-20T20:00:00Z' },
+      { status: 'completed', at: '2026-11-20T03:00:00Z', completed_at: '2026-11-20T09:00:00Z' },
+    ];
+    const signals = Array.from({ length: 10 }, (_, i) => ctl(63) + i);
+    for (const kind of kinds)
+      for (let chunk = 0; chunk < 4; chunk++)
+        await Promise.all(
+          Array.from({ length: 50 }, () =>
+            addLoopInstance(team.id, {
+              loop_id: loopId('heavy'),
+              cycle_instance_id: cycle.cycle_instance_id,
+              occurrence_day: 6,
+              scheduled_at: kind.at,
+              status: kind.status,
+              task_id: task.id,
+              started_at: kind.started_at ?? null,
+              completed_at: kind.completed_at ?? null,
+              signals_emitted: signals,
+            }),
+          ),
+        );
+
+    const res = await h.call('GET', `/api/v1/teams/${team.id}/today`);
+    assert.equal(res.status, 200, res.text.slice(0, 200));
+    const sent = sentBytes(res.text);
+    assert.ok(sent <= RESPONSE_BODY_MAX_BYTES, `${sent} bytes as sent`);
+    const view = res.body;
+    assert.equal(view.current_phase, ctl(64));
+    // Each list was cut, its rows whole and in time order.
+    for (const list of [view.running, view.upcoming, view.completed_today]) {
+      assert.ok(list.length > 100 && list.length < 200, `${list.length} rows`);
+      assert.equal(list[0].task_title, ctl(200));
+      assert.deepEqual(list[0].signals_emitted, signals);
+    }
+    assert.ok(view.signals_fired.length > 1000 && view.signals_fired.length < 4000);
+
+    // Past a limit: refused, naming the rule, nothing written (the colleague's title first).
+    const refused = async (write: Promise<unknown>, rule: RegExp) => assert.rejects(write, rule);
+    await refused(
+      addTask(team.id, { task_type: 't', title: '"'.repeat(380_000) }),
+      /^Error: Invalid task: title: String should have at most 200 characters$/,
+    );
+    await refused(
+      addTask(team.id, { task_type: ctl(65), title: 't' }),
+      /Invalid task: task_type: .*at most 64/,
+    );
+    await refused(addTask(team.id, { task_type: 't', title: 't', status: ctl(65) }), /status: .*at most 64/);
+    await refused(
+      addTask(team.id, { task_type: 't', title: 't', platform: ctl(65) }),
+      /platform: .*at most 64/,
+    );
+    await refused(addTasks(team.id, [{ task_type: 't', title: ctl(201) }]), /Invalid task: title/);
+    await refused(updateTask(team.id, task.id, { title: ctl(201) }), /Invalid task changes: title/);
+    const loop = {
+      loop_id: loopId('heavy'),
+      cycle_instance_id: cycle.cycle_instance_id,
+      occurrence_day: 6,
+      scheduled_at: '2026-11-20T20:00:00Z',
+    };
+    await refused(
+      addLoopInstance(team.id, { ...loop, signals_emitted: [...signals, 'one more'] }),
+      /Invalid loop instance: signals_emitted: List should have at most 10 items/,
+    );
+    await refused(addLoopInstances(team.id, [{ ...loop, signals_emitted: [ctl(65)] }]), /at most 64/);
+    await refused(addLoopInstance(team.id, { ...loop, status: ctl(65) }), /status: .*at most 64/);
+    await refused(
+      updateLoopInstance(
+        team.id,
+        { id: task.id, scheduled_at: loop.scheduled_at },
+        { signals_emitted: [ctl(65)] },
+      ),
+      /Invalid loop instance changes/,
+    );
+    await refused(
+      addCycle(team.id, { ...cycle, phases: [{ name: ctl(65), start_day: 1 }] }),
+      /Invalid strategy cycle phases: 0.name: .*at most 64/,
+    );
+    const after = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.deepEqual(after, view);
+    assert.equal((await h.call('GET', `/api/v1/teams/${team.id}/tasks`)).body.total, 1);
   });
 
   it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
