@@ -457,6 +457,12 @@ export async function addBrief(
   teamId: string,
   input: { cycle_instance_id: string; content: string; created_at?: string },
 ): Promise<BriefItem> {
+  // The brief lists read the 50 newest whole: bounded so that they stay one Query page.
+  const bytes = Buffer.byteLength(input.content);
+  if (bytes > TEAM_LIMITS.briefBytes)
+    throw new Error(
+      `Invalid strategy brief: its content is ${bytes} bytes, more than the ${TEAM_LIMITS.briefBytes} it may hold`,
+    );
   await requireTeam(teamId);
   const item: BriefItem = {
     kind: 'strategy_brief',

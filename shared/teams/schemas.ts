@@ -83,6 +83,9 @@ export const TEAM_LIMITS = {
   signal: { max: 64 },
   /** A cycle phase's name: the today view's current_phase, in place of the team's workflow_phase. */
   phaseName: { max: 64 },
+  /** A strategy brief's content, in UTF-8 bytes as DynamoDB weighs it: the dashboard and the brief list
+   * read the 50 newest whole for their previews, and 50 of these fit one 1 MB Query page. */
+  briefBytes: 16 * 1024,
 } as const;
 
 const KiB = 1024;

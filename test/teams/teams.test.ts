@@ -699,6 +699,26 @@ describe('dashboard', () => {
     ]);
   });
 
+  it('reads the 50 newest briefs in one request: a brief past 16 KiB is refused', async () => {
+    // Before, a brief had no bound but DynamoDB's 400 KB: the previews' reads paged through up to 20 MB,
+    // one 1 MB page after another, for 50 previews of 281 code points.
+    const team = await createTeam(h);
+    const cycle = '0193a0a0-0000-7000-8000-000000000000';
+    // In UTF-8 bytes, as DynamoDB weighs it: 5,461 euro signs of 3 bytes and one letter is 16,384.
+    const content = `${'€'.repeat(5_461)}x`;
+    await assert.rejects(
+      addBrief(team.id, { cycle_instance_id: cycle, content: `${content}x` }),
+      /^Error: Invalid strategy brief: its content is 16385 bytes, more than the 16384 it may hold$/,
+    );
+    for (let i = 0; i < 50; i++) await addBrief(team.id, { cycle_instance_id: cycle, content });
+    const { result, commands, waves } = await dynamoRequestsOf(() =>
+      h.call('GET', teamPath(team.id, '/strategy-briefs')),
+    );
+    assert.equal(result.body.items.length, 50);
+    assert.equal(waves, 1);
+    assert.deepEqual(commands, ['GetItemCommand', 'QueryCommand']);
+  });
+
   it('every Query of the team reads carries a Limit and no filter', async () => {
     const { team } = await createBusyTeam(h, { tasks: 2, activity: 2 });
     const { recordDynamoRequests } = await import('../support/aws-requests.ts');
