@@ -274,6 +274,8 @@ export const TaskFieldsInput = v.object({
 /** A loop instance's fields the today view shows as written (agents.ts addLoopInstance(s),
  * updateLoopInstance). */
 export const LoopFieldsInput = v.object({
+  // The view's own rule for it (response-fields' intOut): the today view documents an integer.
+  occurrence_day: v.optional(intOut),
   status: v.optional(string(TEAM_LIMITS.loopStatus)),
   signals_emitted: v.optional(list(string(TEAM_LIMITS.signal), { max: TEAM_LIMITS.signals })),
 });

@@ -327,6 +327,8 @@ describe('today view', () => {
     );
     await refused(addLoopInstances(team.id, [{ ...loop, signals_emitted: [ctl(65)] }]), /at most 64/);
     await refused(addLoopInstance(team.id, { ...loop, status: ctl(65) }), /status: .*at most 64/);
+    // The view documents occurrence_day as an integer: another number broke its response schema.
+    await refused(addLoopInstance(team.id, { ...loop, occurrence_day: 1.5 }), /occurrence_day: .*integer/);
     await refused(
       updateLoopInstance(
         team.id,
