@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
 import { now } from './clock.ts';
-import { claimItem, deleteItem, updateItem } from './db/store.ts';
+import { claimItem, deleteItem, getItem, updateItem } from './db/store.ts';
 import { type Keys, TABLE_TTL_ATTRIBUTE } from './db/table.ts';
 import { sha256 } from './digest.ts';
 import { ConflictError, HttpError, ServiceUnavailableError } from './http/errors.ts';
@@ -135,12 +135,19 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
   // claim given back. A twin that sealed the claim writes under it (the give-back fails); so may one
   // that found a claim whose own write failed here (it may have landed, its answer lost). Only our own
   // claim goes: a resend of the delete (its answer lost) must not delete another request's.
-  const release = async () =>
-    !keys ||
-    (claim?.won === true &&
-      (await deleteItem(keys, { absent: ['sealed'], expect: { [idAttribute]: asked.id } }).catch(
-        () => false,
-      )));
+  const release = async () => {
+    if (!keys) return true;
+    if (claim?.won !== true) return false;
+    const ours = { [idAttribute]: asked.id };
+    if (await deleteItem(keys, { absent: ['sealed'], expect: ours }).catch(() => false)) return true;
+    // A give-back that landed with its answer lost (the SDK's resend then fails its condition) or
+    // whose answer failed: gone, or another request's claim since, it was given back. Sealed claims
+    // are never deleted, so nothing else removed it.
+    return getItem<ClaimItem>(keys).then(
+      (left) => left?.[idAttribute] !== asked.id,
+      () => false,
+    );
+  };
   // Staged under an identity the key's first request did not take: nothing will name those items.
   const unstaged = stage && claim && !claim.won ? stage.undo(asked).catch(() => undefined) : undefined;
   try {

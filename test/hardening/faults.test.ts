@@ -1204,6 +1204,36 @@ describe('faults in the AWS SDK clients', () => {
     await assertNoDanglingObjectReferences();
   });
 
+  // A failed save gives its claim back, and the give-back lands with its answer lost: the SDK's resend
+  // fails its condition (the claim is gone). The save must still take its kit back, or the kit stays,
+  // uncounted, and the client's retry (the key free) saves a second one.
+  it('POST /brand-kits: a failed save whose give-back lands with its answer lost still takes the kit back', async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Lost give-back' } })).body;
+    const headers = { 'idempotency-key': `lost-give-back-${newId()}` };
+    const json = { brand_id: brand.id, name: `lost give-back ${newId()}` };
+    inject('dynamo', { commands: /^Update/, failing: () => true, kind: 'server', about: 'NOT contains' });
+    inject('dynamo', {
+      commands: /^Delete/,
+      failing: (n) => n === 1,
+      kind: 'timeout',
+      afterSend: true,
+      about: 'IDEMPOTENCY#',
+    });
+    const failed = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    const kitsOf = async () =>
+      (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    assert.deepEqual(await kitsOf(), []);
+    const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.deepEqual(
+      (await kitsOf()).map((kit) => kit.id),
+      [retry.body.id],
+    );
+    assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
+  });
+
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
       client_secret: WORKSPACE_SECRETS.clientSecret,
