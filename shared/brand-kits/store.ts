@@ -1,7 +1,7 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
 import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
-import { countBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
+import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../http/errors.ts';
@@ -209,9 +209,11 @@ export function createBrandKit(userId: string, input: CreateBrandKitInput, key?:
       ]);
       return unwritten.status === 'fulfilled';
     },
+    // A kit its brand does not count is a save still under way or failed (its count refused or lost):
+    // read as unwritten, so a twin that sealed the claim completes it (the put and the count once).
     read: async (id) => {
-      const kit = await readKit(id);
-      return kit && toBrandKit(kit);
+      const [kit, counted] = await Promise.all([readKit(id), brand_id && countsBrandKit(brand_id, id)]);
+      return kit && counted !== false ? toBrandKit(kit) : undefined;
     },
   });
 }

@@ -76,6 +76,12 @@ export const countBrandKit = (brandId: string, kitId: string, limit: number, at:
     touched: at,
   });
 
+/** Whether the brand's `brand_kit_count` holds the kit; undefined where the brand is gone. */
+export const countsBrandKit = async (brandId: string, kitId: string) => {
+  const brand = await getItem<Record<string, unknown>>(brandKeys.brand(brandId));
+  return brand && Boolean((brand[countedKit(kitId).set] as Set<string> | undefined)?.has(kitId));
+};
+
 /** The kit was not saved after all: the count it added (if any) is taken back. */
 export const uncountBrandKit = (brandId: string, kitId: string) =>
   takeBackCounters(brandKeys.brand(brandId), KIT_COUNT, countedKit(kitId));

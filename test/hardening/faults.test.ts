@@ -1234,6 +1234,65 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
   });
 
+  // The first attempt's kit lands and its count fails; the twin's seal lands first, so the give-back
+  // fails and the first attempt leaves the save to the twin. The twin must answer a counted kit.
+  it('POST /brand-kits: a twin that sealed the claim of a save whose count fails answers a counted kit', {
+    timeout: 30_000,
+  }, async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Sealed first' } })).body;
+    const headers = { 'idempotency-key': `sealed-${newId()}` };
+    const json = { brand_id: brand.id, name: `sealed ${newId()}` };
+    let written!: () => void;
+    let sealedIt!: () => void;
+    const kitWritten = new Promise<void>((resolve) => (written = resolve));
+    const twinSealed = new Promise<void>((resolve) => (sealedIt = resolve));
+    let firstCount: string | undefined;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const command = String(context.commandName);
+        const input = JSON.stringify(args.input);
+        if (/^Put/.test(command) && input.includes('"KIT#')) {
+          const answer = await next(args);
+          written();
+          return answer;
+        }
+        // The first attempt's count (each of the SDK's resends of it, told by their invocation id: the
+        // twin's count is the same request) fails once the twin has sealed.
+        if (/^Update/.test(command) && input.includes('NOT contains')) {
+          const invocation = args.request?.headers?.['amz-sdk-invocation-id'];
+          assert.ok(invocation);
+          firstCount ??= invocation;
+          if (invocation !== firstCount) return next(args);
+          await twinSealed;
+          throw sdkError('server');
+        }
+        if (/^Update/.test(command) && input.includes('sealed')) {
+          const answer = await next(args);
+          sealedIt();
+          return answer;
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
+    await kitWritten;
+    const twin = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    const failed = await first;
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    assert.equal(twin.status, 201, twin.text);
+    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    assert.deepEqual(
+      kits.map((kit) => kit.id),
+      [twin.body.id],
+    );
+    assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
+  });
+
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
       client_secret: WORKSPACE_SECRETS.clientSecret,
