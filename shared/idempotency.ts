@@ -150,6 +150,11 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
   };
   // Staged under an identity the key's first request did not take: nothing will name those items.
   const unstaged = stage && claim && !claim.won ? stage.undo(asked).catch(() => undefined) : undefined;
+  // This request refused (`prepare`, or a stage's 4xx such as a logo that is not an image).
+  const refused = [ready, staged].find(
+    (outcome, i): outcome is PromiseRejectedResult =>
+      outcome.status === 'rejected' && (i === 0 || isRefusal(outcome.reason)),
+  );
   try {
     // The create's own refusal answers first, as it would without a key.
     if (checked.status === 'rejected') throw checked.reason;
@@ -160,6 +165,10 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
         throw new ConflictError(
           `Idempotency-Key was already used with a different ${create.noun ?? 'request'}`,
         );
+      // Refused, a request seals only a claim whose record it found: its seal would keep the claim's
+      // own request, refused too, from giving the key back, held with no record (the corrected
+      // request 409). A wave more where it finds one.
+      if (refused && !(await create.read(earlier.id))) throw refused.reason;
       const [first, sealed] = await Promise.all([
         create.read(earlier.id),
         // Sealed, the claim cannot be given back by its own request, refused meanwhile (and a third
@@ -174,13 +183,13 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
       }
       // Given back by its refused request. A request refused itself needs no claim; one that would
       // write claims the key afresh, and after a few rounds asks the client to retry.
-      if (ready.status === 'rejected') throw ready.reason;
+      if (refused) throw refused.reason;
       if (round >= CLAIM_ROUNDS) throw new ServiceUnavailableError();
       claim = await claimKey();
     }
+    // A stage's refusal is answered as `prepare`'s is.
     if (ready.status === 'rejected') throw ready.reason;
-    // A stage that refuses the request (a logo that is not an image) is answered as `prepare`'s refusal.
-    if (staged.status === 'rejected' && isRefusal(staged.reason)) throw staged.reason;
+    if (refused) throw refused.reason;
   } catch (error) {
     // A refused request gives its claim back (the corrected request may use the key). What it staged
     // goes only where nothing else may name it; a claim lost to another request was taken back above.

@@ -1293,6 +1293,46 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
   });
 
+  // Twins of a refused save (a logo that is not there: 404): the twin seals the first attempt's claim
+  // before that attempt gives it back, then is refused itself. Nothing may hold the key: the corrected
+  // request uses it.
+  it('POST /brand-kits: twins of a refused save leave the key free for the corrected request', {
+    timeout: 30_000,
+  }, async () => {
+    const headers = { 'idempotency-key': `refused-twins-${newId()}` };
+    const name = `refused twins ${newId()}`;
+    const refused = { name, logo_key: `uploads/${h.owner.id}/${newId()}/missing.png` };
+    let answered!: () => void;
+    const twinAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const fault = `hardening-fault-${injected.length}`;
+    let held = false;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const giveBack =
+          /^Delete/.test(String(context.commandName)) && JSON.stringify(args.input).includes('IDEMPOTENCY#');
+        if (giveBack && !held) {
+          // The first attempt's give-back waits for the twin's answer.
+          held = true;
+          await twinAnswered;
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name: fault },
+    );
+    injected.push({ client: 'dynamo', name: fault });
+    const first = h.call('POST', '/api/v1/brand-kits', { json: refused, headers });
+    while (!held) await new Promise((resolve) => setImmediate(resolve));
+    const twin = await h.call('POST', '/api/v1/brand-kits', { json: refused, headers });
+    answered();
+    const failed = await first;
+    clearFaults();
+    assert.equal(failed.status, 404, failed.text);
+    assert.equal(twin.status, 404, twin.text);
+    const corrected = await h.call('POST', '/api/v1/brand-kits', { json: { name }, headers });
+    assert.equal(corrected.status, 201, corrected.text);
+  });
+
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
       client_secret: WORKSPACE_SECRETS.clientSecret,
