@@ -219,7 +219,15 @@ export interface ItemUpdate extends ItemCondition {
   add?: Record<string, number | ReadonlySet<string>>;
   /** Attributes taken off the item. */
   remove?: string[];
+  /** The update carries an id of its own (`WRITE_ID`) and is refused where the item holds it: the SDK's
+   * resend of an update that landed (its answer lost) changes nothing again, and the call answers the
+   * item as read. Not where another write landed between the two (the item then holds the other's id). */
+  once?: true;
 }
+
+/** The attribute that holds the id of the last write an item took whose resend must not apply again
+ * (`updateItem`'s `once`, every counter update without a token set). */
+const WRITE_ID = 'last_write';
 
 /** The condition, on an item read instead of written. */
 const holds = (
@@ -272,7 +280,15 @@ function expressionParts() {
 
 /** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
  * written, or undefined when the condition failed (or, with nothing to write, the item is missing). */
-export async function updateItem<T extends object>(keys: Keys, update: ItemUpdate): Promise<T | undefined> {
+export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate): Promise<T | undefined> {
+  const writeId = given.once ? newId() : undefined;
+  const update = writeId
+    ? {
+        ...given,
+        set: { ...given.set, [WRITE_ID]: writeId },
+        differ: { ...given.differ, [WRITE_ID]: writeId },
+      }
+    : given;
   const { name, value, condition, aliases } = expressionParts();
   // The document client drops undefined values (removeUndefinedValues), which would leave their
   // aliases named in the expression: a DynamoDB error. Undefined means "no change", as in a Partial.
@@ -316,15 +332,15 @@ export async function updateItem<T extends object>(keys: Keys, update: ItemUpdat
     );
     return Attributes as T;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!writeId) return undefined;
+    // Refused by its own id: this update landed (a resend's answer); by another condition: refused.
+    const item = await getItem<Item>(keys);
+    return item?.[WRITE_ID] === writeId ? (item as T) : undefined;
   }
 }
 
 type Once = { set: string; token: string };
-
-/** The attribute that holds the id of the last counter update an item took (its resend is refused). */
-const LAST_COUNTED = 'last_counted';
 
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
@@ -332,8 +348,8 @@ const LAST_COUNTED = 'last_counted';
  * false when one has reached it. `touched` moves the parent's `updated_at` to that time in the same
  * update (its read answers the counters, so their change is its change), never back: when a
  * concurrent update has moved it later, the counters alone are added.
- * Without `once`, the update carries an id of its own (`last_counted`) and is refused where the item
- * holds it: the SDK's resend of an update that landed (its answer lost) adds nothing again, unless
+ * Without `once`, the update carries an id of its own (`WRITE_ID`, as `updateItem`'s `once`) and is
+ * refused where the item holds it: the SDK's resend of an update that landed (its answer lost) adds nothing again, unless
  * another update landed between the two (a set of every id would grow towards DynamoDB's 400 KB).
  */
 export const addToCounters = (
@@ -357,10 +373,8 @@ async function addCounted(
   const { name, value, condition, aliases } = expressionParts();
   const sets: string[] = [];
   const adds = Object.entries(counters).map(([counter, by]) => `${name(counter)} ${value(by)}`);
-  const conditions = [
-    condition({ exists: ['pk'], below, differ: writeId ? { [LAST_COUNTED]: writeId } : {} }),
-  ];
-  if (writeId) sets.push(`${name(LAST_COUNTED)} = ${value(writeId)}`);
+  const conditions = [condition({ exists: ['pk'], below, differ: writeId ? { [WRITE_ID]: writeId } : {} })];
+  if (writeId) sets.push(`${name(WRITE_ID)} = ${value(writeId)}`);
   if (touched) {
     const updatedAt = name('updated_at');
     sets.push(`${updatedAt} = ${value(touched)}`);
@@ -392,7 +406,7 @@ async function addCounted(
     const item = await getItem<Item>(keys);
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
-    if (writeId && item[LAST_COUNTED] === writeId) return true;
+    if (writeId && item[WRITE_ID] === writeId) return true;
     if (touched && typeof item.updated_at === 'string' && item.updated_at >= touched)
       return addCounted(keys, counters, { once, below }, writeId);
     if (below) return false;

@@ -68,27 +68,17 @@ export async function saveAdsCredentials(
 }
 
 /**
- * One write to the ads integration, counted once in `revision`: it carries a new write id and is
- * refused where the item holds that id already, so the SDK's resend of a write that landed (its
- * answer lost) adds nothing. Answers the item as written, or as read after a refusal: by its own id,
- * or, only with `exists`, by that condition (undefined then). Without `exists` the id alone refuses,
- * so the write landed, even where a later write has replaced the id since.
+ * One write to the ads integration, counted once in `revision` (`updateItem`'s `once`: the SDK's resend
+ * of a write that landed adds nothing). Answers the item as written, or undefined where `exists`
+ * refused it. Refused otherwise, the write landed and another has followed it: the item as read.
  */
 async function writeIntegration(
   workspaceId: string,
   update: Pick<ItemUpdate, 'set' | 'setIfAbsent' | 'exists'>,
 ): Promise<IntegrationItem | undefined> {
   const keys = workspaceKeys.integration(workspaceId, ADS_PROVIDER);
-  const writeId = newId();
-  const written = await updateItem<IntegrationItem>(keys, {
-    ...update,
-    set: { ...update.set, last_write: writeId },
-    add: { revision: 1 },
-    differ: { last_write: writeId },
-  });
-  if (written) return written;
-  const item = await getItem<IntegrationItem>(keys);
-  return item?.last_write === writeId || !update.exists ? item : undefined;
+  const written = await updateItem<IntegrationItem>(keys, { ...update, add: { revision: 1 }, once: true });
+  return written ?? (update.exists ? undefined : getItem<IntegrationItem>(keys));
 }
 
 /** What the provider's OAuth callback hands over when the user authorises the app. */
