@@ -167,10 +167,12 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
         );
       // Refused, a request seals only a claim whose record it found: its seal would keep the claim's
       // own request, refused too, from giving the key back, held with no record (the corrected
-      // request 409). A wave more where it finds one.
-      if (refused && !(await create.read(earlier.id))) throw refused.reason;
+      // request 409). A wave more where it finds one; the record found vouched for by the seal after it
+      // (a request gives its claim back before taking its record back).
+      const found = refused && (await create.read(earlier.id));
+      if (refused && !found) throw refused.reason;
       const [first, sealed] = await Promise.all([
-        create.read(earlier.id),
+        found || create.read(earlier.id),
         // Sealed, the claim cannot be given back by its own request, refused meanwhile (and a third
         // request then claim the key afresh and make a second record).
         updateItem(keys, { set: { sealed: true }, expect: { [idAttribute]: earlier.id } }),
