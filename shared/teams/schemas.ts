@@ -72,8 +72,8 @@ export const TEAM_LIMITS = {
   /** How far past the team's today a calendar may be planned: a year, leap day included. */
   calendarDaysAhead: 366,
   /** The task fields the today view and the calendar copy into every row (docs/teams.md "Views are
-   * bounded"): a title like a cadence line's, a status like the team's, a task type and platform like a
-   * cadence line's. */
+   * bounded"): a title, task type and platform as a cadence line takes them (CadenceLineFields), a
+   * status like the team's. */
   taskTitle: { max: 200 },
   taskStatus: { max: 64 },
   taskKind: { max: 64 },
@@ -187,12 +187,12 @@ const clockTime = v.pipe(
 
 /** One line of the content cadence: how many pieces of a kind the team publishes per week. */
 const CadenceLineFields = model({
-  platform: string({ min: 1, max: 64 }),
-  task_type: string({ min: 1, max: 64 }),
+  platform: string({ min: 1, ...TEAM_LIMITS.taskKind }),
+  task_type: string({ min: 1, ...TEAM_LIMITS.taskKind }),
   per_week: integer({ ge: 1, le: TEAM_LIMITS.cadencePerWeek }),
   preferred_days: v.optional(list(literal(WEEKDAYS), { min: 1, max: 7 }), [...WEEKDAYS.slice(0, 5)]),
   preferred_times: v.optional(list(clockTime, { min: 1, max: 24 }), ['09:00']),
-  title: optionalNullable(string({ min: 1, max: 200 })),
+  title: optionalNullable(string({ min: 1, ...TEAM_LIMITS.taskTitle })),
 });
 
 // Each slot of a line is a distinct day and time of the week: more than those would stack slots.
