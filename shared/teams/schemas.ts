@@ -65,7 +65,8 @@ export const TEAM_LIMITS = {
   strategies: 50,
   briefs: 50,
   briefPreview: 280,
-  /** Loop instances read by the today view: about three days around now (≈ 750 KB, one page). */
+  /** Loop instances read by the today view: about three days around now (one Query; rows near their
+   * field limits make it more than one 1 MB page, unmeasured). */
   loopsRead: 1500,
   /** Scheduled tasks read for one calendar period. */
   calendarTasks: 500,
