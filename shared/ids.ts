@@ -29,3 +29,6 @@ export const stableIdAt = (at: Date, name: string, position?: number): string =>
   const seq = position === undefined ? undefined : (random.readUInt32BE(6) >>> 2) + position;
   return v7({ msecs: at.getTime(), seq, random });
 };
+
+/** When a UUIDv7 id was made: its first 48 bits are milliseconds since the epoch. */
+export const timeOfId = (id: string): number => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);

@@ -1,8 +1,8 @@
 // What the avatar provider reports through its signed callback. The signature was checked before
 // the body was read (functions/avatar-provider/callback.ts); here the report moves the avatar out of
 // `training`, and each signed message leaves a receipt, written beside the move.
-import { nowIso } from '../clock.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { now, nowIso } from '../clock.ts';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { log } from '../log.ts';
 import { objectExists } from './media.ts';
@@ -14,6 +14,8 @@ import {
   moveAvatar,
   readAvatar,
   recordCallbackReceipt,
+  secondsInFlightLeft,
+  stillInFlight,
 } from './store.ts';
 
 /**
@@ -40,7 +42,13 @@ export async function receiveProviderReport(
   // A provider may report within a second of the upload that created the avatar: the read is
   // consistent, as every table read (shared/db/store.ts).
   const avatar = await readAvatar(report.team_id, report.avatar_id);
-  if (!avatar) throw new NotFoundError('Avatar');
+  if (!avatar) {
+    // The upload hands the job over before it writes the record: a report that overtakes it is retried.
+    const at = now();
+    if (stillInFlight(report.avatar_id, at))
+      throw new ServiceUnavailableError(Math.ceil(secondsInFlightLeft(report.avatar_id, at)));
+    throw new NotFoundError('Avatar');
+  }
   if (avatar.status !== 'training') {
     // Nothing to apply: a late or repeated report changes nothing. Received before, it is a replay.
     if (await recordCallbackReceipt(messageId, receipt)) throw new SignatureError(SIGNATURE_TEXTS.replayed);

@@ -36,10 +36,10 @@ export const AVATAR_LIMITS = {
   providerVideoUrlSeconds: 60 * 60,
   /** A training avatar older than this no longer blocks a new upload (it is failed first). */
   trainingTimeoutSeconds: 24 * 60 * 60,
-  /** How long after its creation an avatar's job may still be on its way to the provider: longer than
-   * the upload function's 29 s timeout (infra/routes/avatars.ts), so no upload is still handing it
-   * over. A training avatar whose record never noted the provider's acceptance is failed past it. */
-  handOverSeconds: 30,
+  /** How long after its id was made an avatar's upload may still be writing its record: longer than the
+   * upload function's 29 s timeout (infra/routes/avatars.ts). Within it, a pointer or a provider report
+   * naming an avatar not yet written is an upload in flight (409 / 503 with Retry-After), not a loss. */
+  inFlightSeconds: 30,
   /** Callback signatures older or newer than this are refused. */
   callbackToleranceSeconds: 5 * 60,
   callbackEventId: { min: 1, max: 200 },
@@ -57,8 +57,6 @@ export const AVATAR_TEXTS = {
   minorRefused: 'avatars of minors are not trained',
   consentMissing: 'The consent recording was not received before training finished',
   providerFailed: 'Training failed at the avatar provider',
-  providerUnreachable: 'The avatar provider could not be reached',
-  notStarted: 'The upload did not complete, so training was not started',
   timedOut: 'Training did not finish within 24 hours',
 } as const;
 

@@ -1,5 +1,4 @@
 // GET /teams/{id}/avatar/status: the team's current avatar, polled while it trains.
-import { now } from '../clock.ts';
 import { ownedBy } from '../db/store.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { objectExists } from './media.ts';
@@ -10,5 +9,5 @@ export async function getAvatarStatus(userId: string, teamId: string): Promise<A
   const { team, avatar } = await readTeamAvatar(teamId);
   ownedBy(team, userId, 'Team');
   if (!avatar) throw new NotFoundError('Avatar');
-  return toAvatarStatus(avatar, await objectExists(avatar.consent_key), now());
+  return toAvatarStatus(avatar, await objectExists(avatar.consent_key));
 }

@@ -1,14 +1,16 @@
 // Avatar records, the team's pointer to its current avatar, and callback receipts. Every write is a
-// single-item conditional write; the record is written after its source video and before the pointer.
+// single-item conditional write; the record is written after its source video and the provider's job,
+// beside the pointer.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
+import { claimItem, deleteItem, getItem, putNew, queryPartition } from '../db/store.ts';
+import { timeOfId } from '../ids.ts';
 import { teamKeys } from '../teams/keys.ts';
 import type { TeamItem } from '../teams/store.ts';
 import { AVATAR_PREFIX, avatarKeys } from './keys.ts';
-import { AVATAR_LIMITS, AVATAR_TEXTS, type AvatarStatus } from './schemas.ts';
+import { AVATAR_LIMITS, type AvatarStatus } from './schemas.ts';
 import { type AvatarStatusValue, statesBefore } from './states.ts';
 
 export interface AvatarItem {
@@ -33,10 +35,10 @@ export interface AvatarItem {
   consent_attested_at: string;
   subject_is_minor: false;
   provider: string;
-  /** When the provider took the job (null until then). Absent on records written before the field:
-   * those were all handed over before their upload answered. */
+  /** When the provider took the job: before the record was written. (Records written before
+   * d94d45a have neither field; those of d94d45a up to the commit that wrote it first may hold null.) */
   job_accepted_at?: string | null;
-  /** The provider's id of the job (the avatar id when it names none); null until it took the job. */
+  /** The provider's id of the job (the avatar id when it names none). */
   provider_job_id?: string | null;
   created_at: string;
   updated_at: string;
@@ -47,28 +49,26 @@ const isConditionFailure = (error: unknown) => (error as Error).name === 'Condit
 /** Seconds from the avatar's creation to `at`. */
 export const ageOf = (avatar: AvatarItem, at: Date) => (at.getTime() - Date.parse(avatar.created_at)) / 1000;
 
-/** A training avatar whose record says the provider never took its job. */
-export const awaitsHandOver = (avatar: AvatarItem) =>
-  avatar.status === 'training' && avatar.job_accepted_at === null;
+/**
+ * Whether an upload may still be writing the avatar `avatarId` names: one whose pointer or report
+ * came before its record (the upload writes them in one wave) within `inFlightSeconds` of the time its
+ * id was made; past that no upload can still be at work on it.
+ */
+export const stillInFlight = (avatarId: string, at: Date) => secondsInFlightLeft(avatarId, at) > 0;
 
-/** …and that no upload can still be handing over: its upload ended without a 202 (the provider
- * unreachable, or its acceptance unrecorded) and its move to failed was not written either. It can
- * never become ready (no consent URL was issued for it) and blocks nothing. */
-export const handOverMissed = (avatar: AvatarItem, at: Date) =>
-  awaitsHandOver(avatar) && ageOf(avatar, at) > AVATAR_LIMITS.handOverSeconds;
+/** Seconds until no upload can still be writing the avatar (≤ 0 once none can). */
+export const secondsInFlightLeft = (avatarId: string, at: Date) =>
+  AVATAR_LIMITS.inFlightSeconds - (at.getTime() - timeOfId(avatarId)) / 1000;
 
-export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean, at: Date): AvatarStatus => {
-  const missed = handOverMissed(avatar, at);
-  return {
-    avatar_id: avatar.id,
-    status: missed ? 'failed' : avatar.status,
-    type: avatar.type,
-    consent_received: consentReceived,
-    created_at: avatar.created_at,
-    updated_at: avatar.updated_at,
-    error: missed ? AVATAR_TEXTS.notStarted : avatar.status === 'failed' ? (avatar.error ?? null) : null,
-  };
-};
+export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): AvatarStatus => ({
+  avatar_id: avatar.id,
+  status: avatar.status,
+  type: avatar.type,
+  consent_received: consentReceived,
+  created_at: avatar.created_at,
+  updated_at: avatar.updated_at,
+  error: avatar.status === 'failed' ? (avatar.error ?? null) : null,
+});
 
 export const readAvatar = (teamId: string, avatarId: string) =>
   getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId));
@@ -138,6 +138,31 @@ export async function pointTeamAtAvatar(
   }
 }
 
+/** Moves the team's pointer back from `ours` to `previous` (or none): an upload whose other writes
+ * failed gives the team back the avatar it had. Nothing when the pointer no longer names `ours`. */
+export async function unpointTeam(teamId: string, ours: string, previous: string | undefined) {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: teamKeys.team(teamId),
+        ConditionExpression: 'current_avatar_id = :ours',
+        UpdateExpression: previous
+          ? 'SET current_avatar_id = :previous, updated_at = :at'
+          : 'REMOVE current_avatar_id SET updated_at = :at',
+        ExpressionAttributeValues: {
+          ':ours': ours,
+          ':at': nowIso(),
+          ...(previous ? { ':previous': previous } : {}),
+        },
+      }),
+    );
+  } catch (error) {
+    // Not ours (any more, or never): nothing to give back. A resend whose first attempt landed too.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
 export interface Move {
   /** Whether this call moved the avatar. */
   moved: boolean;
@@ -152,7 +177,6 @@ export async function moveAvatar(
   avatarId: string,
   to: AvatarStatusValue,
   error: string | null = null,
-  options: { onlyIfNotHandedOver?: boolean } = {},
 ): Promise<Move> {
   const from = statesBefore(to);
   if (from.length > 0) {
@@ -161,10 +185,7 @@ export async function moveAvatar(
         new UpdateCommand({
           TableName: config.tableName,
           Key: avatarKeys.avatar(teamId, avatarId),
-          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})${
-            // The provider has not taken its job meanwhile (the record still says null).
-            options.onlyIfNotHandedOver ? ' AND attribute_type(job_accepted_at, :null)' : ''
-          }`,
+          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
           UpdateExpression: 'SET #status = :to, #error = :error, updated_at = :at',
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
           ExpressionAttributeValues: {
@@ -172,7 +193,6 @@ export async function moveAvatar(
             ':error': to === 'failed' ? error : null,
             ':at': nowIso(),
             ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
-            ...(options.onlyIfNotHandedOver ? { ':null': 'NULL' } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -184,14 +204,6 @@ export async function moveAvatar(
   }
   return { moved: false, avatar: await readAvatar(teamId, avatarId) };
 }
-
-/** Notes that the provider took the avatar's job: from then on the avatar is training at the provider
- * and blocks the team's next upload (until it finishes, or for 24 hours). Never creates a record. */
-export const markJobAccepted = (teamId: string, avatarId: string, jobId: string) =>
-  updateItem(avatarKeys.avatar(teamId, avatarId), {
-    set: { job_accepted_at: nowIso(), provider_job_id: jobId },
-    exists: ['pk'],
-  });
 
 /** A signed message's receipt: the record of a provider message, and what tells its replay. */
 export interface CallbackReceipt {

@@ -1,14 +1,14 @@
-// Spec 3: start studio avatar training. Preconditions first (nothing is stored before they pass), the
-// consent URL counted against the caller's daily upload allowance, then the source video in S3, then
-// the avatar record, then the team's pointer to it, then the provider's job, and its acceptance noted
-// on the record. A failed step removes what the earlier ones wrote, so no record points at nothing; an
-// avatar whose job was not handed over is failed, or (that write failing too) stops blocking once no
-// upload can still be handing it over.
+// Spec 3: start studio avatar training. Preconditions first (nothing is stored before they pass, and
+// the day's upload allowance is read with them), then the source video in S3, then the provider's job,
+// then in one wave the avatar record, the team's pointer to it and the consent recording's count
+// against the allowance: two DynamoDB waves in all. The record comes last, after everything it names
+// (DESIGN.md §5); a failed write takes back the others, so a failure leaves no record, and an upload
+// whose record is not yet written is told from a lost one by its id's time (`stillInFlight`).
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readAccount, studioTrainingEnabled } from '../accounts/store.ts';
 import { readObjectStart, s3 } from '../aws/s3.ts';
-import { now, nowIso } from '../clock.ts';
+import { now } from '../clock.ts';
 import { config } from '../config.ts';
 import { ownedBy } from '../db/store.ts';
 import {
@@ -20,11 +20,12 @@ import {
   UnsupportedMediaTypeError,
 } from '../http/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
-import { newId } from '../ids.ts';
+import { newIdAt } from '../ids.ts';
 import { log } from '../log.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../teams/schemas.ts';
+import type { TeamItem } from '../teams/store.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
-import { PUT_ONCE_HEADERS, presignPutOnce, useDailyAllowance } from '../uploads/store.ts';
+import { PUT_ONCE_HEADERS, presignPutOnce, readDailyAllowance, useDailyAllowance } from '../uploads/store.ts';
 import { avatarObjects } from './keys.ts';
 import { deleteObjectQuietly, putObject } from './media.ts';
 import { type AvatarProvider, avatarProvider } from './provider.ts';
@@ -32,13 +33,14 @@ import { AVATAR_LIMITS, AVATAR_TEXTS, type AvatarUploadResult, STUDIO } from './
 import {
   type AvatarItem,
   ageOf,
-  awaitsHandOver,
   createAvatar,
   deleteAvatar,
-  markJobAccepted,
   moveAvatar,
   pointTeamAtAvatar,
   readTeamAvatar,
+  secondsInFlightLeft,
+  stillInFlight,
+  unpointTeam,
 } from './store.ts';
 import { SNIFF_BYTES, sniffVideo, type VideoFormat } from './video.ts';
 
@@ -60,25 +62,28 @@ export async function uploadAvatar(
   source: VideoSource,
   consentSize: number | undefined,
 ): Promise<AvatarUploadResult> {
-  const [{ team, avatar: current }, account] = await Promise.all([
+  const at = now();
+  const [{ team, avatar: current }, account, allowance] = await Promise.all([
     readTeamAvatar(teamId),
     readAccount(userId),
+    consentSize === undefined ? undefined : readDailyAllowance(userId, at),
   ]);
   const owned = ownedBy(team, userId, 'Team');
   if (owned.team_type !== AVATAR_VIDEO_TEAM_TYPE) throw new ForbiddenError(AVATAR_TEXTS.wrongTeamType);
   if (!studioTrainingEnabled(account)) throw new ForbiddenError(AVATAR_TEXTS.trainingDisabled);
-  await refuseWhileTraining(current);
+  await refuseWhileTraining(owned, current, at);
   const video =
     'file' in source ? videoInRequest(source.file) : await videoUploaded(userId, source.uploadKey);
-  // A declared consent recording is stored once, at its size: counted like a direct upload (429 when
-  // the day's allowance is used), before anything is stored. A later failure leaves it counted (the
-  // strict side). Undeclared (the spec's form), the URL is the plain PUT such a client sends.
-  if (consentSize !== undefined) await useDailyAllowance(userId, consentSize, now());
+  // A declared consent recording is stored once, at its size, and counted like a direct upload: 429
+  // when the day's allowance is used, before anything is stored or handed over. Undeclared (the spec's
+  // form), the URL is the plain PUT such a client sends.
+  if (consentSize !== undefined) allowance?.refuseBeyond(consentSize);
 
   const provider = avatarProvider();
-  const id = newId();
-  const at = nowIso();
-  const avatar: AvatarItem = {
+  // Its time is the upload's: a pointer naming it before its record is an upload in flight until then.
+  const id = newIdAt(at);
+  const stamp = at.toISOString();
+  const draft = {
     kind: 'avatar',
     id,
     team_id: teamId,
@@ -98,41 +103,63 @@ export async function uploadAvatar(
     ...(consentSize === undefined ? {} : { consent_bytes: consentSize }),
     consent_attestation: true,
     consent_attested_by: userId,
-    consent_attested_at: at,
+    consent_attested_at: stamp,
     subject_is_minor: false,
     provider: provider.name,
-    // Null until the provider takes the job: an avatar whose upload ends without it blocks nothing.
-    job_accepted_at: null,
-    provider_job_id: null,
-    created_at: at,
-    updated_at: at,
-  };
+    created_at: stamp,
+    updated_at: stamp,
+  } satisfies Partial<AvatarItem>;
 
-  // The object first, then the record, then the pointer readers start from.
-  if (video.content) await putObject(avatar.source_key, video.content, video.format.contentType);
-  let pointed = false;
-  try {
-    // A new id: a failed condition can only be this write's own, landed with its answer lost.
-    await createAvatar(avatar);
-    pointed = await pointTeamAtAvatar(teamId, owned.current_avatar_id ?? undefined, id);
-  } finally {
-    if (!pointed) await forget(avatar);
-  }
-  // Another upload moved the pointer after our read: its avatar is the one training now.
-  if (!pointed) throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
+  // The video, then the job that reads it, then the record that names both.
+  if (video.content) await putObject(draft.source_key, video.content, video.format.contentType);
+  const job = await handOver(provider, draft).catch(async (error: Error) => {
+    log.warn('avatar provider did not take the job', { avatar_id: id, error: error.message });
+    await forgetObject(draft);
+    throw new ServiceUnavailableError();
+  });
+  const avatar: AvatarItem = { ...draft, job_accepted_at: job.acceptedAt, provider_job_id: job.jobId };
+  await writeAvatar(avatar, owned.current_avatar_id ?? undefined, consentSize);
 
-  // Noted beside the consent URL's signing (no request): a 202 only for a job the record says was taken.
-  const [, consent_url] = await Promise.all([
-    startTraining(provider, avatar),
-    consentUrl(avatar.consent_key, consentSize),
-  ]);
   return {
     avatar_id: id,
     status: 'training',
     type: STUDIO,
-    consent_url,
+    consent_url: await consentUrl(avatar.consent_key, consentSize),
     consent_headers: consentSize === undefined ? {} : { ...PUT_ONCE_HEADERS },
   };
+}
+
+/**
+ * One wave: the record (a new id, so a failed condition is only this write's own resend), the team's
+ * pointer (conditional on the avatar the upload saw: another upload that moved it first is the one
+ * training, so this one is 409) and the consent recording's count. Any of them failing takes the
+ * others back: the pointer first, so the team gives back the avatar it had, then the record, then its
+ * object. The count stays (the allowance errs on the strict side); the provider's job, taken already,
+ * trains an avatar nothing names and its report answers 404.
+ */
+async function writeAvatar(
+  avatar: AvatarItem,
+  previous: string | undefined,
+  consentSize: number | undefined,
+) {
+  const [counted, written, pointed] = await Promise.allSettled([
+    consentSize === undefined ? undefined : useDailyAllowance(avatar.owner, consentSize, now()),
+    createAvatar(avatar),
+    pointTeamAtAvatar(avatar.team_id, previous, avatar.id),
+  ]);
+  if (
+    counted.status === 'fulfilled' &&
+    written.status === 'fulfilled' &&
+    pointed.status === 'fulfilled' &&
+    pointed.value
+  )
+    return;
+  // A pointer refused by its condition names another upload's avatar: nothing of ours to give back.
+  const pointerOurs = !(pointed.status === 'fulfilled' && !pointed.value);
+  await forget(avatar, pointerOurs ? previous : null);
+  // A failing store first (503), then the allowance's 429, then the lost race's 409.
+  for (const outcome of [written, pointed, counted]) if (outcome.status === 'rejected') throw outcome.reason;
+  throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
 }
 
 /**
@@ -150,30 +177,24 @@ const consentUrl = (key: string, size: number | undefined) => {
     : presignPutOnce(key, { size }, signing);
 };
 
-/** Seconds until no upload can still be handing the avatar's job over (at least 1). */
-const untilHandOverEnds = (avatar: AvatarItem) =>
-  Math.max(1, Math.ceil(AVATAR_LIMITS.handOverSeconds - ageOf(avatar, now())));
-
 /**
- * 409 while the current avatar trains. One whose job the provider never took (its upload failed, and
- * so did its move to failed) blocks only while its upload may still be handing the job over (409 with
- * Retry-After), then is failed; one stuck past the 24-hour timeout is failed first. Either way the
- * failed record is kept (consent attestation, source video) and this upload proceeds.
+ * 409 while the current avatar trains, or while the pointer names an avatar an upload may still be
+ * writing (with Retry-After: the seconds until none can be). A pointer naming no record past that is
+ * an upload whose take-back failed: no avatar. One stuck training past the 24-hour timeout is failed
+ * first (its record kept: consent attestation, source video) and this upload proceeds.
  */
-async function refuseWhileTraining(current: AvatarItem | undefined) {
-  if (current?.status !== 'training') return;
-  const age = ageOf(current, now());
-  let reason: string;
-  if (awaitsHandOver(current)) {
-    if (age <= AVATAR_LIMITS.handOverSeconds)
-      throw new ConflictError(AVATAR_TEXTS.alreadyTraining, untilHandOverEnds(current));
-    reason = AVATAR_TEXTS.notStarted;
-  } else if (age > AVATAR_LIMITS.trainingTimeoutSeconds) reason = AVATAR_TEXTS.timedOut;
-  else throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
-  const { avatar } = await moveAvatar(current.team_id, current.id, 'failed', reason, {
-    // The provider took it meanwhile: it trains, and blocks.
-    onlyIfNotHandedOver: reason === AVATAR_TEXTS.notStarted,
-  });
+async function refuseWhileTraining(team: TeamItem, current: AvatarItem | undefined, at: Date) {
+  const named = team.current_avatar_id;
+  if (!current) {
+    if (named && stillInFlight(named, at))
+      throw new ConflictError(AVATAR_TEXTS.alreadyTraining, Math.ceil(secondsInFlightLeft(named, at)));
+    return;
+  }
+  if (current.status !== 'training') return;
+  if (ageOf(current, at) <= AVATAR_LIMITS.trainingTimeoutSeconds)
+    throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
+  const { avatar } = await moveAvatar(current.team_id, current.id, 'failed', AVATAR_TEXTS.timedOut);
+  // The provider reported meanwhile, and it still trains: it blocks.
   if (avatar?.status === 'training') throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
 }
 
@@ -195,67 +216,44 @@ async function videoUploaded(userId: string, uploadKey: string): Promise<Video> 
   return { format, bytes: object.size, versionId: object.versionId };
 }
 
-/** Undoes a write that did not complete: the record first, so nothing ever points at a missing object. */
-async function forget(avatar: AvatarItem) {
+/**
+ * Takes back an upload whose writes did not all land: the team's pointer back to `previous` (unless
+ * `null`: the pointer is another upload's), then the record, then the object it stored. A step that
+ * fails leaves the ones after it: a pointer left naming the avatar names no record once that is
+ * deleted, which blocks the team only while an upload could be in flight (`refuseWhileTraining`).
+ */
+async function forget(avatar: AvatarItem, previous: string | undefined | null) {
+  if (previous !== null) {
+    try {
+      await unpointTeam(avatar.team_id, avatar.id, previous);
+    } catch (error) {
+      log.warn('team left pointing at an avatar being taken back', {
+        avatar_id: avatar.id,
+        error: (error as Error).name,
+      });
+    }
+  }
   try {
     await deleteAvatar(avatar.team_id, avatar.id);
   } catch (error) {
-    // The record stays unreachable (no pointer names it); keep its object so it never points at nothing.
-    log.warn('unreferenced avatar record left behind', {
-      avatar_id: avatar.id,
-      error: (error as Error).name,
-    });
+    // The record stays (nothing names it, or a pointer does): keep its object so it never names nothing.
+    log.warn('avatar record left behind', { avatar_id: avatar.id, error: (error as Error).name });
     return;
   }
-  // Only the avatar's own copy of a video sent in the form; a direct upload stays the caller's.
+  await forgetObject(avatar);
+}
+
+/** Only the avatar's own copy of a video sent in the form; a direct upload stays the caller's. */
+const forgetObject = async (avatar: Pick<AvatarItem, 'team_id' | 'id' | 'source_key'>) => {
   if (avatar.source_key.startsWith(avatarObjects.folder(avatar.team_id, avatar.id)))
     await deleteObjectQuietly(avatar.source_key);
-}
+};
 
-/**
- * Hands the job to the provider and notes on the record that it took it. If the provider cannot be
- * reached, or its acceptance cannot be noted, the avatar fails at once (a new upload may follow) and
- * the client is told to retry: no consent URL is issued, so it could never become ready. If that move
- * fails too, the avatar stays `training` with nothing noted, which blocks the team only until no
- * upload can still be handing a job over: the 503's Retry-After says when.
- */
-async function startTraining(provider: AvatarProvider, avatar: AvatarItem) {
-  let jobId: string;
-  try {
-    jobId = await handOver(provider, avatar);
-  } catch (error) {
-    log.warn('avatar provider did not take the job', {
-      avatar_id: avatar.id,
-      error: (error as Error).message,
-    });
-    return failUnstarted(avatar, AVATAR_TEXTS.providerUnreachable);
-  }
-  try {
-    await markJobAccepted(avatar.team_id, avatar.id, jobId);
-  } catch (error) {
-    // The provider trains it, but nothing says so: the client gets no consent URL for it.
-    log.warn('avatar job taken but not noted', { avatar_id: avatar.id, error: (error as Error).name });
-    return failUnstarted(avatar, AVATAR_TEXTS.notStarted);
-  }
-}
-
-/** The avatar's upload ends without a 202: its avatar fails now, or (that write failing too) blocks
- * until the hand-over is over. */
-async function failUnstarted(avatar: AvatarItem, reason: string): Promise<never> {
-  try {
-    await moveAvatar(avatar.team_id, avatar.id, 'failed', reason);
-  } catch (error) {
-    log.warn('avatar left training, its job not handed over', {
-      avatar_id: avatar.id,
-      error: (error as Error).name,
-    });
-    throw new ServiceUnavailableError(untilHandOverEnds(avatar));
-  }
-  throw new ServiceUnavailableError();
-}
-
-/** The job to the provider: resolves with its job id once it has taken it. */
-async function handOver(provider: AvatarProvider, avatar: AvatarItem): Promise<string> {
+/** The job to the provider: resolves once it has taken it, with its job id and when. */
+async function handOver(
+  provider: AvatarProvider,
+  avatar: Pick<AvatarItem, 'id' | 'team_id' | 'source_key' | 'source_version_id' | 'source_content_type'>,
+): Promise<{ jobId: string; acceptedAt: string }> {
   const expires = new Date(now().getTime() + AVATAR_LIMITS.providerVideoUrlSeconds * 1000);
   const videoUrl = await getSignedUrl(
     s3(),
@@ -276,5 +274,5 @@ async function handOver(provider: AvatarProvider, avatar: AvatarItem): Promise<s
     video_url_expires_at: expires.toISOString(),
   });
   log.info('avatar training started', { avatar_id: avatar.id, provider: provider.name, job_id: jobId });
-  return jobId;
+  return { jobId, acceptedAt: now().toISOString() };
 }

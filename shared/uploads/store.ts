@@ -5,7 +5,7 @@ import { accountKeys } from '../accounts/keys.ts';
 import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
-import { updateItem } from '../db/store.ts';
+import { getItem, updateItem } from '../db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
@@ -18,6 +18,16 @@ const ALLOWANCE_KEPT_SECONDS = 24 * 60 * 60;
 /** How long a presigned GET (a logo URL in a response) is valid. */
 export const DOWNLOAD_URL_SECONDS = 60 * 60;
 
+/** The caller's allowance item for `at`'s UTC day, and the 429 past it (Retry-After: until midnight UTC). */
+const allowanceDay = (userId: string, at: Date) => {
+  const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
+  return {
+    keys: accountKeys.uploadAllowance(userId, at.toISOString().slice(0, 10)),
+    midnight,
+    used: () => new TooManyRequestsError(DAILY_ALLOWANCE_USED, Math.ceil((midnight - at.getTime()) / 1000)),
+  };
+};
+
 /**
  * Counts the upload against the caller's allowance for the day (one conditional update: both totals
  * stay within the day's limits, or nothing is counted). A resend of the update after a lost answer
@@ -26,20 +36,34 @@ export const DOWNLOAD_URL_SECONDS = 60 * 60;
  */
 export async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
-  const midnight = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
-  const counted = await updateItem(accountKeys.uploadAllowance(userId, at.toISOString().slice(0, 10)), {
+  const day = allowanceDay(userId, at);
+  const counted = await updateItem(day.keys, {
     // Nothing reads a day's allowance after the day: the table's TTL removes it a day later.
     setIfAbsent: {
       kind: 'upload_allowance',
-      [TABLE_TTL_ATTRIBUTE]: midnight / 1000 + ALLOWANCE_KEPT_SECONDS,
+      [TABLE_TTL_ATTRIBUTE]: day.midnight / 1000 + ALLOWANCE_KEPT_SECONDS,
     },
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
     below: { bytes: bytes - size + 1, uploads },
   });
-  if (!counted) {
-    throw new TooManyRequestsError(DAILY_ALLOWANCE_USED, Math.ceil((midnight - at.getTime()) / 1000));
-  }
+  if (!counted) throw day.used();
+}
+
+/**
+ * Reads the day's allowance ahead of an upload that is counted later (useDailyAllowance still decides):
+ * `refuseBeyond(size)` is the 429 useDailyAllowance would answer now, for work that must not start
+ * (the avatar provider's job) for an upload the allowance would refuse.
+ */
+export async function readDailyAllowance(userId: string, at: Date) {
+  const day = allowanceDay(userId, at);
+  const item = await getItem<{ bytes?: number; uploads?: number }>(day.keys);
+  return {
+    refuseBeyond(size: number) {
+      const { bytes, uploads } = UPLOAD_LIMITS.daily;
+      if ((item?.bytes ?? 0) + size > bytes || (item?.uploads ?? 0) + 1 > uploads) throw day.used();
+    },
+  };
 }
 
 /** What a one-time PUT must send besides its bytes: S3 refuses it (412) once an object is at the key. */

@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { setStudioTraining } from '../../shared/accounts/store.ts';
 import { signProviderMessage } from '../../shared/avatars/signature.ts';
+import type { AvatarItem } from '../../shared/avatars/store.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
+import { queryPartition } from '../../shared/db/store.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../../shared/teams/schemas.ts';
 import { createTeam } from '../../shared/teams/store.ts';
 import type { CallResult, Harness } from '../support/harness.ts';
@@ -76,6 +78,10 @@ export async function avatarTeam(owner: string, { training = true } = {}) {
   });
   return team.id;
 }
+
+/** The team's avatar records, oldest first. */
+export const avatarRecords = (teamId: string) =>
+  queryPartition<AvatarItem>(`TEAM#${teamId}`, { prefix: 'AVATAR#', limit: 100 });
 
 export const uploadUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/upload`;
 export const statusUrl = (teamId: string) => `/api/v1/teams/${teamId}/avatar/status`;

@@ -9,6 +9,7 @@ import { SIGNATURE_TEXTS, signProviderMessage } from '../../shared/avatars/signa
 import { moveAvatar, readAvatar, recordCallbackReceipt } from '../../shared/avatars/store.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
+import { newIdAt } from '../../shared/ids.ts';
 import { recordDynamoRequests, recordS3Requests, wavesOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { lagReplica } from '../support/lagging-replica.ts';
@@ -379,6 +380,23 @@ describe('provider callback: signature', () => {
     const unknown = await callback(h, report(team, '01a1fc6e-0000-7000-8000-000000000000', 'ready'));
     assert.equal(unknown.status, 404);
     assert.deepEqual(unknown.body, { detail: 'Avatar not found' });
+  });
+
+  it('a report that overtakes its upload’s record (the job is handed over first): 503 with Retry-After while the upload may be writing it, then 404', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const made = Date.now();
+    const early = report(team, newIdAt(new Date(made)), 'failed');
+    try {
+      const overtaking = await callback(h, early);
+      assert.equal(overtaking.status, 503, overtaking.text);
+      const wait = Number(overtaking.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds, overtaking.headers['retry-after']);
+      setClock(new Date(made + AVATAR_LIMITS.inFlightSeconds * 1000));
+      const late = await callback(h, { ...early, event_id: 'late' });
+      assert.deepEqual([late.status, late.body], [404, { detail: 'Avatar not found' }]);
+    } finally {
+      setClock(undefined);
+    }
   });
 
   it('503 while no signing secret is configured (fail closed, retryable)', async () => {

@@ -1,14 +1,15 @@
 // Pure parts of the avatar domain: video sniffing, callback signatures, the state machine, the
-// hand-over window.
+// in-flight window.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { AVATAR_UPLOAD_ENTRY, avatarRoutes } from '../../infra/routes/avatars.ts';
-import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
+import { AVATAR_LIMITS } from '../../shared/avatars/schemas.ts';
 import { SIGNATURE_TEXTS, signProviderMessage, verifyCallback } from '../../shared/avatars/signature.ts';
 import { AVATAR_STATUSES, statesBefore, TRANSITIONS } from '../../shared/avatars/states.ts';
-import { type AvatarItem, handOverMissed, toAvatarStatus } from '../../shared/avatars/store.ts';
+import { secondsInFlightLeft, stillInFlight } from '../../shared/avatars/store.ts';
 import { sniffVideo } from '../../shared/avatars/video.ts';
+import { newIdAt, timeOfId } from '../../shared/ids.ts';
 import { ebml, isoMedia, mp4, quicktime, webm } from './support.ts';
 
 describe('sniffVideo', () => {
@@ -80,34 +81,20 @@ describe('training state machine', () => {
   });
 });
 
-describe('the hand-over window', () => {
-  it('outlasts the upload function: no upload is still handing its job over once it has passed', () => {
+describe('the in-flight window', () => {
+  it('outlasts the upload function: no upload is still writing an avatar once it has passed', () => {
     const upload = avatarRoutes.find((route) => route.entry === AVATAR_UPLOAD_ENTRY);
     assert.ok(upload?.timeoutSeconds);
-    assert.ok(AVATAR_LIMITS.handOverSeconds > upload.timeoutSeconds);
+    assert.ok(AVATAR_LIMITS.inFlightSeconds > upload.timeoutSeconds);
   });
 
-  it('fails, on read, only a training avatar whose record says its job was never taken, once it has passed', () => {
-    const created = new Date('2026-11-26T10:00:00.000Z');
-    const avatar = {
-      id: 'a',
-      status: 'training',
-      type: 'studio',
-      error: null,
-      created_at: created.toISOString(),
-      updated_at: created.toISOString(),
-      job_accepted_at: null,
-    } as unknown as AvatarItem;
-    const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);
-    const after = at(AVATAR_LIMITS.handOverSeconds + 1);
-    assert.equal(toAvatarStatus(avatar, false, at(AVATAR_LIMITS.handOverSeconds)).status, 'training');
-    assert.deepEqual(
-      [toAvatarStatus(avatar, false, after).status, toAvatarStatus(avatar, false, after).error],
-      ['failed', AVATAR_TEXTS.notStarted],
-    );
-    // Taken by the provider, or written before the field existed: it trains (until its report, or 24 h).
-    for (const accepted of [{ job_accepted_at: after.toISOString() }, { job_accepted_at: undefined }])
-      assert.equal(toAvatarStatus({ ...avatar, ...accepted }, false, after).status, 'training');
-    assert.equal(handOverMissed({ ...avatar, status: 'ready' }, after), false);
+  it('runs from the time in the avatar id, for inFlightSeconds', () => {
+    const made = new Date('2026-11-26T10:00:00.000Z');
+    const id = newIdAt(made);
+    assert.equal(timeOfId(id), made.getTime());
+    const at = (seconds: number) => new Date(made.getTime() + seconds * 1000);
+    assert.equal(stillInFlight(id, at(AVATAR_LIMITS.inFlightSeconds - 0.001)), true);
+    assert.equal(secondsInFlightLeft(id, at(10)), AVATAR_LIMITS.inFlightSeconds - 10);
+    assert.equal(stillInFlight(id, at(AVATAR_LIMITS.inFlightSeconds)), false);
   });
 });

@@ -12,7 +12,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
-import { getItem, queryPartition } from '../../shared/db/store.ts';
+import { getItem } from '../../shared/db/store.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { newId } from '../../shared/ids.ts';
 import { CONTENT_TEAM_TYPE } from '../../shared/teams/schemas.ts';
@@ -20,8 +20,10 @@ import { createTeam, readTeam } from '../../shared/teams/store.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { DAILY_ALLOWANCE_USED, UPLOAD_LIMITS } from '../../shared/uploads/schemas.ts';
 import { useDailyAllowance } from '../../shared/uploads/store.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import {
+  avatarRecords,
   avatarTeam,
   CONSENT_SIZE,
   consentRecording,
@@ -49,7 +51,6 @@ afterEach(() => {
   delete process.env.AVATAR_PROVIDER_URL;
 });
 
-const avatarRecords = (teamId: string) => queryPartition(`TEAM#${teamId}`, { prefix: 'AVATAR#', limit: 100 });
 const teamObjects = async (teamId: string) => {
   const listed = await s3().send(
     new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `teams/${teamId}/` }),
@@ -65,7 +66,7 @@ const formError = (field: string, type: string, msg: string, input: unknown, ctx
 });
 
 describe('avatar upload: happy path', () => {
-  it('stores the video, then the training record, then points the team at it (202)', async () => {
+  it('stores the video, hands the job over, then writes the record and points the team at it (202)', async () => {
     const team = await avatarTeam(h.owner.id);
     const video = mp4(2048);
     const res = await uploadVideo(h, team, { video: videoPart(video), consent_attestation: 'true' });
@@ -104,16 +105,77 @@ describe('avatar upload: happy path', () => {
     assert.deepEqual(consent_headers, { 'if-none-match': '*' });
     assert.equal(record?.consent_bytes, CONSENT_SIZE);
 
-    // The provider got the job, with a URL that serves the stored video; the record notes it took it.
+    // The provider got the job, with a URL that serves the stored video; the record says it took it.
     const job = recordingProvider.jobs.find((j) => j.avatar_id === avatar_id);
-    const accepted = await readAvatar(team, avatar_id);
-    assert.equal(accepted?.provider_job_id, avatar_id);
-    assert.match(accepted?.job_accepted_at ?? '', /^\d{4}-\d\d-\d\dT/);
+    assert.equal(record?.provider_job_id, avatar_id);
+    assert.match(record?.job_accepted_at ?? '', /^\d{4}-\d\d-\d\dT/);
     assert.equal(job?.team_id, team);
     assert.equal(job?.video_content_type, 'video/mp4');
     const fetched = await fetch(job!.video_url);
     assert.equal(fetched.status, 200);
     assert.deepEqual(Buffer.from(await fetched.arrayBuffer()), video);
+  });
+
+  it('takes two DynamoDB waves: the reads, then the record, the pointer and the consent’s count side by side', async () => {
+    // Before: the reads, the count, the record, the pointer, the provider's acceptance: five.
+    const team = await avatarTeam(h.owner.id);
+    const recorder = recordDynamoRequests();
+    let res: Awaited<ReturnType<typeof uploadVideo>>;
+    try {
+      res = await uploadVideo(h, team);
+    } finally {
+      recorder.stop();
+    }
+    assert.equal(res.status, 202, res.text);
+    assert.equal(recorder.waves(), 2);
+    const writes = recorder.requests.filter((r) => /^(Put|Update|Delete)/.test(r.command));
+    assert.deepEqual(writes.map((r) => r.command).sort(), [
+      'PutItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+    ]);
+  });
+
+  it('an upload whose pointer landed before its record blocks the next one (409, Retry-After) as a training avatar does', async () => {
+    const team = await avatarTeam(h.owner.id);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = false;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          !holding &&
+          context.commandName === 'PutItemCommand' &&
+          JSON.stringify(args.input).includes('AVATAR#')
+        ) {
+          holding = true;
+          await held;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'hold-avatar-record' },
+    );
+    try {
+      const first = uploadVideo(h, team);
+      // Its pointer lands beside the held record (a bounded wait: the code before wrote the record first).
+      for (let tries = 0; !(await readTeam(team))?.current_avatar_id; tries++) {
+        assert.ok(tries < 400, 'the pointer never landed while the record was held');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const second = await uploadVideo(h, team);
+      assert.equal(second.status, 409, second.text);
+      assert.deepEqual(second.body, { detail: AVATAR_TEXTS.alreadyTraining });
+      const wait = Number(second.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds, second.headers['retry-after']);
+      release();
+      assert.equal((await first).status, 202);
+    } finally {
+      release();
+      dynamo().middlewareStack.remove('hold-avatar-record');
+    }
+    assert.equal((await avatarRecords(team)).length, 1);
   });
 
   it('names the object by what the bytes are, not by the file name or declared type', async () => {
@@ -725,7 +787,7 @@ describe('avatar provider over HTTP', () => {
     });
   });
 
-  it('an unreachable provider fails the avatar at once and answers 503; a new upload may follow', async () => {
+  it('an unreachable provider: 503 and nothing stored (no record, no object, the team unchanged); a new upload may follow', async () => {
     const team = await avatarTeam(h.owner.id);
     await withProvider(
       (_req, res) => res.writeHead(500).end(),
@@ -735,13 +797,14 @@ describe('avatar provider over HTTP', () => {
       },
       '/',
     );
-    const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
-    assert.equal(status.body.status, 'failed');
-    assert.equal(status.body.error, AVATAR_TEXTS.providerUnreachable);
+    assert.deepEqual(await avatarRecords(team), []);
+    assert.deepEqual(await teamObjects(team), []);
+    assert.equal((await readTeam(team))?.current_avatar_id, undefined);
+    assert.equal((await h.call('GET', `/api/v1/teams/${team}/avatar/status`)).status, 404);
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 
-  it('a 2xx whose body is cut short has still taken the job: the avatar trains (it was failed, its report lost)', async () => {
+  it('a 2xx whose body is cut short has still taken the job: the avatar trains under its own id', async () => {
     const cutShort: RequestListener = (req, res) => {
       req.resume();
       req.on('end', () => {
@@ -773,8 +836,7 @@ describe('avatar provider over HTTP', () => {
       assert.equal(res.status, 503, res.text);
       assert.deepEqual(posts, ['/trainings']);
     });
-    const status = await h.call('GET', `/api/v1/teams/${team}/avatar/status`);
-    assert.deepEqual([status.body.status, status.body.error], ['failed', AVATAR_TEXTS.providerUnreachable]);
+    assert.deepEqual(await avatarRecords(team), []);
   });
 });
 

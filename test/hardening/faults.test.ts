@@ -9,8 +9,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
-import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
-import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
+import { AVATAR_LIMITS } from '../../shared/avatars/schemas.ts';
+import { moveAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
@@ -20,10 +20,19 @@ import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { readTeam } from '../../shared/teams/store.ts';
+import { UPLOAD_LIMITS } from '../../shared/uploads/schemas.ts';
+import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
-import { avatarTeam, mp4, statusUrl, uploadVideo, withProvider } from '../avatars/support.ts';
+import {
+  avatarRecords,
+  avatarTeam,
+  mp4,
+  statusUrl,
+  uploadVideo,
+  videoPart,
+} from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -358,68 +367,101 @@ describe('faults in the AWS SDK clients', () => {
       await assertNoDanglingObjectReferences();
     });
 
-  // Double faults on the avatar upload: after the pointer names the new avatar, its job is not taken
-  // (or its acceptance is not recorded), and the move to failed fails too. The avatar stays
-  // `training` with nothing at the provider: it must not block the team's next upload for 24 hours.
-  for (const [provider, answer] of [
-    ['unreachable', 500],
-    ['takes the job, its acceptance unrecorded', 202],
-  ] as const)
-    it(`avatar upload, provider ${provider}, the avatar's own writes failing: 503, the retry proceeds once no upload can still be handing the job over`, async () => {
-      const team = await avatarTeam(h.owner.id);
-      const at = Date.now();
-      let first: Awaited<ReturnType<typeof uploadVideo>> | undefined;
-      await withProvider(
-        (req, res) => {
-          req.resume();
-          req.on('end', () => res.writeHead(answer).end());
-        },
-        async () => {
-          // Every UpdateItem of the avatar record (its acceptance, its move to failed); the team's
-          // pointer and everything else pass.
-          inject('dynamo', {
-            commands: /^UpdateItem/,
-            about: 'AVATAR#',
-            failing: () => true,
-            kind: 'server',
-          });
-          first = await uploadVideo(h, team);
-          clearFaults();
-        },
-      );
-      assert.equal(first?.status, 503, first?.text);
-      const stuck = (await readTeam(team))?.current_avatar_id;
-      assert.ok(stuck);
-      assert.equal((await readAvatar(team, stuck))?.status, 'training');
-      // Told when to come back: an upload of the same instant may still be handing its job over.
-      const retryAfter = Number(first?.headers['retry-after']);
-      assert.ok(retryAfter > 1 && retryAfter <= AVATAR_LIMITS.handOverSeconds, first?.headers['retry-after']);
-      try {
-        const early = await uploadVideo(h, team);
-        assert.equal(early.status, 409, early.text);
-        assert.ok(Number(early.headers['retry-after']) <= AVATAR_LIMITS.handOverSeconds);
-        // Past the hand-over (not 24 hours): the status says failed, and the retry trains.
-        setClock(new Date(at + (AVATAR_LIMITS.handOverSeconds + 1) * 1000));
-        const polled = await h.call('GET', statusUrl(team));
-        assert.deepEqual(
-          [polled.body.avatar_id, polled.body.status, polled.body.error],
-          [stuck, 'failed', AVATAR_TEXTS.notStarted],
-        );
-        const retry = await uploadVideo(h, team);
-        assert.equal(retry.status, 202, retry.text);
-        // One training at a time still: the retry's avatar blocks the next upload.
-        assert.equal((await uploadVideo(h, team)).status, 409);
-      } finally {
-        setClock(undefined);
-      }
-      // The stuck avatar is failed for good, its record (consent attested, source video) kept.
-      const old = await readAvatar(team, stuck);
-      assert.deepEqual(
-        [old?.status, old?.error, old?.consent_attested_by],
-        ['failed', AVATAR_TEXTS.notStarted, h.owner.id],
-      );
-      await assertNoDanglingObjectReferences();
+  // The avatar upload writes its record, the team's pointer and the consent's count in one wave, after
+  // the provider took the job. A failed write takes the others back; the pointer first.
+  it('avatar upload, its record write failing after the provider took the job: 503, the pointer given back, nothing stored; the retry trains', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = await uploadVideo(h, team);
+    await moveAvatar(team, first.body.avatar_id, 'ready');
+    const record = inject('dynamo', {
+      commands: /^PutItem/,
+      about: 'AVATAR#',
+      failing: () => true,
+      kind: 'server',
     });
+    const failed = await uploadVideo(h, team);
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    assert.ok(record.attempts() >= 1, 'the fault reached the record');
+    // The team's ready avatar is current again; the failed upload left no record and no object.
+    assert.equal((await readTeam(team))?.current_avatar_id, first.body.avatar_id);
+    assert.deepEqual(
+      (await avatarRecords(team)).map((a) => a.id),
+      [first.body.avatar_id],
+    );
+    const status = await h.call('GET', statusUrl(team));
+    assert.deepEqual([status.body.avatar_id, status.body.status], [first.body.avatar_id, 'ready']);
+    assert.equal((await uploadVideo(h, team)).status, 202);
+    await assertNoDanglingObjectReferences();
+  });
+
+  it('avatar upload, its record failing and the pointer’s give-back too: the next upload waits while one could be in flight (409, Retry-After), then trains', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const at = Date.now();
+    inject('dynamo', { commands: /^PutItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
+    // The pointer's own write lands (attempt 1); its give-back fails throughout.
+    inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'current_avatar_id',
+      failing: (n) => n >= 2,
+      kind: 'server',
+    });
+    const failed = await uploadVideo(h, team);
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    const named = (await readTeam(team))?.current_avatar_id;
+    assert.ok(named, 'the give-back failed: the pointer still names the upload’s avatar');
+    assert.deepEqual(await avatarRecords(team), []);
+    try {
+      const early = await uploadVideo(h, team);
+      assert.equal(early.status, 409, early.text);
+      const wait = Number(early.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds, early.headers['retry-after']);
+      // Past the window no upload can still be writing it: a pointer naming nothing blocks nothing.
+      setClock(new Date(at + (AVATAR_LIMITS.inFlightSeconds + 1) * 1000));
+      const retry = await uploadVideo(h, team);
+      assert.equal(retry.status, 202, retry.text);
+      assert.equal((await uploadVideo(h, team)).status, 409, 'the retry’s avatar trains, and blocks');
+    } finally {
+      setClock(undefined);
+    }
+    await assertNoDanglingObjectReferences();
+  });
+
+  it('avatar upload, the consent count refused in that wave (the allowance used meanwhile): 429, record and pointer taken back', async () => {
+    // A user of its own: this one's day is used up.
+    const user = newId();
+    const token = await h.tokenFor(user);
+    const team = await avatarTeam(user);
+    const size = AVATAR_LIMITS.consentBytes.max;
+    await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes - size, new Date());
+    // Another upload takes a byte after this one read the allowance, before its count.
+    let usedUp = false;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        if (
+          !usedUp &&
+          context.commandName === 'UpdateItemCommand' &&
+          JSON.stringify(args.input).includes('UPLOADS#')
+        ) {
+          usedUp = true;
+          await useDailyAllowance(user, 1, new Date());
+        }
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'allowance-used-meanwhile' },
+    );
+    injected.push({ client: 'dynamo', name: 'allowance-used-meanwhile' });
+    const parts = { video: videoPart(), consent_attestation: 'true', consent_size: String(size) };
+    const refused = await uploadVideo(h, team, parts, token);
+    clearFaults();
+    assert.equal(refused.status, 429, refused.text);
+    assert.ok(usedUp, 'the race reached the count');
+    assert.equal((await readTeam(team))?.current_avatar_id, undefined);
+    assert.deepEqual(await avatarRecords(team), []);
+    await assertNoDanglingObjectReferences();
+  });
 
   it('a project whose writes fail part-way is never visible half-written', async () => {
     const body = {
