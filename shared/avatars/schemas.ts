@@ -58,6 +58,7 @@ export const AVATAR_TEXTS = {
   consentMissing: 'The consent recording was not received before training finished',
   providerFailed: 'Training failed at the avatar provider',
   timedOut: 'Training did not finish within 24 hours',
+  subscriptionEnded: 'The team’s subscription has ended: no avatar is trained for it',
 } as const;
 
 /** A boolean field (pydantic's lax parsing) that only one value passes; the refusal is pydantic's
@@ -131,6 +132,13 @@ export const AvatarStatus = v.object({
   updated_at: v.string(),
   /** Why training failed; null otherwise. */
   error: v.nullable(v.string()),
+  /** A new presigned PUT of the consent recording while the avatar trains without it, for an upload
+   * that declared `consent_size` (the same one PUT of exactly that many bytes, already counted; a
+   * client that lost the upload's answer, or let its URL expire, sends the recording with this one);
+   * null otherwise. */
+  consent_url: v.nullable(v.string()),
+  /** The headers that PUT must carry exactly as given; null with no consent_url. */
+  consent_headers: v.nullable(v.record(v.string(), v.string())),
 });
 export type AvatarStatus = v.InferOutput<typeof AvatarStatus>;
 

@@ -60,7 +60,11 @@ export const stillInFlight = (avatarId: string, at: Date) => secondsInFlightLeft
 export const secondsInFlightLeft = (avatarId: string, at: Date) =>
   AVATAR_LIMITS.inFlightSeconds - (at.getTime() - timeOfId(avatarId)) / 1000;
 
-export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): AvatarStatus => ({
+export const toAvatarStatus = (
+  avatar: AvatarItem,
+  consentReceived: boolean,
+  consent?: { url: string; headers: Record<string, string> },
+): AvatarStatus => ({
   avatar_id: avatar.id,
   status: avatar.status,
   type: avatar.type,
@@ -68,6 +72,8 @@ export const toAvatarStatus = (avatar: AvatarItem, consentReceived: boolean): Av
   created_at: avatar.created_at,
   updated_at: avatar.updated_at,
   error: avatar.status === 'failed' ? (avatar.error ?? null) : null,
+  consent_url: consent?.url ?? null,
+  consent_headers: consent?.headers ?? null,
 });
 
 export const readAvatar = (teamId: string, avatarId: string) =>

@@ -4,7 +4,7 @@
 // against the allowance: two DynamoDB waves in all. The record comes last, after everything it names
 // (DESIGN.md §5); a failed write takes back the others, so a failure leaves no record, and an upload
 // whose record is not yet written is told from a lost one by its id's time (`stillInFlight`).
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readAccount, studioTrainingEnabled } from '../accounts/store.ts';
 import { readObjectStart, s3 } from '../aws/s3.ts';
@@ -23,9 +23,10 @@ import type { UploadedFile } from '../http/multipart.ts';
 import { newIdAt } from '../ids.ts';
 import { log } from '../log.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../teams/schemas.ts';
-import type { TeamItem } from '../teams/store.ts';
+import { subscriptionEndsAt, type TeamItem } from '../teams/store.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
-import { PUT_ONCE_HEADERS, presignPutOnce, readDailyAllowance, useDailyAllowance } from '../uploads/store.ts';
+import { readDailyAllowance, useDailyAllowance } from '../uploads/store.ts';
+import { consentPut, plainConsentUrl } from './consent.ts';
 import { avatarObjects } from './keys.ts';
 import { deleteObjectQuietly, putObject } from './media.ts';
 import { type AvatarProvider, avatarProvider } from './provider.ts';
@@ -70,6 +71,10 @@ export async function uploadAvatar(
   ]);
   const owned = ownedBy(team, userId, 'Team');
   if (owned.team_type !== AVATAR_VIDEO_TEAM_TYPE) throw new ForbiddenError(AVATAR_TEXTS.wrongTeamType);
+  // A cancelled team works until its subscription ends (docs/teams.md); no training after that.
+  const ends = subscriptionEndsAt(owned);
+  if (ends !== null && Date.parse(ends) <= at.getTime())
+    throw new ForbiddenError(AVATAR_TEXTS.subscriptionEnded);
   if (!studioTrainingEnabled(account)) throw new ForbiddenError(AVATAR_TEXTS.trainingDisabled);
   await refuseWhileTraining(owned, current, at);
   const video =
@@ -120,12 +125,16 @@ export async function uploadAvatar(
   const avatar: AvatarItem = { ...draft, job_accepted_at: job.acceptedAt, provider_job_id: job.jobId };
   await writeAvatar(avatar, owned.current_avatar_id ?? undefined, consentSize);
 
+  const consent =
+    consentSize === undefined
+      ? { url: await plainConsentUrl(avatar.consent_key), headers: {} }
+      : await consentPut(avatar.consent_key, consentSize);
   return {
     avatar_id: id,
     status: 'training',
     type: STUDIO,
-    consent_url: await consentUrl(avatar.consent_key, consentSize),
-    consent_headers: consentSize === undefined ? {} : { ...PUT_ONCE_HEADERS },
+    consent_url: consent.url,
+    consent_headers: consent.headers,
   };
 }
 
@@ -161,21 +170,6 @@ async function writeAvatar(
   for (const outcome of [written, pointed, counted]) if (outcome.status === 'rejected') throw outcome.reason;
   throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
 }
-
-/**
- * The consent recording's presigned PUT, valid an hour: of exactly the declared size, once
- * (If-None-Match: *), as a direct upload's; undeclared, the plain PUT a client written to the spec sends
- * (reusable within the hour and outside the allowance: docs/avatars.md).
- */
-const consentUrl = (key: string, size: number | undefined) => {
-  const signing = { expiresIn: AVATAR_LIMITS.consentUrlSeconds, signedAt: now() };
-  return size === undefined
-    ? getSignedUrl(s3(), new PutObjectCommand({ Bucket: config.bucketName, Key: key }), {
-        expiresIn: signing.expiresIn,
-        signingDate: signing.signedAt,
-      })
-    : presignPutOnce(key, { size }, signing);
-};
 
 /**
  * 409 while the current avatar trains, or while the pointer names an avatar an upload may still be

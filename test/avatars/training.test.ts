@@ -17,10 +17,12 @@ import {
   avatarTeam,
   callback,
   consentRecording,
+  multipart,
   readObject,
   SECRET,
   statusUrl,
   unixNow,
+  uploadUrl,
   uploadVideo,
   videoPart,
 } from './support.ts';
@@ -86,7 +88,9 @@ describe('avatar status', () => {
     assert.equal(before.status, 200);
     assert.deepEqual(Object.keys(before.body).sort(), [
       'avatar_id',
+      'consent_headers',
       'consent_received',
+      'consent_url',
       'created_at',
       'error',
       'status',
@@ -103,6 +107,45 @@ describe('avatar status', () => {
     await putConsent(consentUrl);
     const afterPut = await h.call('GET', statusUrl(team));
     assert.equal(afterPut.body.consent_received, true);
+    assert.deepEqual([afterPut.body.consent_url, afterPut.body.consent_headers], [null, null]);
+  });
+
+  it('hands out the consent URL again while the avatar trains without it: a lost 202 is recovered from the status', async () => {
+    const { team, avatar } = await training();
+    // The client never saw the upload's answer; its retry is 409 (the avatar trains).
+    assert.equal((await uploadVideo(h, team)).status, 409);
+    const polled = await h.call('GET', statusUrl(team));
+    assert.equal(polled.body.avatar_id, avatar);
+    const again = { url: polled.body.consent_url as string, headers: polled.body.consent_headers };
+    assert.match(again.url, new RegExp(`/teams/${team}/avatars/${avatar}/consent\\.mp4\\?`));
+    assert.equal(
+      new URL(again.url).searchParams.get('X-Amz-SignedHeaders'),
+      'content-length;host;if-none-match',
+    );
+    assert.deepEqual(again.headers, { 'if-none-match': '*' });
+    await putConsent(again);
+    // Once, still: the recording is there, and the status hands out no URL any more.
+    assert.equal((await sendConsent(again)).status, 412);
+    const after = await h.call('GET', statusUrl(team));
+    assert.deepEqual([after.body.consent_received, after.body.consent_url], [true, null]);
+    const ready = await callback(h, report(team, avatar, 'ready'));
+    assert.deepEqual(ready.body, { avatar_id: avatar, status: 'ready' });
+  });
+
+  it('hands out no consent URL for an upload that declared no consent_size, nor for a finished avatar', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const plain = await h.call(
+      'POST',
+      uploadUrl(team),
+      multipart({ video: videoPart(), consent_attestation: 'true' }),
+    );
+    assert.equal(plain.status, 202, plain.text);
+    const undeclared = await h.call('GET', statusUrl(team));
+    assert.deepEqual([undeclared.body.consent_url, undeclared.body.consent_headers], [null, null]);
+    const { team: other, avatar } = await training();
+    await callback(h, report(other, avatar, 'failed'));
+    const failed = await h.call('GET', statusUrl(other));
+    assert.deepEqual([failed.body.status, failed.body.consent_url], ['failed', null]);
   });
 
   it('the consent URL takes one PUT (If-None-Match: *, honoured by the embedded S3): a second is 412, the first recording stays', async () => {

@@ -287,6 +287,23 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
     assert.deepEqual(await teamObjects(team), []);
   });
 
+  it('403 once a cancelled team’s subscription has ended (it works until then); nothing stored', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const cancelled = await h.call('POST', `/api/v1/teams/${team}/unsubscribe`);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    const ends = Date.parse(cancelled.body.subscription_ends_at);
+    setClock(new Date(ends - 60_000));
+    const before = await uploadVideo(h, team);
+    assert.equal(before.status, 202, before.text);
+    await moveAvatar(team, before.body.avatar_id, 'ready');
+    setClock(new Date(ends));
+    const after = await uploadVideo(h, team);
+    assert.equal(after.status, 403, after.text);
+    assert.deepEqual(after.body, { detail: AVATAR_TEXTS.subscriptionEnded });
+    assert.equal((await avatarRecords(team)).length, 1);
+    assert.equal((await readTeam(team))?.current_avatar_id, before.body.avatar_id);
+  });
+
   it('403 when studio training is not enabled on the caller’s account', async () => {
     const user = '01a1fc6e-0000-7000-8000-00000000beef';
     const team = await avatarTeam(user, { training: false });

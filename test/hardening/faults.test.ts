@@ -25,14 +25,7 @@ import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
-import {
-  avatarRecords,
-  avatarTeam,
-  mp4,
-  statusUrl,
-  uploadVideo,
-  videoPart,
-} from '../avatars/support.ts';
+import { avatarRecords, avatarTeam, mp4, statusUrl, uploadVideo, videoPart } from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
