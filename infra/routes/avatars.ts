@@ -11,8 +11,9 @@ export const avatarRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/teams/{team_id}/avatar/upload',
     entry: AVATAR_UPLOAD_ENTRY,
-    // The team, its newest avatar and the account; the record; the upload allowance, the pointer and
-    // the job's acceptance (UpdateItem); the record again when a later step fails.
+    // The team, its newest avatar, the account and the day's upload allowance; the record; the
+    // allowance's count and the pointer (UpdateItem, and the pointer's give-back); the record again
+    // when another write of its wave fails.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // A ranged GET of a direct upload (404 `Upload not found` when missing); the presigned GET of
@@ -35,8 +36,13 @@ export const avatarRoutes: Route[] = [
     path: '/api/v1/teams/{team_id}/avatar/status',
     entry: 'teams/avatar-status',
     table: ['GetItem', 'Query'],
-    // HeadObject of the consent recording: missing is `consent_received: false`.
-    bucket: { read: [OBJECTS.avatarConsents], list: [OBJECTS.avatarConsents] },
+    bucket: {
+      // HeadObject of the consent recording: missing is `consent_received: false`.
+      read: [OBJECTS.avatarConsents],
+      list: [OBJECTS.avatarConsents],
+      // The consent URL handed out again while the recording is wanted (a presigned PUT).
+      write: [OBJECTS.avatarConsents],
+    },
   },
   {
     method: 'POST',
