@@ -7,8 +7,9 @@ export const uploadRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/uploads',
     entry: 'uploads/create-upload',
-    // The caller's daily upload allowance (one conditional ADD).
-    table: ['UpdateItem'],
+    // The caller's daily upload allowance: one conditional ADD, and where its condition refuses it, a
+    // read of whether the refusal was its own resend (updateItem's `once`) or the limit.
+    table: ['GetItem', 'UpdateItem'],
     bucket: { write: [OBJECTS.uploads] },
   },
 ];

@@ -30,9 +30,9 @@ const allowanceDay = (userId: string, at: Date) => {
 
 /**
  * Counts the upload against the caller's allowance for the day (one conditional update: both totals
- * stay within the day's limits, or nothing is counted). A resend of the update after a lost answer
- * counts it twice, or near the limit is refused (a 429 for an upload already counted): the allowance
- * errs on the strict side, never past the limit.
+ * stay within the day's limits, or nothing is counted). The update carries its own id (`once`): the
+ * SDK's resend after a lost answer finds it and counts nothing again, where it counted the upload
+ * twice (or, near the limit, answered 429 for an upload it had counted).
  */
 export async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
@@ -46,6 +46,7 @@ export async function useDailyAllowance(userId: string, size: number, at: Date):
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
     below: { bytes: bytes - size + 1, uploads },
+    once: true,
   });
   if (!counted) throw day.used();
 }

@@ -24,6 +24,7 @@ import { decryptDataKey, generateDataKey, kms, resetKms } from '../../shared/cry
 import { newId } from '../../shared/ids.ts';
 import { setContentCadence } from '../../shared/teams/agents.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
+import { UPLOAD_LIMITS, UPLOAD_MAX_BYTES } from '../../shared/uploads/schemas.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { avatarTeam, CONSENT_SIZE, mp4, multipart, SECRET, unixNow, videoPart } from '../avatars/support.ts';
 import { guidelinePdf, logoPng } from '../brand-kits/fixtures.ts';
@@ -187,6 +188,15 @@ describe('the route table grants what the handlers send', () => {
       ).status,
       200,
     );
+    // One past a user's daily allowance: the refused update is read back (its own resend, or the limit).
+    const spender = await h.tokenFor(newId());
+    const largest = { filename: 'v.mp4', content_type: 'video/mp4', size: UPLOAD_MAX_BYTES['video/mp4'] };
+    const statuses: number[] = [];
+    for (let i = 0; i <= UPLOAD_LIMITS.daily.bytes / largest.size; i++)
+      statuses.push(
+        (await call('uploads/create-upload', '/api/v1/uploads', { json: largest, token: spender })).status,
+      );
+    assert.equal(statuses.at(-1), 429);
 
     // A draft from a direct upload (HeadObject, GetObject; logos put and presigned), and from none.
     const pdf = await upload('guidelines.pdf', await guidelinePdf(), 'application/pdf');

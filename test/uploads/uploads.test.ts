@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { accountKeys } from '../../shared/accounts/keys.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
@@ -150,6 +151,52 @@ describe('POST /api/v1/uploads', () => {
         (await request({ filename: 'n.txt', content_type: 'text/plain', size: 1 }, smalls)).status,
       );
     assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.at(-1)], [uploads, 429]);
+  });
+
+  it('a lost answer on the allowance update (the SDK resends it) counts the upload once, and never 429s it', async () => {
+    const userId = '01a1fc6e-0000-7000-8000-0000000000d4';
+    const user = await h.tokenFor(userId);
+    const video = 'video/mp4';
+    const largest = UPLOAD_MAX_BYTES[video];
+    const { bytes } = UPLOAD_LIMITS.daily;
+    const upload = (size: number) => request({ filename: 'v.mp4', content_type: video, size }, user);
+    // While armed, the allowance's next update lands and its answer is lost (a timeout): the SDK
+    // sends it again.
+    let armed = false;
+    let lost = 0;
+    const name = 'allowance-answer-lost';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input ?? {});
+        if (!armed || !context.commandName?.startsWith('Update') || !input.includes('UPLOADS#'))
+          return next(args);
+        armed = false;
+        lost++;
+        await next(args);
+        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    setClock(new Date('2026-11-21T09:00:00.000Z'));
+    const statuses: number[] = [];
+    try {
+      armed = true;
+      statuses.push((await upload(1)).status);
+      for (let i = 0; i < bytes / largest - 1; i++) statuses.push((await upload(largest)).status);
+      // What is left of the day's bytes, exactly: it fits, though its update is resent.
+      armed = true;
+      statuses.push((await upload(largest - 1)).status);
+      statuses.push((await upload(1)).status);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+      setClock(undefined);
+    }
+    assert.equal(lost, 2, 'the fault reached the allowance twice');
+    assert.deepEqual(statuses, [200, ...Array(bytes / largest - 1).fill(200), 200, 429]);
+    const day = await getItem<{ bytes: number; uploads: number }>(
+      accountKeys.uploadAllowance(userId, '2026-11-21'),
+    );
+    assert.deepEqual([day?.bytes, day?.uploads], [bytes, bytes / largest + 1]);
   });
 
   it('a key with a part longer than any we issue names no upload: 404, where the embedded S3 failed (a 503)', async () => {
