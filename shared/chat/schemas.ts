@@ -13,8 +13,9 @@ export const CHAT_LIMITS = {
   key: { min: 1, max: 1024 },
   name: { min: 1, max: 255 },
   mediaType: { min: 1, max: 255 },
-  /** Documents a session holds: the session item keeps each one's name (at most 200 characters) and
-   * its owner (48), and 1,000 of them (about 250 KB) stay below DynamoDB's 400 KB item limit. */
+  /** Documents a session holds: its names item (chatKeys.documentNames) keeps each one's name (at most
+   * 200 characters) and its owner (48), and 1,000 of them (about 250 KB) stay below DynamoDB's 400 KB
+   * item limit. */
   sessionDocuments: 1_000,
   page: { min: 1, max: 100, default: 50 },
 } as const;
