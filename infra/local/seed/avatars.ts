@@ -15,7 +15,10 @@ const box = (type: string, payload: Buffer) => {
 };
 
 /** The smallest file the upload takes for an MP4: an `ftyp` box (brand `isom`), then an empty `mdat`. */
-const SELF_VIDEO = Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0isommp41')), box('mdat', Buffer.alloc(0))]);
+const SELF_VIDEO = Buffer.concat([
+  box('ftyp', Buffer.from('isom\0\0\0\0isommp41')),
+  box('mdat', Buffer.alloc(0)),
+]);
 
 /** The demo owner may train studio avatars for the avatar-video team the teams seeder created
  * (created here only when that seeder did not), from a video they uploaded (`avatar_video_key`, the
@@ -24,7 +27,12 @@ export const seedAvatars: Seeder = async ({ owner }, seeded = {}): Promise<SeedI
   await setStudioTraining(owner, true);
   const video = `${userUploadPrefix(owner)}${newId()}/self-video.mp4`;
   await s3().send(
-    new PutObjectCommand({ Bucket: config.bucketName, Key: video, Body: SELF_VIDEO, ContentType: 'video/mp4' }),
+    new PutObjectCommand({
+      Bucket: config.bucketName,
+      Key: video,
+      Body: SELF_VIDEO,
+      ContentType: 'video/mp4',
+    }),
   );
   if (seeded.avatar_team_id) return { avatar_video_key: video };
   const team = await createTeam(owner, {
