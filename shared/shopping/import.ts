@@ -3,7 +3,7 @@
 // throws before anything is written, so a bad file changes nothing. The CLI, the S3-triggered
 // function and the seed all import through here.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws/s3.ts';
+import { isMissingObject, s3 } from '../aws/s3.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { log } from '../log.ts';
@@ -135,7 +135,14 @@ export const parseTrackingParams = (text: string | undefined): Record<string, st
 /** Imports a feed object from the bucket; its key names the merchant, its metadata the tracking. */
 export async function importFeedObject(key: string): Promise<ImportReport> {
   const target = feedObjectTarget(key);
-  const object = await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }));
+  const object = await s3()
+    .send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))
+    .catch((error: unknown) => {
+      // Deleted before its event was handled (S3 reads its own writes): a retry finds it gone too.
+      if (isMissingObject(error))
+        throw new FeedError(`feed object "${key}" is gone: deleted before its import`);
+      throw error;
+    });
   if ((object.ContentLength ?? 0) > MAX_FEED_BYTES) {
     object.Body?.transformToWebStream().cancel();
     throw new FeedError(`feed is larger than ${MAX_FEED_BYTES} bytes`);

@@ -303,6 +303,11 @@ describe('catalogue import', () => {
       detail: { object: { key: 'catalog/feeds/amazon/x.example/f.tsv' } },
     });
     assert.match((badKey[0] as { refused: string }).refused, /not catalog\/feeds\/<affiliate\|ucp\|acp>/);
+    // Deleted before its event arrived: retrying (Lambda's, then the dead-letter queue) cannot help.
+    const gone = await importHandler({
+      detail: { object: { key: 'catalog/feeds/ucp/drop.example/gone.tsv' } },
+    });
+    assert.match((gone[0] as { refused: string }).refused, /is gone: deleted before its import/);
     assert.deepEqual((await catalog())!.pointer, before);
     assert.throws(() => feedObjectTarget('catalog/feeds/acp/shop.example/'), FeedError);
     assert.deepEqual(feedObjectTarget('catalog/feeds/acp/www.Shop.example/a/b.csv'), {
