@@ -932,9 +932,8 @@ describe('faults in the AWS SDK clients', () => {
     {
       name: 'brand kit',
       url: () => '/api/v1/brand-kits',
-      list: () => '/api/v1/brand-kits',
       body: (t: string) => ({ name: t }),
-      // No list route: the stored kits.
+      // No list route (only a read by id): the stored kits.
       records: async (label: string) =>
         (await allItems())
           .filter((item) => item.kind === 'brand-kit' && item.name === label)
@@ -951,9 +950,9 @@ describe('faults in the AWS SDK clients', () => {
       }),
     },
   ];
-  /** How many of the caller's records the create's list holds under this label. */
+  /** The caller's records under this label: those the create's list holds, or the stored kits. */
   const recordsNamed = async (create: (typeof keyedCreates)[number], label: string) => {
-    if ('records' in create && create.records) return create.records(label);
+    if (!create.list) return create.records(label);
     const listed = (await h.call('GET', `${create.list()}?limit=100`)).body as Record<string, unknown>[];
     return listed.filter((entry) => Object.values(entry).includes(label)).map((entry) => entry.id);
   };
@@ -1037,10 +1036,10 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(failed.status, 503, failed.text);
       assert.deepEqual(await recordsNamed(create, label), [twin.body.id]);
       // The record the twin answered is there whole: read by its id, and a project's tasks all listed.
-      const read = await h.call('GET', `${create.list()}/${twin.body.id}`);
+      const read = await h.call('GET', `${create.url()}/${twin.body.id}`);
       assert.equal(read.status, 200, read.text);
       if (create.name === 'project') {
-        const tasks = (await h.call('GET', `${create.list()}/${twin.body.id}/tasks?limit=100`)).body.tasks;
+        const tasks = (await h.call('GET', `${create.url()}/${twin.body.id}/tasks?limit=100`)).body.tasks;
         assert.deepEqual([read.body.task_count, tasks.length], [1, 1]);
       }
       const retry = await h.call('POST', create.url(), { json: create.body(label), headers });
