@@ -79,12 +79,14 @@ export interface Create<Checked, Ready, Made> {
   /** Writes the record under `identity` with `attribute_not_exists` (a twin's write changes nothing). */
   write: (identity: Identity, checked: Checked, ready: Ready) => Promise<Made>;
   /** Takes back a failed `write` (which may have landed, its answer lost), resolving whether the
-   * record is gone: a brand kit and its brand's count, a project item, a workspace's member item. Where
-   * given, a request whose own write fails gives its claim back, as a refused one does, and takes the
-   * write back, then the stage once the record is gone; the client's retry makes the record afresh.
-   * Where a twin has sealed the claim (the give-back fails), the twin completes the write instead.
-   * Without it, a failed write leaves the claim and the stage for the retry to complete under the same
-   * identity (a retry that may never come). */
+   * record is gone, and all it wrote with it: a brand kit and its brand's count, a project item, a
+   * workspace's member item. Where given, a request whose own write fails gives its claim back, as a
+   * refused one does, and takes the write back, then the stage once the record is gone; the client's
+   * retry makes the record afresh. Where the take-back fails too, the key is claimed again under the
+   * write's identity (when still free): the retry completes or answers what stayed. Where a twin has
+   * sealed the claim (the give-back fails), the twin completes the write instead. Without it, a
+   * failed write leaves the claim and the stage for the retry to complete under the same identity (a
+   * retry that may never come). */
   unwrite?: (identity: Identity) => Promise<boolean>;
   /** The record as it is now, read consistently by its id; undefined when it was never written. */
   read: (id: string) => Promise<Made | undefined>;
@@ -213,8 +215,14 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
   try {
     return await create.write(identity, checked.value, ready.value as Ready);
   } catch (error) {
-    if (create.unwrite && identity === asked && (await release()))
+    if (!create.unwrite) throw error;
+    if (identity === asked && (await release())) {
       if (await create.unwrite(asked).catch(() => false)) await stage?.undo(asked).catch(() => undefined);
+      // What stayed (the take-back failed too) is claimed again under its own identity where the key
+      // is still free, so the client's retry completes it or answers it instead of making a second
+      // record. Not after a refusal: a refused request gives its key back.
+      else if (keys && !isRefusal(error)) await claimKey().catch(() => undefined);
+    }
     throw error;
   }
 }

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, RequestValidationError } from '../http/er
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
 import { createOnce, ownClaim } from '../idempotency.ts';
+import { log } from '../log.ts';
 import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import { downloadUrl } from '../uploads/store.ts';
@@ -201,13 +202,17 @@ export function createBrandKit(userId: string, input: CreateBrandKitInput, key?:
       return toBrandKit(item);
     },
     // Deleting a kit that was not written and taking back a count that was not added change nothing.
-    // The logos go (the stage's undo) only once the kit is gone: a kit left behind never points at nothing.
+    // Gone only where both went: the logos go (the stage's undo) only then (a kit left behind never
+    // points at nothing), and a count kept without its kit is the keyed retry's to complete (counted
+    // once) or, without a key, logged with both ids (the place it holds is the operator's to give back).
     unwrite: async ({ id }) => {
-      const [unwritten] = await Promise.allSettled([
+      const [unwritten, uncounted] = await Promise.allSettled([
         deleteItem(brandKitKeys.brandKit(id)),
         brand_id ? uncountBrandKit(brand_id, id) : undefined,
       ]);
-      return unwritten.status === 'fulfilled';
+      if (uncounted.status === 'rejected')
+        log.error('brand kit uncount failed', { brand_id, kit_id: id, keyed: key !== undefined });
+      return unwritten.status === 'fulfilled' && uncounted.status === 'fulfilled';
     },
     // A kit its brand does not count is a save still under way or failed (its count refused or lost):
     // read as unwritten, so a twin that sealed the claim completes it (the put and the count once).

@@ -733,6 +733,38 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(retry.body.task_count, 3);
   });
 
+  // The project item lands with its answer lost (its resends fail) and its take-back (the delete) fails
+  // too: the project stays. The key must lead the retry to it, not to a second project.
+  it('a keyed project create whose item and take-back both fail: the retry answers the project that stayed', async () => {
+    const title = `stayed project ${newId()}`;
+    const headers = { 'idempotency-key': `stayed-${newId()}` };
+    const tasks = Array.from({ length: 3 }, (_, i) => ({ title: `${title} #${i}` }));
+    const project = '"PROJECT"';
+    inject('dynamo', {
+      commands: /^Put/,
+      failing: (a) => a === 1,
+      kind: 'timeout',
+      afterSend: true,
+      about: project,
+    });
+    inject('dynamo', { commands: /^Put/, failing: (a) => a >= 2, kind: 'server', about: project });
+    inject('dynamo', { commands: /^Delete/, failing: () => true, kind: 'server', about: project });
+    const first = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
+    clearFaults();
+    assert.equal(first.status, 503, first.text);
+    const retry = await h.call('POST', '/api/v1/projects', { json: { title, tasks }, headers });
+    assert.equal(retry.status, 201, retry.text);
+    const listed = (await h.call('GET', '/api/v1/projects?limit=100')).body as {
+      id: string;
+      title: string;
+    }[];
+    assert.deepEqual(
+      listed.filter((p) => p.title === title).map((p) => p.id),
+      [retry.body.id],
+    );
+    assert.equal(retry.body.task_count, 3);
+  });
+
   it('a project whose item write fails, without a key, leaves none of its tasks behind (503)', async () => {
     const title = `stray tasks ${newId()}`;
     const tasks = Array.from({ length: 30 }, (_, i) => ({ title: `${title} #${i}` }));
@@ -1366,6 +1398,40 @@ describe('faults in the AWS SDK clients', () => {
     const corrected = await h.call('POST', '/api/v1/brand-kits', { json: { name }, headers });
     assert.equal(corrected.status, 201, corrected.text);
   });
+
+  // The kit's write fails and so does the take-back of the count written beside it (the uncount): the
+  // count holds a kit that is not there. With a key, the key is claimed again for that kit, so the
+  // retry completes it (counted once); without one, the count left without its kit is logged with the
+  // brand's and the kit's ids.
+  for (const keyed of [true, false])
+    it(`POST /brand-kits: a save whose kit write and uncount both fail${keyed ? ' (with an Idempotency-Key): the retry saves it, counted once' : ': the count left without its kit is logged'}`, async () => {
+      const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Uncount fails' } })).body;
+      const headers: Record<string, string> = keyed ? { 'idempotency-key': `uncount-${newId()}` } : {};
+      const json = { brand_id: brand.id, name: `uncount fails ${newId()}` };
+      inject('dynamo', { commands: /^Put/, failing: () => true, kind: 'server', about: '"KIT#' });
+      inject('dynamo', { commands: /^Update/, failing: () => true, kind: 'server', about: 'DELETE #' });
+      const logged = scan.texts.length;
+      const failed = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      const kitsOf = async () =>
+        (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+      const countOf = async () => (await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count;
+      if (!keyed) {
+        const line = scan.texts.slice(logged).find((text) => text.includes('brand kit uncount failed'));
+        assert.ok(line, 'the count left without its kit is logged');
+        assert.deepEqual(JSON.parse(line).brand_id, brand.id);
+        assert.deepEqual([(await kitsOf()).length, await countOf()], [0, 1]);
+        return;
+      }
+      const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+      assert.equal(retry.status, 201, retry.text);
+      assert.deepEqual(
+        (await kitsOf()).map((kit) => kit.id),
+        [retry.body.id],
+      );
+      assert.equal(await countOf(), 1);
+    });
 
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
