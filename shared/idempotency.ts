@@ -84,7 +84,8 @@ export interface Create<Checked, Ready, Made> {
    * refused one does, and takes the write back, then the stage once the record is gone; the client's
    * retry makes the record afresh. Where the take-back fails too, the key is claimed again under the
    * write's identity (when still free): the retry completes or answers what stayed. Where a twin has
-   * sealed the claim (the give-back fails), the twin completes the write instead. Without it, a
+   * sealed the claim (the give-back fails), the twin completes the write instead, and takes it back
+   * where its own write is refused. Without it, a
    * failed write leaves the claim and the stage for the retry to complete under the same identity (a
    * retry that may never come). */
   unwrite?: (identity: Identity) => Promise<boolean>;
@@ -222,7 +223,11 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
       // is still free, so the client's retry completes it or answers it instead of making a second
       // record. Not after a refusal: a refused request gives its key back.
       else if (keys && !isRefusal(error)) await claimKey().catch(() => undefined);
-    }
+    } else if (identity !== asked && isRefusal(error))
+      // Completing a sealed claim, refused (a full brand): its own request left the record to us (its
+      // give-back failed) and no twin after us writes it while the refusal holds, so it is taken back.
+      // What was staged stays: a later twin, once past the refusal, writes under the same identity.
+      await create.unwrite(identity).catch(() => false);
     throw error;
   }
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
@@ -13,6 +13,8 @@ import { AVATAR_LIMITS } from '../../shared/avatars/schemas.ts';
 import { moveAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
+import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
+import { brandKeys } from '../../shared/brands/keys.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
@@ -1432,6 +1434,80 @@ describe('faults in the AWS SDK clients', () => {
       );
       assert.equal(await countOf(), 1);
     });
+
+  // A three-way race for a brand's last place: the first attempt (A) writes its kit and its count is
+  // held; its twin (B, the client's retry) reads the brand with a place left, seals A's claim, reads A's
+  // kit uncounted and completes it, its count held too; a third save (C, another request) takes the last
+  // place. Both counts are refused (409): A leaves the kit to B (its give-back fails: sealed), so B must
+  // take it back, or it stays uncounted past the brand's limit.
+  it("POST /brand-kits: a twin completing a save that the brand's last place then refuses takes the kit back", {
+    timeout: 30_000,
+  }, async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Last place, three ways' } })).body;
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: brandKeys.brand(brand.id),
+        UpdateExpression: 'SET brand_kit_count = :n',
+        ExpressionAttributeValues: { ':n': BRAND_KIT_LIMITS.perBrand - 1 },
+      }),
+    );
+    const headers = { 'idempotency-key': `three-ways-${newId()}` };
+    const json = { brand_id: brand.id, name: `three ways ${newId()}` };
+    const signal = () => {
+      let done!: () => void;
+      return { landed: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
+    };
+    const [kitWritten, twinCounting, lastPlaceTaken] = [signal(), signal(), signal()];
+    let kitOfA: string | undefined;
+    let countOfA: string | undefined;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const command = String(context.commandName);
+        const input = JSON.stringify(args.input);
+        if (/^Put/.test(command) && input.includes('"KIT#') && !kitOfA) {
+          kitOfA = args.input.Item.id.S as string;
+          const answer = await next(args);
+          kitWritten.done();
+          return answer;
+        }
+        // A's count, then B's (the same kit's, told by their invocation ids): held until C has taken
+        // the last place.
+        if (/^Update/.test(command) && input.includes('NOT contains') && kitOfA && input.includes(kitOfA)) {
+          const invocation = args.request?.headers?.['amz-sdk-invocation-id'];
+          assert.ok(invocation);
+          countOfA ??= invocation;
+          if (invocation !== countOfA) twinCounting.done();
+          await lastPlaceTaken.landed;
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
+    await kitWritten.landed;
+    const twin = h.call('POST', '/api/v1/brand-kits', { json, headers });
+    await twinCounting.landed;
+    const third = await h.call('POST', '/api/v1/brand-kits', { json: { brand_id: brand.id, name: 'third' } });
+    lastPlaceTaken.done();
+    const [failed, twinAnswer] = await Promise.all([first, twin]);
+    clearFaults();
+    assert.equal(third.status, 201, third.text);
+    assert.deepEqual([failed.status, twinAnswer.status], [409, 409], `${failed.text} ${twinAnswer.text}`);
+    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    assert.deepEqual(
+      kits.map((kit) => kit.id),
+      [third.body.id],
+    );
+    const stored = (await h.call('GET', `/api/v1/brands/${brand.id}`)).body;
+    assert.equal(stored.brand_kit_count, BRAND_KIT_LIMITS.perBrand);
+    // The key's retry is refused as the brand is full, and finds no kit of A's to answer.
+    const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    assert.equal(retry.status, 409, retry.text);
+  });
 
   it('no response or log line carries a secret', () => {
     const hits = scan.occurrences({
