@@ -350,7 +350,8 @@ type Once = { set: string; token: string };
  * concurrent update has moved it later, the counters alone are added.
  * Without `once`, the update carries an id of its own (`WRITE_ID`, as `updateItem`'s `once`) and is
  * refused where the item holds it: the SDK's resend of an update that landed (its answer lost) adds nothing again, unless
- * another update landed between the two (a set of every id would grow towards DynamoDB's 400 KB).
+ * another update landed between the two (a set of every id would grow towards DynamoDB's 400 KB; the
+ * fixes weighed, and why none is made, are in docs/security.md, "Counters and lost responses").
  */
 export const addToCounters = (
   keys: Keys,

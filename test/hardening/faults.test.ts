@@ -614,6 +614,35 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual([counted.task_count, counted.project_tasks.length, counted.total_budget_usd], [1, 1, 5]);
   });
 
+  // The documented bound of the one `last_write` id (docs/security.md): a counter update lands, its
+  // answer is lost, and another count lands on the same parent before the SDK's resend, which then finds
+  // the other's id and counts again.
+  it('a lost answer on a counter update with another count landing before its resend counts twice (documented)', async () => {
+    const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Counted between' } })).body;
+    let between: Promise<unknown> | undefined;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        if (!/^Update/.test(String(context.commandName)) || between) return next(args);
+        await next(args);
+        between = addProjectTask(project.id, { title: 'Landed between', status: 'pending', budget_usd: 1 });
+        await between;
+        throw sdkError('timeout');
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    await addProjectTask(project.id, { title: 'Resent', status: 'pending', budget_usd: 5 });
+    clearFaults();
+    const counted = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
+    results.project_task_count_resend_after_another_count = counted.task_count;
+    assert.deepEqual(
+      [counted.task_count, counted.project_tasks.length, counted.total_budget_usd],
+      [3, 2, 11],
+    );
+  });
+
   it('addProjectTask: a task whose own write fails after landing is not listed beside counts that leave it out', async () => {
     const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Agent tasks' } })).body;
     landedThenFailing(/^Put/);
