@@ -119,6 +119,7 @@ export type RouteMatch =
   /** Starlette's `redirect_slashes`: `path` is the request's path with its trailing slash toggled. */
   | { found: false; status: 307; path: string };
 
+/** What the `$default` function answers; `path` is decoded (the event's `rawPath`). */
 export function matchRoute(method: string, path: string): RouteMatch {
   const match = matchPath(method, path);
   if (match.found || match.status === 405 || path === '/') return match;
@@ -130,15 +131,20 @@ export function matchRoute(method: string, path: string): RouteMatch {
   return !other.found && other.status === 404 ? match : { found: false, status: 307, path: toggled };
 }
 
-/** Where API Gateway sends a request: its route with the path's parameters, else `$default`. */
+/**
+ * Where a request goes: its route with the path's parameters, else `$default`. `path` is as sent;
+ * it is decoded before matching, as Starlette routes on the decoded path (uvicorn's `scope["path"]`),
+ * so an encoded slash separates segments: `/brands/<id>%2Fx` matches no route (404), not `{brand_id}`.
+ */
 export function routeRequest(
   method: string,
   path: string,
 ): { route: Route; pathParameters: Record<string, string> } {
-  const match = matchPath(method, path);
+  const match = matchPath(method, decodePath(path));
   return match.found ? match : { route: unmatchedRoute, pathParameters: {} };
 }
 
+/** `path` is decoded (the event's `rawPath`). */
 function matchPath(method: string, path: string): RouteMatch {
   const allow: string[] = [];
   for (const matcher of matchers) {
@@ -148,9 +154,7 @@ function matchPath(method: string, path: string): RouteMatch {
       allow.push(matcher.route.method);
       continue;
     }
-    const pathParameters = Object.fromEntries(
-      matcher.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')]),
-    );
+    const pathParameters = Object.fromEntries(matcher.names.map((name, i) => [name, match[i + 1] ?? '']));
     return { found: true, route: matcher.route, pathParameters };
   }
   return allow.length > 0 ? { found: false, status: 405, allow } : { found: false, status: 404 };
@@ -182,11 +186,21 @@ const quoteUrl = (url: string) =>
           .join(''),
   ).join('');
 
-/** A path segment as the client meant it (a malformed escape is kept as sent). */
-export const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
+/**
+ * A path as the client meant it, as Python's `urllib.parse.unquote` reads it (uvicorn's path): each
+ * valid `%XX` is a byte, a malformed escape is kept as sent, and bytes that are not UTF-8 become U+FFFD.
+ */
+export const decodePath = (path: string) =>
+  path.includes('%')
+    ? new TextDecoder().decode(
+        Buffer.concat(
+          path
+            .split(/(%[0-9A-Fa-f]{2})/)
+            .map((part) =>
+              /^%[0-9A-Fa-f]{2}$/.test(part)
+                ? Buffer.from([Number.parseInt(part.slice(1), 16)])
+                : Buffer.from(part),
+            ),
+        ),
+      )
+    : path;

@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { decodeSegment, type Route, routeKey } from '../routes.ts';
+import { decodePath, type Route, routeKey } from '../routes.ts';
 
 export interface IncomingRequest {
   method: string;
@@ -51,7 +51,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: routeKey(route),
-    rawPath: decodeSegment(rawPath),
+    rawPath: decodePath(rawPath),
     rawQueryString,
     ...(cookies ? { cookies } : {}),
     headers,
@@ -64,7 +64,7 @@ export function buildEvent(route: Route, pathParameters: Record<string, string>,
       domainPrefix: domainName.split('.')[0] ?? domainName,
       http: {
         method: request.method,
-        path: decodeSegment(rawPath),
+        path: decodePath(rawPath),
         protocol: 'HTTP/1.1',
         sourceIp,
         userAgent: headers['user-agent'] ?? '',

@@ -62,6 +62,32 @@ describe('route table', () => {
     assert.equal(slash.text, '');
   });
 
+  it('routes on the decoded path, as Starlette does: an encoded slash separates segments', async () => {
+    const team = await h.call('POST', '/api/v1/teams', {
+      json: { team_type: 'content', display_name: 'Slashes', tier: 'growth', operation_mode: 'autopilot' },
+    });
+    assert.equal(team.status, 201);
+    const id = team.body.id;
+    // `<id>%2Fx` is the path `<id>/x`: no route, where it was the id `<id>/x` (422 uuid_parsing).
+    const extra = await h.call('GET', `/api/v1/teams/${id}%2fx`);
+    assert.deepEqual([extra.status, extra.body], [404, { detail: 'Not Found' }]);
+    // A route the decoded path names answers, and a trailing `%2F` is a trailing slash (307).
+    const dashboard = await h.call('GET', `/api/v1/teams/${id}%2Fdashboard`);
+    assert.equal(dashboard.status, 200);
+    assert.equal(dashboard.body.team.id, id);
+    const slash = await h.call('GET', `/api/v1/teams/${id}%2F`);
+    assert.equal(slash.status, 307);
+    assert.equal(slash.headers.location, `http://localhost/api/v1/teams/${id}`);
+    // Other escapes decode as Python's unquote does: bytes that are not UTF-8 become U+FFFD, a
+    // malformed escape stays as sent.
+    const notUtf8 = await h.call('GET', '/api/v1/teams/%E9');
+    assert.deepEqual([notUtf8.status, notUtf8.body.detail[0].input], [422, '\uFFFD']);
+    const malformed = await h.call('GET', '/api/v1/teams/%zz%E9');
+    assert.deepEqual([malformed.status, malformed.body.detail[0].input], [422, '%zz\uFFFD']);
+    const braces = await h.call('GET', `/api/v1/teams/%7B${id}%7D`);
+    assert.equal(braces.status, 200);
+  });
+
   it("answers API Gateway's $default route (no route matched) with FastAPI's 404 and 405", async () => {
     const call = async (method: string, url: string) => {
       const event = buildEvent(unmatchedRoute, {}, { method, url, headers: {}, scheme: 'https' });
