@@ -12,8 +12,8 @@ export const avatarRoutes: Route[] = [
     path: '/api/v1/teams/{team_id}/avatar/upload',
     entry: AVATAR_UPLOAD_ENTRY,
     // The team, its newest avatar, the account and the day's upload allowance; the record; the
-    // allowance's count and the pointer (UpdateItem, and the pointer's give-back); the record again
-    // when another write of its wave fails.
+    // allowance's count and the pointer (UpdateItem, and their give-backs); the record again when
+    // another write of its wave fails.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
       // A ranged GET of a direct upload (404 `Upload not found` when missing); the presigned GET of

@@ -25,7 +25,7 @@ import { log } from '../log.ts';
 import { AVATAR_VIDEO_TEAM_TYPE } from '../teams/schemas.ts';
 import { subscriptionEndsAt, type TeamItem } from '../teams/store.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
-import { readDailyAllowance, useDailyAllowance } from '../uploads/store.ts';
+import { giveBackDailyAllowance, readDailyAllowance, useDailyAllowance } from '../uploads/store.ts';
 import { consentPut, plainConsentUrl } from './consent.ts';
 import { avatarObjects } from './keys.ts';
 import { deleteObjectQuietly, putObject } from './media.ts';
@@ -143,16 +143,17 @@ export async function uploadAvatar(
  * pointer (conditional on the avatar the upload saw: another upload that moved it first is the one
  * training, so this one is 409) and the consent recording's count. Any of them failing takes the
  * others back: the pointer first, so the team gives back the avatar it had, then the record, then its
- * object. The count stays (the allowance errs on the strict side); the provider's job, taken already,
- * trains an avatar nothing names and its report answers 404.
+ * object; beside them a count that landed goes back. The provider's job, taken already, trains an
+ * avatar nothing names and its report answers 404.
  */
 async function writeAvatar(
   avatar: AvatarItem,
   previous: string | undefined,
   consentSize: number | undefined,
 ) {
+  const countedAt = now();
   const [counted, written, pointed] = await Promise.allSettled([
-    consentSize === undefined ? undefined : useDailyAllowance(avatar.owner, consentSize, now()),
+    consentSize === undefined ? undefined : useDailyAllowance(avatar.owner, consentSize, countedAt),
     createAvatar(avatar),
     pointTeamAtAvatar(avatar.team_id, previous, avatar.id),
   ]);
@@ -165,7 +166,15 @@ async function writeAvatar(
     return;
   // A pointer refused by its condition names another upload's avatar: nothing of ours to give back.
   const pointerOurs = !(pointed.status === 'fulfilled' && !pointed.value);
-  await forget(avatar, pointerOurs ? previous : null);
+  await Promise.all([
+    forget(avatar, pointerOurs ? previous : null),
+    // No consent URL is handed out: a count that landed goes back (a failed count may have landed or
+    // not, and stays: the strict side), so the client's retry is counted once, and an upload that lost
+    // the pointer does not take the day's last place from the one that lost the count to it.
+    consentSize !== undefined && counted.status === 'fulfilled'
+      ? giveBackCount(avatar, consentSize, countedAt)
+      : undefined,
+  ]);
   // A failing store first (503), then the allowance's 429, then the lost race's 409.
   for (const outcome of [written, pointed, counted]) if (outcome.status === 'rejected') throw outcome.reason;
   throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
@@ -235,6 +244,18 @@ async function forget(avatar: AvatarItem, previous: string | undefined | null) {
     return;
   }
   await forgetObject(avatar);
+}
+
+/** The consent's count back to the allowance; failing, it stays counted (logged). */
+async function giveBackCount(avatar: AvatarItem, size: number, countedAt: Date) {
+  try {
+    await giveBackDailyAllowance(avatar.owner, size, countedAt);
+  } catch (error) {
+    log.warn('consent count left after a failed avatar upload', {
+      avatar_id: avatar.id,
+      error: (error as Error).name,
+    });
+  }
 }
 
 /** Only the avatar's own copy of a video sent in the form; a direct upload stays the caller's. */

@@ -52,6 +52,18 @@ export async function useDailyAllowance(userId: string, size: number, at: Date):
 }
 
 /**
+ * Gives back what `useDailyAllowance` counted for an upload that then failed (nothing of it was
+ * handed out), on the day it was counted. Carries its own write id (`once`), as the count does.
+ */
+export async function giveBackDailyAllowance(userId: string, size: number, countedAt: Date): Promise<void> {
+  await updateItem(allowanceDay(userId, countedAt).keys, {
+    add: { bytes: -size, uploads: -1 },
+    exists: ['pk'],
+    once: true,
+  });
+}
+
+/**
  * Reads the day's allowance ahead of an upload that is counted later (useDailyAllowance still decides):
  * `refuseBeyond(size)` is the 429 useDailyAllowance would answer now, for work that must not start
  * (the avatar provider's job) for an upload the allowance would refuse.

@@ -3,12 +3,14 @@
 // the retries are exhausted, never a record pointing at a missing object, never a half-written
 // project, an idempotent retry never doubles a record.
 import assert from 'node:assert/strict';
+import type { RequestListener } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
+import { accountKeys } from '../../shared/accounts/keys.ts';
 import { AVATAR_LIMITS } from '../../shared/avatars/schemas.ts';
 import { moveAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
@@ -27,7 +29,16 @@ import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
-import { avatarRecords, avatarTeam, mp4, statusUrl, uploadVideo, videoPart } from '../avatars/support.ts';
+import {
+  avatarRecords,
+  avatarTeam,
+  CONSENT_SIZE,
+  mp4,
+  statusUrl,
+  uploadVideo,
+  videoPart,
+  withProvider,
+} from '../avatars/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -455,6 +466,84 @@ describe('faults in the AWS SDK clients', () => {
     assert.ok(usedUp, 'the race reached the count');
     assert.equal((await readTeam(team))?.current_avatar_id, undefined);
     assert.deepEqual(await avatarRecords(team), []);
+    await assertNoDanglingObjectReferences();
+  });
+
+  it('avatar upload, two at once for the day’s last consent: one wins the pointer, the other the count; neither is counted, and the retry trains', async () => {
+    // Both read the team and the allowance (one consent recording left) before either writes: the
+    // provider holds each job until both arrived. A's pointer lands first; B's count lands first.
+    const user = newId();
+    const token = await h.tokenFor(user);
+    const team = await avatarTeam(user);
+    await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes - CONSENT_SIZE, new Date());
+    const jobs: { avatar: string; answer: () => void }[] = [];
+    let bothArrived = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    let aPointed = () => {};
+    const aPointerLanded = new Promise<void>((resolve) => {
+      aPointed = resolve;
+    });
+    let bCounted = () => {};
+    const bCountLanded = new Promise<void>((resolve) => {
+      bCounted = resolve;
+    });
+    let countsSeen = 0;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const input = JSON.stringify(args.input);
+        if (context.commandName !== 'UpdateItemCommand') return next(args);
+        if (input.includes('UPLOADS#')) {
+          // A's count (the first) waits for B's (the second) to land.
+          if (++countsSeen === 1) {
+            await bCountLanded;
+            return next(args);
+          }
+          const answer = await next(args);
+          bCounted();
+          return answer;
+        }
+        if (input.includes('current_avatar_id') && input.includes(jobs[0]?.avatar ?? '-')) {
+          const answer = await next(args);
+          aPointed();
+          return answer;
+        }
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'day-last-consent-race' },
+    );
+    injected.push({ client: 'dynamo', name: 'day-last-consent-race' });
+    const provider: RequestListener = (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const { avatar_id } = JSON.parse(Buffer.concat(chunks).toString());
+        jobs.push({ avatar: avatar_id, answer: () => res.writeHead(202).end('{}') });
+        if (jobs.length === 2) bothArrived();
+      });
+    };
+    await withProvider(provider, async () => {
+      const a = uploadVideo(h, team, undefined, token);
+      const b = uploadVideo(h, team, undefined, token);
+      await arrived;
+      jobs[0]!.answer();
+      await aPointerLanded;
+      jobs[1]!.answer();
+      const answers = await Promise.all([a, b]);
+      clearFaults();
+      // The first job's upload held the pointer (429: its count refused); the second's count took
+      // the day's last place (409: its pointer refused).
+      assert.deepEqual(answers.map((r) => r.status).sort(), [409, 429]);
+      assert.ok(countsSeen >= 2, 'both counts were sent');
+    });
+    const today = await getItem<{ bytes: number; uploads: number }>(
+      accountKeys.uploadAllowance(user, new Date().toISOString().slice(0, 10)),
+    );
+    assert.equal(today?.bytes, UPLOAD_LIMITS.daily.bytes - CONSENT_SIZE, 'a failed upload counts nothing');
+    const retry = await uploadVideo(h, team, undefined, token);
+    assert.equal(retry.status, 202, retry.text);
     await assertNoDanglingObjectReferences();
   });
 
