@@ -56,9 +56,13 @@ export const ageOf = (avatar: AvatarItem, at: Date) => (at.getTime() - Date.pars
  */
 export const stillInFlight = (avatarId: string, at: Date) => secondsInFlightLeft(avatarId, at) > 0;
 
-/** Seconds until no upload can still be writing the avatar (≤ 0 once none can). */
-export const secondsInFlightLeft = (avatarId: string, at: Date) =>
-  AVATAR_LIMITS.inFlightSeconds - (at.getTime() - timeOfId(avatarId)) / 1000;
+/** Seconds until no upload can still be writing the avatar (≤ 0 once none can). An id whose time is
+ * further ahead than the window was made by no upload (ours take their upload's time, on clocks
+ * milliseconds apart; a v4 UUID's random bits mostly read as a time centuries ahead): none. */
+export const secondsInFlightLeft = (avatarId: string, at: Date) => {
+  const age = (at.getTime() - timeOfId(avatarId)) / 1000;
+  return age > -AVATAR_LIMITS.inFlightSeconds ? AVATAR_LIMITS.inFlightSeconds - age : 0;
+};
 
 export const toAvatarStatus = (
   avatar: AvatarItem,

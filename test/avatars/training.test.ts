@@ -442,6 +442,21 @@ describe('provider callback: signature', () => {
     }
   });
 
+  it('a report about an id no upload made (its UUID’s time far ahead, as a v4’s random bits read): 404, not a 503 to retry for ages', async () => {
+    const team = await avatarTeam(h.owner.id);
+    for (const avatar of [
+      'f1234567-89ab-4def-8123-456789abcdef',
+      newIdAt(new Date(Date.now() + 3_600_000)),
+    ]) {
+      const res = await callback(h, report(team, avatar, 'failed'));
+      assert.deepEqual(
+        [res.status, res.body],
+        [404, { detail: 'Avatar not found' }],
+        res.headers['retry-after'],
+      );
+    }
+  });
+
   it('503 while no signing secret is configured (fail closed, retryable)', async () => {
     delete process.env.AVATAR_PROVIDER_SECRET;
     const res = await callback(h, { event_id: 'e' });
