@@ -2,6 +2,7 @@
 // runs at the provider; it reports the outcome through the signed callback (functions/avatar-provider).
 import { now } from '../clock.ts';
 import { log } from '../log.ts';
+import { AVATAR_LIMITS } from './schemas.ts';
 import { SIGNATURE_HEADER, signProviderMessage } from './signature.ts';
 import { providerSigningSecret } from './signing-secret.ts';
 
@@ -69,7 +70,9 @@ export class HttpAvatarProvider implements AvatarProvider {
     let jobId = job.avatar_id;
     try {
       const parsed = JSON.parse(text) as { job_id?: unknown };
-      if (typeof parsed.job_id === 'string') jobId = parsed.job_id;
+      // Kept on the record: bounded, as nothing else bounds what the provider answers.
+      if (typeof parsed.job_id === 'string' && parsed.job_id.length <= AVATAR_LIMITS.providerJobId.max)
+        jobId = parsed.job_id;
     } catch {}
     return { jobId };
   }

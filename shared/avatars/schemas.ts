@@ -43,6 +43,8 @@ export const AVATAR_LIMITS = {
   /** Callback signatures older or newer than this are refused. */
   callbackToleranceSeconds: 5 * 60,
   callbackEventId: { min: 1, max: 200 },
+  /** The provider's job id kept on the record; a longer one is replaced by the avatar id. */
+  providerJobId: { max: 256 },
   providerError: { max: 500 },
 } as const;
 

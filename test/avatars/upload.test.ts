@@ -821,6 +821,30 @@ describe('avatar provider over HTTP', () => {
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 
+  it('keeps the provider’s job_id up to 256 characters; a longer one (or none) is the avatar id', async () => {
+    // Stored on the record: unbounded, one of 300,000 characters was stored whole, and one nearer
+    // DynamoDB's 400 KB item limit would fail the record's write after the provider took the job.
+    for (const [jobId, kept] of [
+      ['job-42', 'job-42'],
+      ['j'.repeat(AVATAR_LIMITS.providerJobId.max), 'j'.repeat(AVATAR_LIMITS.providerJobId.max)],
+      ['j'.repeat(300_000), undefined],
+    ] as const) {
+      const provider: RequestListener = (req, res) => {
+        req.resume();
+        req.on('end', () =>
+          res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ job_id: jobId })),
+        );
+      };
+      await withProvider(provider, async () => {
+        const team = await avatarTeam(h.owner.id);
+        const res = await uploadVideo(h, team);
+        assert.equal(res.status, 202, res.text);
+        const record = await readAvatar(team, res.body.avatar_id);
+        assert.equal(record?.provider_job_id, kept ?? res.body.avatar_id);
+      });
+    }
+  });
+
   it('a 2xx whose body is cut short has still taken the job: the avatar trains under its own id', async () => {
     const cutShort: RequestListener = (req, res) => {
       req.resume();
