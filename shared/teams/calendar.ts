@@ -19,6 +19,7 @@ import {
   type TeamMember,
   WEEKDAYS,
 } from './schemas.ts';
+import { slotPool } from './slot-pool.ts';
 import {
   type MemberItem,
   readTeam,
@@ -108,6 +109,9 @@ function weekCandidates(cadence: CadenceEntry, monday: string) {
   return [...usual, ...extras].map(({ day, ...candidate }) => ({ ...candidate, date: addDays(monday, day) }));
 }
 
+/** A candidate at its instant in the team's zone, and whether its day already has a task of the kind. */
+type Candidate = ReturnType<typeof weekCandidates>[number] & { at: number; taken: boolean };
+
 /** Pure: the period's entries from the team's cadence, members and the tasks scheduled in it. */
 export function planCalendar(input: {
   teamId: string;
@@ -150,36 +154,44 @@ export function planCalendar(input: {
 
   const slots: Slot[] = [];
   for (let monday = weekStart(period.from); monday < period.to; monday = addDays(monday, 7)) {
-    // The instants the week's plan gives each kind: one slot of a kind per instant.
-    const planned = new Map<string, Set<number>>();
+    // The week's plan: one slot of a kind per instant, the kind's lines sharing its instants (slotPool:
+    // a line takes its own free candidates first; where none is left, earlier lines of the kind move
+    // to other candidates of theirs, so every line gets its slots when some sharing gives them).
+    const pools = new Map<string, ReturnType<typeof slotPool<number>>>();
+    const plans: { i: number; line: CadenceEntry; chosen: () => Candidate[] }[] = [];
     for (const [i, line] of cadence.entries()) {
       const kind = kindOf(line.platform, line.task_type);
-      const kindPlanned = planned.get(kind) ?? new Set<number>();
-      planned.set(kind, kindPlanned);
+      const pool = pools.get(kind) ?? slotPool<number>();
+      pools.set(kind, pool);
       // Each scheduled task counts once: the kind's lines take them in cadence order.
       const weekKind = `${monday}\u0000${kind}`;
       const tasksLeft = scheduled.get(weekKind) ?? 0;
       scheduled.set(weekKind, Math.max(0, tasksLeft - line.per_week));
       const needed = line.per_week - tasksLeft;
       if (needed <= 0) continue;
-      // The week's plan: the usual candidates before the extra ones, days that already carry a task
-      // of this kind last; then the first `needed`. The period keeps the part of it that falls in the
-      // period before the subscription ends, so a month and the weekly plan agree on the days they share.
-      const chosen = weekCandidates(line, monday)
+      // The line's candidates in its order: the usual before the extra ones, days that already carry a
+      // task of this kind last.
+      const candidates = weekCandidates(line, monday)
         .map((candidate) => ({ ...candidate, at: zonedInstant(candidate.date, candidate.time, timeZone) }))
         // A day the zone skipped has no slots: its times would land on the next day's. A time in a
-        // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once,
-        // and never an instant an earlier line of the kind has.
+        // DST gap moves forward by the gap, possibly onto another slot's instant: that instant once.
         .filter((candidate) => dayExists(candidate.date, timeZone))
         .filter((candidate, k, all) => all.findIndex((other) => other.at === candidate.at) === k)
-        .filter((candidate) => !kindPlanned.has(candidate.at))
         .map((candidate) => ({ ...candidate, taken: scheduledDays.has(`${candidate.date}\u0000${kind}`) }))
         .sort(
           (a, b) =>
             Number(a.extra) - Number(b.extra) || Number(a.taken) - Number(b.taken) || a.index - b.index,
-        )
-        .slice(0, needed);
-      for (const candidate of chosen) kindPlanned.add(candidate.at);
+        );
+      const { held } = pool(
+        candidates.map((candidate) => candidate.at),
+        needed,
+      );
+      const byInstant = new Map(candidates.map((candidate) => [candidate.at, candidate]));
+      plans.push({ i, line, chosen: () => held().map((at) => byInstant.get(at)!) });
+    }
+    // What each line holds once every line of its kind has been added.
+    for (const { i, line, chosen: held } of plans) {
+      const chosen = held();
       // Slot numbers stay below per_week: an extra candidate takes the number of a usual one it replaces.
       const spare = Array.from({ length: line.per_week }, (_, n) => n).filter(
         (n) => !chosen.some((candidate) => candidate.index === n),
@@ -188,6 +200,8 @@ export function planCalendar(input: {
         ...candidate,
         number: candidate.extra ? spare.shift()! : candidate.index,
       }));
+      // The period keeps the part of the week's plan that falls in it before the subscription ends, so
+      // a month and the weekly plan agree on the days they share.
       for (const candidate of numbered.filter(
         (candidate) => inPeriod(candidate.date) && candidate.at < endsAt,
       )) {

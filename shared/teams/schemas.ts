@@ -26,6 +26,7 @@ import {
   uuidOut,
   withDefault,
 } from '../http/response-fields.ts';
+import { slotPool } from './slot-pool.ts';
 
 /** The team kind whose owner may upload studio-avatar videos (spec 3). */
 export const AVATAR_VIDEO_TEAM_TYPE = 'avatar-video';
@@ -207,18 +208,19 @@ export type CadenceEntryInput = v.InferOutput<typeof CadenceEntryInput>;
 /** A kind of content: its platform and task type (free text, joined unambiguously). */
 export const kindOf = (platform: string | null, taskType: string) => JSON.stringify([platform, taskType]);
 
-/** The first line at which the lines of a kind so far ask for more slots a week than the distinct days
- * and times they name: the calendar plans one slot of a kind per instant, the lines in cadence order. */
+/** The first line that cannot get all its slots, one slot of a kind per instant: the lines of a kind
+ * share the day and time pairs they name, each taking its per_week among its own, in cadence order
+ * (slotPool: exactly when some sharing gives every line so far all of its slots). */
 const overbookedLine = (lines: CadenceEntryInput[]): number | undefined => {
-  const kinds = new Map<string, { asked: number; dayTimes: Set<string> }>();
+  const kinds = new Map<string, ReturnType<typeof slotPool<string>>>();
   for (const [i, line] of lines.entries()) {
     const kind = kindOf(line.platform, line.task_type);
-    const sofar = kinds.get(kind) ?? { asked: 0, dayTimes: new Set<string>() };
-    kinds.set(kind, sofar);
-    sofar.asked += line.per_week;
-    for (const day of line.preferred_days)
-      for (const time of line.preferred_times) sofar.dayTimes.add(`${day} ${time}`);
-    if (sofar.asked > sofar.dayTimes.size) return i;
+    const pool = kinds.get(kind) ?? slotPool<string>();
+    kinds.set(kind, pool);
+    const dayTimes = line.preferred_days.flatMap((day) =>
+      line.preferred_times.map((time) => `${day} ${time}`),
+    );
+    if (pool([...new Set(dayTimes)], line.per_week).got < line.per_week) return i;
   }
   return undefined;
 };
@@ -227,7 +229,7 @@ const overbookedLine = (lines: CadenceEntryInput[]): number | undefined => {
 export const ContentCadenceInput = listRule(
   list(CadenceEntryInput, { max: TEAM_LIMITS.cadenceEntries }),
   overbookedLine,
-  'the per_week of the lines of one platform and task_type together must be at most the number of distinct preferred day and time pairs they name',
+  'the lines of one platform and task_type must each find per_week distinct day and time pairs among their own preferred_days and preferred_times, no pair taken by two of them',
 );
 
 export const CreateTeamBody = model({

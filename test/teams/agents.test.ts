@@ -429,7 +429,7 @@ describe('setContentCadence', () => {
         { platform: 'x', task_type: 'post', ...monday },
         { platform: 'x', task_type: 'post', ...monday },
       ]),
-      /Invalid content cadence: 1: Value error, the per_week of the lines of one platform and task_type together/,
+      /Invalid content cadence: 1: Value error, the lines of one platform and task_type must each find per_week distinct day and time pairs/,
     );
     assert.deepEqual(await cadence(), stored);
   });

@@ -246,7 +246,7 @@ describe('content cadence', () => {
       {
         type: 'value_error',
         loc: ['body', 'content_cadence', 2],
-        msg: 'Value error, the per_week of the lines of one platform and task_type together must be at most the number of distinct preferred day and time pairs they name',
+        msg: 'Value error, the lines of one platform and task_type must each find per_week distinct day and time pairs among their own preferred_days and preferred_times, no pair taken by two of them',
         input: second,
         ctx: { error: {} },
       },
@@ -260,6 +260,15 @@ describe('content cadence', () => {
     // Room for both: one more day or time between them.
     assert.equal((await create([monday, { ...second, preferred_times: ['09:00', '18:00'] }])).status, 201);
     assert.equal((await create([monday, { ...monday, platform: 'tiktok' }])).status, 201);
+    // The pairs must be the lines' own: two Monday-only lines after a Monday–Friday one name five pairs
+    // between them for three slots, but both want Monday 09:00 (accepted before, and the third line never
+    // planned). A wide line before one narrow line is fine: it takes another of its days.
+    const wide = { ...line, per_week: 1 };
+    const late = await create([wide, monday, second]);
+    assert.equal(late.status, 422);
+    assert.deepEqual(late.body.detail[0].loc, ['body', 'content_cadence', 2]);
+    assert.equal((await create([{ ...wide, per_week: 4 }, monday])).status, 201);
+    assert.equal((await create([{ ...wide, per_week: 5 }, monday])).status, 422);
   });
 
   it('accepts two lines of the same platform and task type', async () => {

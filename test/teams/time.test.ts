@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import * as v from 'valibot';
 import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
-import { WEEKDAYS } from '../../shared/teams/schemas.ts';
+import { ContentCadenceInput, WEEKDAYS } from '../../shared/teams/schemas.ts';
+import { slotPool } from '../../shared/teams/slot-pool.ts';
 import type { TaskItem } from '../../shared/teams/store.ts';
 import {
   addDays,
@@ -510,6 +512,137 @@ describe('calendar slots', () => {
       ),
       { numRuns: 200, seed: 20261126 },
     );
+  });
+
+  it('plans a narrow line after a wide one of its kind whole: the wide one moves to another of its days', () => {
+    // The wide line's one slot a week is Wednesday (the middle of Monday–Friday), the narrow line's
+    // only day. Before, the narrow line found Wednesday 09:00 taken and planned nothing, a week short
+    // of the cadence the create rules had accepted.
+    const run = (cadence: { title: string; per_week: number; preferred_days: string[] }[]) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'UTC',
+        period: periodOf('weekly', '2026-11-16'),
+        cadence: cadence.map((line) => ({
+          platform: 'x',
+          task_type: 'post',
+          preferred_times: ['09:00'],
+          ...line,
+        })),
+        members: [],
+        tasks: [],
+      }).map((entry) => [entry.title, entry.scheduled_for.slice(0, 16), entry.id]);
+    const wide = { title: 'wide', per_week: 1, preferred_days: weekdays };
+    const narrow = { title: 'narrow', per_week: 1, preferred_days: ['wednesday'] };
+    const alone = run([wide]);
+    const both = run([wide, narrow]);
+    assert.deepEqual(
+      both.map(([title, at]) => [title, at]),
+      [
+        ['wide', '2026-11-16T09:00'],
+        ['narrow', '2026-11-18T09:00'],
+      ],
+    );
+    // The wide line keeps its slot's id (its number 0), wherever the slot moved.
+    assert.equal(both[0]![2], alone[0]![2]);
+    // Three a week over Monday–Friday is Mon, Wed, Fri: Wednesday goes to the narrow line, Tuesday to the wide one.
+    assert.deepEqual(
+      run([{ ...wide, per_week: 3 }, narrow]).map(([title, at]) => [title, at]),
+      [
+        ['wide', '2026-11-16T09:00'],
+        ['wide', '2026-11-17T09:00'],
+        ['narrow', '2026-11-18T09:00'],
+        ['wide', '2026-11-20T09:00'],
+      ],
+    );
+  });
+
+  it('shares options as bipartite matching does: every line so far whole whenever some sharing allows', () => {
+    // The most a set of lines can hold, by brute force over which options each line takes.
+    const most = (lines: { options: number[]; count: number }[], used = 0): number => {
+      const [line, ...rest] = lines;
+      if (!line) return 0;
+      const free = line.options.filter((option) => !(used & (1 << option)));
+      let best = 0;
+      for (let subset = 0; subset < 1 << free.length; subset++) {
+        const taken = free.filter((_, k) => subset & (1 << k));
+        if (taken.length > line.count) continue;
+        const mask = taken.reduce((m, option) => m | (1 << option), used);
+        best = Math.max(best, taken.length + most(rest, mask));
+      }
+      return best;
+    };
+    const line = fc.record({
+      options: fc.uniqueArray(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 5 }),
+      count: fc.integer({ min: 1, max: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (lines) => {
+        const add = slotPool<number>();
+        const added = lines.map((l) => ({ ...add(l.options, l.count), options: l.options }));
+        // Each line's gain is what it adds to the most the lines so far can hold.
+        for (const [i, l] of added.entries())
+          assert.equal(l.got, most(lines.slice(0, i + 1)) - most(lines.slice(0, i)), `line ${i}`);
+        // And it holds that many of its own options, no option held twice.
+        const held = added.flatMap((l) => l.held());
+        assert.equal(new Set(held).size, held.length);
+        for (const l of added) {
+          assert.equal(l.held().length, l.got);
+          assert.ok(l.held().every((option) => l.options.includes(option)));
+        }
+      }),
+      { numRuns: 300, seed: 20261126 },
+    );
+  });
+
+  it('plans every cadence the create rules accept whole in a week without a DST change', () => {
+    const line = fc
+      .record({
+        platform: fc.constantFrom('x', 'y'),
+        days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 4 }),
+        times: fc.uniqueArray(fc.constantFrom('08:00', '09:00', '18:00'), { minLength: 1, maxLength: 2 }),
+        per_week: fc.integer({ min: 1, max: 8 }),
+      })
+      .map((l) => ({
+        platform: l.platform,
+        task_type: 'post',
+        per_week: Math.min(l.per_week, l.days.length * l.times.length),
+        preferred_days: l.days,
+        preferred_times: l.times,
+      }));
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom('UTC', 'Europe/Paris', 'Asia/Kathmandu'),
+        fc.array(line, { minLength: 2, maxLength: 6 }),
+        (timeZone, lines) => {
+          const checked = v.safeParse(ContentCadenceInput, lines);
+          if (!checked.success) return;
+          accepted++;
+          const entries = planCalendar({
+            teamId: '0193a0a0-0000-7000-8000-000000000001',
+            timeZone,
+            period: periodOf('weekly', '2026-11-16'),
+            cadence: checked.output.map((l, i) => ({ ...l, title: `line ${i}` })),
+            members: [],
+            tasks: [],
+          });
+          for (const [i, l] of lines.entries())
+            assert.equal(
+              entries.filter((entry) => entry.title === `line ${i}`).length,
+              l.per_week,
+              `line ${i} of ${JSON.stringify(lines)}`,
+            );
+          for (const platform of ['x', 'y']) {
+            const instants = entries.filter((e) => e.platform === platform).map((e) => e.scheduled_for);
+            assert.equal(new Set(instants).size, instants.length);
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261126 },
+    );
+    // The property is not vacuous: most generated cadences pass the rules.
+    assert.ok(accepted > 100, `${accepted} accepted`);
   });
 
   it('plans a week two months share as the weekly plan does, half in each month', () => {
