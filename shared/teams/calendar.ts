@@ -8,6 +8,7 @@ import { deleteItem, ownedBy, putMany, queryPartition, withinPageBudget } from '
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
+  CALENDAR_AFTER_RULE,
   CALENDAR_START_RULES,
   type CadenceEntry,
   type CalendarEntry,
@@ -108,6 +109,10 @@ function weekCandidates(cadence: CadenceEntry, monday: string) {
     .map((candidate, k) => ({ ...candidate, index: cadence.per_week + k, extra: true }));
   return [...usual, ...extras].map(({ day, ...candidate }) => ({ ...candidate, date: addDays(monday, day) }));
 }
+
+/** The calendar's order: by `scheduled_for`, then id. */
+const inCalendarOrder = (a: CalendarEntry, b: CalendarEntry) =>
+  a.scheduled_for.localeCompare(b.scheduled_for) || a.id.localeCompare(b.id);
 
 /** A candidate at its instant in the team's zone, and whether its day already has a task of the kind. */
 type Candidate = ReturnType<typeof weekCandidates>[number] & { at: number; taken: boolean };
@@ -259,9 +264,7 @@ export function planCalendar(input: {
     assigned_member: assign(slot.cadence.task_type, slot.cadence.platform),
     published_at: null,
   }));
-  return [...taskEntries, ...slotEntries].sort(
-    (a, b) => a.scheduled_for.localeCompare(b.scheduled_for) || a.id.localeCompare(b.id),
-  );
+  return [...taskEntries, ...slotEntries].sort(inCalendarOrder);
 }
 
 /**
@@ -358,7 +361,7 @@ const readScheduledTasks = (teamId: string, period: Period) => {
 export async function generateCalendar(
   userId: string,
   teamId: string,
-  request: { period: CalendarPeriod; start?: string | undefined },
+  request: { period: CalendarPeriod; start?: string | undefined; after?: string | undefined },
 ): Promise<CalendarResult> {
   const at = now().getTime();
   // The period depends on the team's time zone, which is on the team item: to read everything in
@@ -421,6 +424,9 @@ export async function generateCalendar(
     stopsAt: stoppedAt(owned),
   });
 
+  // Checked before anything is written: a refused `after` stores nothing.
+  const answer = answerOf(entries, stored, request.after);
+
   // Wave 2: store what changed, drop what a previous run planned and this one does not.
   const previous = new Map(stored.map((item) => [item.sk, item]));
   const items: CalendarEntryItem[] = entries.map((entry) => ({
@@ -439,7 +445,32 @@ export async function generateCalendar(
     changed.length > 0 ? putMany(changed) : undefined,
     ...stale.map((item) => deleteItem({ pk: item.pk, sk: item.sk })),
   ]);
-  // All are stored; the answer ends before its budget (a month of entries at every limit passes it,
-  // a week never does: docs/teams.md "Views are bounded").
-  return { entries: withinPageBudget(entries.map(toCalendarEntry), TEAM_BYTES.calendar) };
+  return answer;
+}
+
+/**
+ * The answer: the period's entries after `after` (or from its first) up to the budget, how many the
+ * period holds, and where the next answer starts. A month of entries at every limit passes the budget,
+ * a week never does (docs/teams.md "Views are bounded"). `after` is found among the entries, or among
+ * those stored before this run (a task may have taken its slot since), else refused.
+ */
+function answerOf(
+  entries: CalendarEntry[],
+  stored: CalendarEntry[],
+  after: string | undefined,
+): CalendarResult {
+  let from = 0;
+  if (after !== undefined) {
+    const last = entries.find((entry) => entry.id === after) ?? stored.find((entry) => entry.id === after);
+    if (!last) throw valueRefused(['query', 'after'], after, CALENDAR_AFTER_RULE);
+    from = entries.findIndex((entry) => inCalendarOrder(entry, last) > 0);
+    if (from < 0) from = entries.length;
+  }
+  const rest = entries.slice(from);
+  const page = withinPageBudget(rest.map(toCalendarEntry), TEAM_BYTES.calendar);
+  return {
+    entries: page,
+    total: entries.length,
+    next_after: page.length < rest.length ? page.at(-1)!.id : null,
+  };
 }

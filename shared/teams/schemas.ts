@@ -112,7 +112,8 @@ export const TEAM_BYTES = {
    * and its signals_fired. With the cycle fields, 4.75 MiB at most (docs/teams.md "Views are bounded"). */
   todayList: 1.25 * MiB,
   signalsFired: 1 * MiB,
-  /** The calendar's entries: a week at every limit is whole within it; a month past it is cut. */
+  /** The calendar's entries: a week at every limit is whole within it; a month past it is cut, and its
+   * answer says so (next_after, and after= for the rest). */
   calendar: 4.75 * MiB,
 } as const;
 
@@ -450,7 +451,19 @@ const calendarDate = () =>
 export const CalendarQuery = model({
   period: v.optional(literal(CALENDAR_PERIODS), 'weekly'),
   start: v.optional(calendarDate()),
+  after: v.optional(
+    v.pipe(
+      uuid(),
+      v.description(
+        'Answer the entries after this one: the next_after of an earlier answer for the same period (else a 422 value_error).',
+      ),
+    ),
+  ),
 });
+
+/** An `after` that names no entry of the period (checked once the period's entries are known). */
+export const CALENDAR_AFTER_RULE =
+  'after must be the id of an entry of the period asked for: the next_after of an earlier answer';
 
 // ---- responses ----------------------------------------------------------------------------
 
@@ -646,5 +659,19 @@ export const CalendarEntry = v.object({
 });
 export type CalendarEntry = v.InferOutput<typeof CalendarEntry>;
 
-export const CalendarResult = v.object({ entries: v.array(CalendarEntry) });
+export const CalendarResult = v.object({
+  entries: v.pipe(
+    v.array(CalendarEntry),
+    v.description(
+      "The period's entries in time order, from its first (or the one after `after`) up to the answer's byte budget.",
+    ),
+  ),
+  total: v.pipe(intOut, v.description('How many entries the period holds in all; every one is stored.')),
+  next_after: v.pipe(
+    nullableUuid,
+    v.description(
+      'Pass as `after` for the entries that did not fit in this answer; null when it ends with the period’s last entry.',
+    ),
+  ),
+});
 export type CalendarResult = v.InferOutput<typeof CalendarResult>;

@@ -71,7 +71,7 @@ const storedEntries = (teamId: string) =>
   queryPartition(teamKeys.partition(teamId), { prefix: 'CAL#', limit: 1000 });
 
 describe('calendar generation', () => {
-  it('stays within the response limit with every entry at its maximum: a week whole, a month cut', async () => {
+  it('stays within the response limit with every entry at its maximum: a week whole, a month cut and read on with after', async () => {
     // Before, neither the copied task fields nor the answer had a bound: a month at the cadence and task
     // limits was a 500. Now each entry is bounded (the task's fields at write, a member 1.5 KiB, a line
     // by the create rules) and the answer ends before 4.75 MiB, which a week at every limit never reaches.
@@ -134,6 +134,33 @@ describe('calendar generation', () => {
     assert.equal(entries[0]!.scheduled_for, '2026-11-01T01:00:00.000Z');
     const stored = await queryPartition(teamKeys.partition(team.id), { prefix: 'CAL#', limit: 5000 });
     assert.equal(stored.length, 920 + 2300);
+
+    // The answer says it was cut: how many entries the month holds, and where the rest starts. Before,
+    // it was `{entries}` alone, a month that looked whole with 1,125 of its entries missing.
+    assert.equal(month.body.total, 2300);
+    assert.equal(month.body.next_after, entries.at(-1)!.id);
+    // `after` reads the rest, each answer within the budget, until next_after is null: every entry
+    // once, in time order, and nothing stored twice.
+    const all = [...entries];
+    for (let after = month.body.next_after; after !== null; ) {
+      const next = await generate(team.id, `?period=monthly&after=${after}`);
+      assert.equal(next.status, 200, next.text.slice(0, 200));
+      assert.ok(sentBytes(next.text) <= RESPONSE_BODY_MAX_BYTES);
+      assert.equal(next.body.total, 2300);
+      assert.ok(next.body.entries.length > 0);
+      all.push(...next.body.entries);
+      after = next.body.next_after;
+    }
+    assert.equal(all.length, 2300);
+    assert.equal(new Set(all.map((entry) => entry.id)).size, 2300);
+    const order = all.map((entry) => `${entry.scheduled_for} ${entry.id}`);
+    assert.deepEqual(order, [...order].sort());
+    assert.equal(
+      (await queryPartition(teamKeys.partition(team.id), { prefix: 'CAL#', limit: 5000 })).length,
+      920 + 2300,
+    );
+    // A week is whole: nothing after it.
+    assert.deepEqual([week.body.total, week.body.next_after], [920, null]);
   });
 
   it('plans the ISO week in the team’s zone: scheduled tasks plus cadence slots, balanced over members', async () => {
@@ -241,6 +268,57 @@ describe('calendar generation', () => {
     const { commands, waves } = await dynamoRequestsOf(() => generate(team.id));
     assert.equal(waves, 1); // nothing changed: the read wave only
     assert.ok(!commands.includes('BatchWriteItemCommand'));
+  });
+
+  it('answers the entries after `after`, one a task has replaced since too, and refuses an id of no entry', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam(); // Mon/Wed/Fri at 09:30 in Paris
+    const week = await generate(team.id);
+    const [monday, wednesday, friday] = week.body.entries as Entry[];
+    assert.deepEqual([week.body.total, week.body.next_after], [3, null]);
+    const rest = await generate(team.id, `?after=${monday!.id}`);
+    assert.equal(rest.status, 200, rest.text);
+    assert.deepEqual(rest.body, { entries: [wednesday, friday], total: 3, next_after: null });
+    assert.deepEqual((await generate(team.id, `?after=${friday!.id}`)).body, {
+      entries: [],
+      total: 3,
+      next_after: null,
+    });
+
+    // A task now fills Monday, after the slot: the slot's id still continues after the slot's time.
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Monday post',
+      platform: 'instagram',
+      scheduled_for: '2026-11-16T15:00:00Z',
+    });
+    // An id of no entry of the period (here, another period's) is refused before anything is written.
+    const month = await generate(team.id, `?period=monthly&after=${monday!.id}`);
+    assert.equal(month.status, 422);
+    assert.deepEqual(month.body.detail, [
+      {
+        type: 'value_error',
+        loc: ['query', 'after'],
+        msg: 'Value error, after must be the id of an entry of the period asked for: the next_after of an earlier answer',
+        input: monday!.id,
+        ctx: { error: {} },
+      },
+    ]);
+    const bad = await generate(team.id, '?after=monday');
+    assert.deepEqual(
+      bad.body.detail.map((item: { type: string; loc: unknown[] }) => [item.type, item.loc]),
+      [['uuid_parsing', ['query', 'after']]],
+    );
+    assert.deepEqual(
+      (await storedEntries(team.id)).map((item) => (item as { id: string }).id).sort(),
+      [monday!.id, wednesday!.id, friday!.id].sort(),
+    );
+    const replaced = await generate(team.id, `?after=${monday!.id}`);
+    assert.deepEqual(
+      replaced.body.entries.map((e: Entry) => e.title),
+      ['Monday post', 'social post for instagram', 'social post for instagram'],
+    );
+    assert.deepEqual([replaced.body.total, replaced.body.next_after], [3, null]);
   });
 
   it('plans the calendar month holding the team’s local date, across a month boundary', async () => {
