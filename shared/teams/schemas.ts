@@ -66,8 +66,10 @@ export const TEAM_LIMITS = {
   strategies: 50,
   briefs: 50,
   briefPreview: 280,
-  /** Loop instances read by the today view: about three days around now (one Query; rows near their
-   * field limits make it more than one 1 MB page, unmeasured). */
+  /** Loop instances read by the today view in each of its two Queries (about three days around now).
+   * Each Query pages on past DynamoDB's 1 MB: one page up to about 690 bytes a row (a short title, two
+   * signals), 7 to 8 one after another with every row at its limits (4,763 bytes: docs/teams.md
+   * "Today view", measured). */
   loopsRead: 1500,
   /** Scheduled tasks read for one calendar period. */
   calendarTasks: 500,
@@ -278,7 +280,11 @@ export const TaskFieldsInput = v.object({
 /** A loop instance's fields the today view shows as written (agents.ts addLoopInstance(s),
  * updateLoopInstance). */
 export const LoopFieldsInput = v.object({
-  // The view's own rule for it (response-fields' intOut): the today view documents an integer.
+  // The view's own rules for them (response-fields' uuidOut, intOut): the today view documents UUIDs
+  // and an integer. Unchecked, an id was any text: a row of up to DynamoDB's 400 KB, past its list's
+  // budget alone, and 1,500 of them a read of hundreds of pages. The message does not echo the value.
+  loop_id: v.optional(v.pipe(v.string(), v.uuid('should be a UUID'))),
+  cycle_instance_id: v.optional(v.pipe(v.string(), v.uuid('should be a UUID'))),
   occurrence_day: v.optional(intOut),
   status: v.optional(string(TEAM_LIMITS.loopStatus)),
   signals_emitted: v.optional(list(string(TEAM_LIMITS.signal), { max: TEAM_LIMITS.signals })),

@@ -202,7 +202,7 @@ describe('updateTask beside addLoopInstance', () => {
       instances.push(
         addLoopInstance(team.id, {
           loop_id: loopId('daily_content'),
-          cycle_instance_id: 'cycle-1',
+          cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
           occurrence_day: 1,
           scheduled_at: `2026-11-18T${String(i).padStart(2, '0')}:00:00Z`,
           task_id: task.id,
@@ -249,7 +249,7 @@ describe('updateTask beside addLoopInstance', () => {
       await assert.rejects(
         addLoopInstance(team.id, {
           loop_id: loopId('daily_content'),
-          cycle_instance_id: 'cycle-1',
+          cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
           occurrence_day: 1,
           scheduled_at: '2026-11-18T09:00:00Z',
           task_id: task.id,
@@ -281,7 +281,7 @@ describe('updateTask beside addLoopInstance', () => {
     const task = await addTask(team.id, { task_type: 'social_post', title: 'Draft', platform: 'x' });
     const loop = await addLoopInstance(team.id, {
       loop_id: loopId('daily_content'),
-      cycle_instance_id: 'cycle-1',
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
       occurrence_day: 1,
       scheduled_at: '2026-11-18T09:00:00Z',
       task_id: task.id,
@@ -331,7 +331,7 @@ describe('updateTask beside addLoopInstance', () => {
     const task = await addTask(team.id, { task_type: 'social_post', title: 'Draft', platform: 'x' });
     await addLoopInstance(team.id, {
       loop_id: loopId('daily_content'),
-      cycle_instance_id: 'cycle-1',
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
       occurrence_day: 1,
       scheduled_at: '2026-11-18T09:00:00Z',
       task_id: task.id,

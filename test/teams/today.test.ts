@@ -12,7 +12,7 @@ import {
   updateTask,
 } from '../../shared/teams/agents.ts';
 import { loopId } from '../../shared/teams/keys.ts';
-import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -327,6 +327,15 @@ describe('today view', () => {
     );
     await refused(addLoopInstances(team.id, [{ ...loop, signals_emitted: [ctl(65)] }]), /at most 64/);
     await refused(addLoopInstance(team.id, { ...loop, status: ctl(65) }), /status: .*at most 64/);
+    // The ids are UUIDs, as the view documents them: before, any text was stored, a row of up to 400 KB.
+    await refused(
+      addLoopInstance(team.id, { ...loop, loop_id: '"'.repeat(300_000) }),
+      /^Error: Invalid loop instance: loop_id: should be a UUID$/,
+    );
+    await refused(
+      addLoopInstances(team.id, [{ ...loop, cycle_instance_id: 'cycle 1' }]),
+      /Invalid loop instance: cycle_instance_id: should be a UUID/,
+    );
     // The view documents occurrence_day as an integer: another number broke its response schema.
     await refused(addLoopInstance(team.id, { ...loop, occurrence_day: 1.5 }), /occurrence_day: .*integer/);
     await refused(
@@ -344,6 +353,53 @@ describe('today view', () => {
     const after = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
     assert.deepEqual(after, view);
     assert.equal((await h.call('GET', `/api/v1/teams/${team.id}/tasks`)).body.total, 1);
+  });
+
+  it('reads on past a 1 MB page: the instances after it are in the view, nothing cut at the first page', async () => {
+    // 1,400 instances this morning with their stored fields at their limits (a status no list shows, 10
+    // signals of 64 astral code points), then 20 upcoming this evening, all in the later Query of the
+    // view. dynalite ends a page at 1 MiB of its own estimate (405 such rows; DynamoDB at 1 MB of UTF-8,
+    // about 220 of the heaviest rows: docs/teams.md "Today view"), so the evening's come pages later.
+    setClock(new Date('2026-11-01T00:00:00Z'));
+    const team = await createTeam(h);
+    const heavy = (n: number) => '𝕏'.repeat(n);
+    const instance = (at: number, extra: Record<string, unknown> = {}) => ({
+      loop_id: loopId('dense'),
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+      occurrence_day: 1,
+      scheduled_at: new Date(at).toISOString(),
+      ...extra,
+    });
+    const morning = Date.parse('2026-11-20T06:00:00Z');
+    await addLoopInstances(
+      team.id,
+      Array.from({ length: 1400 }, (_, i) =>
+        instance(morning + i * 1000, {
+          status: heavy(64),
+          signals_emitted: Array.from({ length: 10 }, (_, k) => heavy(63) + k),
+        }),
+      ),
+    );
+    const evening = Date.parse('2026-11-20T18:00:00Z');
+    await addLoopInstances(
+      team.id,
+      Array.from({ length: 20 }, (_, i) => instance(evening + i * 60_000)),
+    );
+    setClock(new Date('2026-11-20T12:00:00Z'));
+    const recorder = recordDynamoRequests();
+    const result = await h.call('GET', `/api/v1/teams/${team.id}/today`).finally(() => recorder.stop());
+    assert.equal(result.status, 200);
+    assert.equal(result.body.upcoming.length, 20);
+    assert.equal(result.body.upcoming.at(-1).scheduled_at, '2026-11-20T18:19:00.000Z');
+    // The later Query went on page after page (3 in dynalite), each asking for what its cap leaves:
+    // waves one after another, where rows this small would have been one.
+    const loops = recorder.requests.filter((r) =>
+      String(
+        (r.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':from'],
+      ).startsWith('LOOP#'),
+    );
+    assert.ok(loops.length > 2, `${loops.length} loop Queries`); // 4 here: pages of 587 rows
+    assert.ok(recorder.waves() > 1, `${recorder.waves()} waves`); // 3
   });
 
   it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
