@@ -195,8 +195,9 @@ export function planCalendar(input: {
       plans.push({ i, line, chosen: () => held().map((at) => byInstant.get(at)!) });
     }
     // What each line holds once every line of its kind has been added.
-    for (const { i, line, chosen: held } of plans) {
-      const chosen = held();
+    for (const plan of plans) {
+      const { i, line } = plan;
+      const chosen = plan.chosen();
       // Slot numbers stay below per_week: an extra candidate takes the number of a usual one it replaces.
       const spare = Array.from({ length: line.per_week }, (_, n) => n).filter(
         (n) => !chosen.some((candidate) => candidate.index === n),

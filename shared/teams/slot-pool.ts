@@ -4,7 +4,8 @@
 // whole, so the two agree on what fits.
 
 /**
- * The options (instants, or day-and-time pairs) that lines take in cadence order, one line an option.
+ * The options (instants, or day-and-time pairs) that lines take in cadence order, no option held by
+ * two lines.
  * A line takes its free options first, in its order of preference; where none is left, the lines
  * before it move to other options of theirs to make room (an augmenting path, as in bipartite
  * matching). So every line gets all it asks for whenever some sharing of the options gives every line
