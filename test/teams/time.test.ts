@@ -22,6 +22,23 @@ import {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** A cadence line of task type `post` on platform x or y, asking no more slots than its day and time pairs. */
+const cadenceLine = (bounds: { maxDays: number; times: string[]; maxTimes: number; maxPerWeek: number }) =>
+  fc
+    .record({
+      platform: fc.constantFrom('x', 'y'),
+      days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: bounds.maxDays }),
+      times: fc.uniqueArray(fc.constantFrom(...bounds.times), { minLength: 1, maxLength: bounds.maxTimes }),
+      per_week: fc.integer({ min: 1, max: bounds.maxPerWeek }),
+    })
+    .map((l) => ({
+      platform: l.platform,
+      task_type: 'post',
+      per_week: Math.min(l.per_week, l.days.length * l.times.length),
+      preferred_days: l.days,
+      preferred_times: l.times,
+    }));
+
 describe('time zones with Intl', () => {
   it('reads the local date of an instant on both sides of the date line', () => {
     const at = Date.parse('2026-11-20T10:30:00Z');
@@ -596,20 +613,7 @@ describe('calendar slots', () => {
   });
 
   it('plans every cadence the create rules accept whole in a week without a DST change', () => {
-    const line = fc
-      .record({
-        platform: fc.constantFrom('x', 'y'),
-        days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 4 }),
-        times: fc.uniqueArray(fc.constantFrom('08:00', '09:00', '18:00'), { minLength: 1, maxLength: 2 }),
-        per_week: fc.integer({ min: 1, max: 8 }),
-      })
-      .map((l) => ({
-        platform: l.platform,
-        task_type: 'post',
-        per_week: Math.min(l.per_week, l.days.length * l.times.length),
-        preferred_days: l.days,
-        preferred_times: l.times,
-      }));
+    const line = cadenceLine({ maxDays: 4, times: ['08:00', '09:00', '18:00'], maxTimes: 2, maxPerWeek: 8 });
     let accepted = 0;
     fc.assert(
       fc.property(
@@ -655,21 +659,12 @@ describe('calendar slots', () => {
         );
       return dateFormats.get(timeZone)!.format(new Date(instant));
     };
-    const line = fc
-      .record({
-        platform: fc.constantFrom('x', 'y'),
-        days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 7 }),
-        times: fc.uniqueArray(fc.constantFrom('08:00', '12:30', '18:00'), { minLength: 1, maxLength: 3 }),
-        per_week: fc.integer({ min: 1, max: 21 }),
-      })
-      .map((l) => ({
-        platform: l.platform,
-        task_type: 'post',
-        per_week: Math.min(l.per_week, l.days.length * l.times.length),
-        preferred_days: l.days,
-        preferred_times: l.times,
-        title: null,
-      }));
+    const line = cadenceLine({
+      maxDays: 7,
+      times: ['08:00', '12:30', '18:00'],
+      maxTimes: 3,
+      maxPerWeek: 21,
+    }).map((l) => ({ ...l, title: null }));
     // Posts from 11 h after the week's Monday (UTC) to 15 h before its end: inside the week in every zone.
     const post = fc.record({
       minutes: fc.integer({ min: 11 * 60, max: 153 * 60 }),
