@@ -60,7 +60,7 @@ export async function getBrand(userId: string, brandId: string): Promise<Brand> 
 }
 
 export const listBrands = (userId: string, page: OwnerPage): Promise<Brand[]> =>
-  listOwned(brandKeys.ownerPartition(userId), page, toBrand);
+  listOwned({ partition: brandKeys.ownerPartition(userId), prefix: brandKeys.ownerPrefix }, page, toBrand);
 
 const KIT_COUNT = { brand_kit_count: 1 };
 const countedKit = (kitId: string) => ({ set: 'counted_kits', token: kitId });

@@ -8,9 +8,11 @@ export const MESSAGE_PREFIX = 'MSG#';
 
 /** gsi1 partition of a user's chat sessions. */
 const ownerPartition = (userId: string) => `USER#${userId}#CHAT`;
+const ownerPrefix = 'CHAT#';
 
 export const chatKeys = {
   ownerPartition,
+  ownerPrefix,
   partition,
   session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
   /** The document names the session's messages hold, beside the session item rather than on it: up
@@ -31,6 +33,6 @@ export const chatKeys = {
   /** gsi1: a user's chat sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({
     gsi1pk: ownerPartition(userId),
-    gsi1sk: `CHAT#${sessionId}`,
+    gsi1sk: `${ownerPrefix}${sessionId}`,
   }),
 };

@@ -111,7 +111,7 @@ export const createChatSession = (
 
 /** The caller's chat sessions, newest first. */
 export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatSession[]> =>
-  listOwned(chatKeys.ownerPartition(userId), page, toSession);
+  listOwned({ partition: chatKeys.ownerPartition(userId), prefix: chatKeys.ownerPrefix }, page, toSession);
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 

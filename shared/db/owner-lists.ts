@@ -11,11 +11,17 @@ export const OWNER_LIST_LIMITS: OffsetPageLimits = {
 export const OwnerListQuery = model(offsetPage(OWNER_LIST_LIMITS));
 export type OwnerPage = v.InferOutput<typeof OwnerListQuery>;
 
+/** Where one kind sits in gsi1: its owner's partition, and its sort keys' prefix (before the id). */
+export interface OwnerIndex {
+  partition: string;
+  prefix: string;
+}
+
 /** One page of a user's owner partition of gsi1, newest first (UUIDv7 sort keys), as response
- * entries (a window of queryWindow: it may end early on big items). */
+ * entries (a window of queryWindow: it may end early on big items; `before` is only a place in this
+ * partition, so another user's id reveals nothing of theirs). */
 export const listOwned = async <T extends object, E>(
-  ownerPartition: string,
+  { partition, prefix }: OwnerIndex,
   page: OwnerPage,
   toEntry: (item: T) => E,
-): Promise<E[]> =>
-  (await queryWindow<T>(ownerPartition, { index: 'gsi1', newestFirst: true, ...page })).map(toEntry);
+): Promise<E[]> => (await queryWindow<T>(partition, { index: 'gsi1', prefix, ...page })).map(toEntry);

@@ -181,16 +181,36 @@ export async function queryAfter<T extends { id: string }>(
   return { items: page, nextAfter: items.length > page.length ? (page.at(-1)?.id ?? null) : null };
 }
 
-/** An offset/limit window of one partition. DynamoDB has no offset: it reads offset + limit items,
- * so a deep offset costs more pages and callers cap the offset. The window ends early where it would
- * pass PAGE_MAX_BYTES: the next one starts at `offset` + the items it holds. */
+/** An offset/limit window of one kind of item (sort keys `prefix` + id), newest first. DynamoDB has
+ * no offset: it reads offset + limit items, so a deep offset costs more pages and callers cap the
+ * offset. `before` (the id of the last entry a client received) starts the window at the next older
+ * key instead: limit + 1 items read however deep, unmoved by items created meanwhile; `offset` counts
+ * from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
+ * `offset` + the items it holds (or before its last). */
 export async function queryWindow<T extends object>(
   partition: string,
-  options: Omit<QueryOptions, 'limit'> & { offset: number; limit: number } & PageBudget,
+  options: Pick<QueryOptions, 'index'> & {
+    prefix: string;
+    offset: number;
+    limit: number;
+    before?: string | null;
+  } & PageBudget,
 ): Promise<T[]> {
-  const { offset, limit, maxBytes, ...query } = options;
-  const items = await queryPartition<T>(partition, { ...query, limit: offset + limit });
-  return withinPageBudget(items.slice(offset), maxBytes);
+  const { prefix, offset, limit, before, maxBytes, index } = options;
+  const cursor = before == null ? undefined : `${prefix}${before}`;
+  // A key condition has no exclusive bound beside a prefix: the range from the prefix to the cursor
+  // holds the cursor's own key, so one item more is read and the cursor's item, where it is there
+  // (it comes first), left out. Every key in that range begins with the prefix, as the cursor does.
+  const items = await queryPartition<T>(partition, {
+    index,
+    newestFirst: true,
+    ...(cursor === undefined ? { prefix } : { between: [prefix, cursor] as const }),
+    limit: offset + limit + (cursor === undefined ? 0 : 1),
+  });
+  const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
+  const older =
+    cursor !== undefined && (items[0] as Item | undefined)?.[sortKey] === cursor ? items.slice(1) : items;
+  return withinPageBudget(older.slice(offset, offset + limit), maxBytes);
 }
 
 /** The condition of a conditional update or delete, on the item as it is. */

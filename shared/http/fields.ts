@@ -312,10 +312,14 @@ export interface OffsetPageLimits {
   limit: { default: number; min: number; max: number };
 }
 
-/** `limit` and `offset` (0 to MAX_OFFSET, default 0) query fields, as every offset-paged list declares them. */
+/** `limit`, `offset` (0 to MAX_OFFSET, default 0) and `before` query fields, as every offset-paged
+ * list declares them. `before` is the id of the last entry a client received: the page starts at the
+ * next older entry (newest-first lists), whatever was created since, and `offset` counts from there.
+ * Only a place in the caller's own list: any id is accepted, whoever's. */
 export const offsetPage = (limits: OffsetPageLimits) => ({
   limit: v.optional(integer({ ge: limits.limit.min, le: limits.limit.max }), limits.limit.default),
   offset: v.optional(integer({ ge: 0, le: MAX_OFFSET }), 0),
+  before: optionalNullable(uuid()),
 });
 
 export const model = <const E extends v.ObjectEntries>(entries: E) => {

@@ -7,14 +7,16 @@ export const TASK_PREFIX = 'PTASK#';
 
 /** gsi1 partition of a user's projects. */
 const ownerPartition = (userId: string) => `USER#${userId}#PROJECTS`;
+const ownerPrefix = 'PROJECT#';
 
 export const projectKeys = {
   ownerPartition,
+  ownerPrefix,
   project: (projectId: string) => ({ pk: partition(projectId), sk: 'PROJECT' }),
   task: (projectId: string, taskId: string) => ({ pk: partition(projectId), sk: `${TASK_PREFIX}${taskId}` }),
   partition,
   byOwner: (userId: string, projectId: string) => ({
     gsi1pk: ownerPartition(userId),
-    gsi1sk: `PROJECT#${projectId}`,
+    gsi1sk: `${ownerPrefix}${projectId}`,
   }),
 };

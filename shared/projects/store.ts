@@ -166,7 +166,11 @@ async function writeProject(userId: string, input: CreateProjectInput, identity:
 
 /** The caller's projects, newest first, without their task previews. */
 export const listProjects = (userId: string, page: OwnerPage): Promise<ProjectSummary[]> =>
-  listOwned(projectKeys.ownerPartition(userId), page, toProjectSummary);
+  listOwned(
+    { partition: projectKeys.ownerPartition(userId), prefix: projectKeys.ownerPrefix },
+    page,
+    toProjectSummary,
+  );
 
 /** One Query of a fixed size (a further page only past 1 MB): the project item (undefined where
  * there is none), then the first `tasksShown` tasks (a preview). */

@@ -4,16 +4,18 @@ const partition = (sessionId: string) => `SHOP#${sessionId}`;
 
 /** gsi1 partition of a user's shopping sessions. */
 const ownerPartition = (userId: string) => `USER#${userId}#SHOP`;
+const ownerPrefix = 'SHOP#';
 
 export const shoppingKeys = {
   ownerPartition,
+  ownerPrefix,
   partition,
   session: (sessionId: string) => ({ pk: partition(sessionId), sk: 'SESSION' }),
   search: (sessionId: string, searchId: string) => ({ pk: partition(sessionId), sk: `SEARCH#${searchId}` }),
   /** gsi1: a user's shopping sessions, newest first. */
   byOwner: (userId: string, sessionId: string) => ({
     gsi1pk: ownerPartition(userId),
-    gsi1sk: `SHOP#${sessionId}`,
+    gsi1sk: `${ownerPrefix}${sessionId}`,
   }),
 };
 

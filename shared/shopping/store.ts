@@ -57,7 +57,11 @@ const toSession = (item: ShoppingSessionItem, searches: ShoppingSearchItem[]): S
 
 /** The caller's shopping sessions, newest first, without their searches. */
 export const listShoppingSessions = (userId: string, page: OwnerPage): Promise<ShoppingSessionSummary[]> =>
-  listOwned(shoppingKeys.ownerPartition(userId), page, toSessionSummary);
+  listOwned(
+    { partition: shoppingKeys.ownerPartition(userId), prefix: shoppingKeys.ownerPrefix },
+    page,
+    toSessionSummary,
+  );
 
 /** With an Idempotency-Key, a retry answers the session the first attempt opened (shared/idempotency.ts). */
 export const createShoppingSession = (

@@ -19,15 +19,17 @@ export const TEAM_PREFIX = {
 
 /** gsi1 partition of a user's teams. */
 const ownerPartition = (userId: string) => `USER#${userId}#TEAMS`;
+const ownerPrefix = 'TEAM#';
 
 export const teamKeys = {
   ownerPartition,
+  ownerPrefix,
   partition,
   team: (teamId: string) => ({ pk: partition(teamId), sk: 'TEAM' }),
   /** gsi1: a user's teams, newest first. */
   byOwner: (userId: string, teamId: string) => ({
     gsi1pk: ownerPartition(userId),
-    gsi1sk: `TEAM#${teamId}`,
+    gsi1sk: `${ownerPrefix}${teamId}`,
   }),
   member: (teamId: string, memberId: string) => ({ pk: partition(teamId), sk: `MEMBER#${memberId}` }),
   task: (teamId: string, taskId: string) => ({ pk: partition(teamId), sk: `TASK#${taskId}` }),

@@ -300,7 +300,7 @@ export const TeamPath = model({ team_id: uuid() });
 export const PageQuery = model(offsetPage(PAGE_LIMITS));
 export type Page = v.InferOutput<typeof PageQuery>;
 /** The dashboard's lists: the default page of each list read. */
-export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: 0 };
+export const DASHBOARD_PAGE: Page = { limit: PAGE_LIMITS.limit.default, offset: 0, before: null };
 
 export const CALENDAR_PERIODS = ['weekly', 'monthly'] as const;
 export type CalendarPeriod = (typeof CALENDAR_PERIODS)[number];

@@ -300,12 +300,12 @@ const readMembers = (teamId: string) =>
 const newestPage =
   <T extends object>(prefix: string, maxBytes: number) =>
   (teamId: string, page: Page) =>
-    queryWindow<T>(teamKeys.partition(teamId), { prefix, newestFirst: true, ...page, maxBytes });
+    queryWindow<T>(teamKeys.partition(teamId), { prefix, ...page, maxBytes });
 
 const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task, TEAM_BYTES.tasks);
 const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_BYTES.activity);
 
-const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity };
+const RECENT_ACTIVITY_PAGE: Page = { offset: 0, limit: TEAM_LIMITS.recentActivity, before: null };
 
 /** Newest cycle first. */
 export const readCycles = (teamId: string, limit: number) =>
@@ -320,7 +320,6 @@ export const readCycles = (teamId: string, limit: number) =>
 const readStrategyHistory = (teamId: string) =>
   queryWindow<CycleItem>(teamKeys.partition(teamId), {
     prefix: TEAM_PREFIX.cycle,
-    newestFirst: true,
     offset: 0,
     limit: TEAM_LIMITS.strategies,
     maxBytes: TEAM_BYTES.strategies,
@@ -344,7 +343,7 @@ export async function getOwnedTeam(userId: string, teamId: string): Promise<Team
 
 /** The caller's teams, newest first: each as unsubscribe answers it (no members or activity). */
 export const listTeams = (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
-  listOwned(teamKeys.ownerPartition(userId), page, toTeamDetail);
+  listOwned({ partition: teamKeys.ownerPartition(userId), prefix: teamKeys.ownerPrefix }, page, toTeamDetail);
 
 /** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
 export async function getTeam(userId: string, teamId: string): Promise<TeamWithMembers> {

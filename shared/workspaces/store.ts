@@ -83,7 +83,11 @@ const workspaceOf = (
  * a second wave that only such items cost; one whose workspace item is missing is left out.
  */
 export async function listWorkspaces(userId: string, page: OwnerPage): Promise<WorkspaceListEntry[]> {
-  const members = await listOwned(workspaceKeys.memberPartition(userId), page, (m: MemberItem) => m);
+  const members = await listOwned(
+    { partition: workspaceKeys.memberPartition(userId), prefix: workspaceKeys.memberPrefix },
+    page,
+    (m: MemberItem) => m,
+  );
   const summaries = await Promise.all(
     members.map((m) => m.workspace ?? getItem<WorkspaceItem>(workspaceKeys.workspace(m.workspace_id))),
   );

@@ -121,15 +121,13 @@ export async function listWorkspaceTasks(
   workspaceId: string,
   query: ListWorkspaceTasksInput,
 ): Promise<WorkspaceTask[]> {
-  const window = { offset: query.offset, limit: query.limit, newestFirst: true };
+  const { status, ...page } = query;
+  const window = { ...page, prefix: workspaceKeys.taskPrefix };
   const [member, items] = await Promise.all([
     getMember(userId, workspaceId),
-    query.status === null
-      ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), {
-          ...window,
-          prefix: workspaceKeys.taskPrefix,
-        })
-      : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, query.status), {
+    status === null
+      ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), window)
+      : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, status), {
           ...window,
           index: 'gsi1',
         }),

@@ -1,9 +1,10 @@
 // The lists of what a caller owns (brands, teams, projects, workspaces, chat and shopping sessions): only the
 // caller's, newest first, paged by limit/offset, each entry what the resource's own read answers minus
-// the parts a list leaves out.
+// the parts a list leaves out; `before` (the last id received) pages on without repeats or skipped reads.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../shared/ids.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -110,6 +111,72 @@ for (const list of lists)
       assert.deepEqual(entry, expected);
     });
 
+    it('pages on from `before` (the last id received) without repeating an entry while others are created', async () => {
+      const token = await h.tokenFor(newId());
+      const create = async (name: string) =>
+        (await h.call('POST', list.path, { json: list.body(name), token })).body.id as string;
+      for (const name of ['s1', 's2', 's3']) await create(name);
+      const first = await h.call('GET', `${list.path}?limit=2`, { token });
+      assert.deepEqual(first.body.map(list.name), ['s3', 's2']);
+      await create('s4');
+      // By offset, the next page starts one entry later than it did: s2 again (the defect measured).
+      const byOffset = await h.call('GET', `${list.path}?limit=2&offset=2`, { token });
+      assert.deepEqual(byOffset.body.map(list.name), ['s2', 's1']);
+      const last = first.body.at(-1).id;
+      const next = await h.call('GET', `${list.path}?limit=2&before=${last}`, { token });
+      assert.equal(next.status, 200);
+      assert.deepEqual(next.body.map(list.name), ['s1']);
+      assert.deepEqual((await h.call('GET', `${list.path}?before=${next.body[0].id}`, { token })).body, []);
+      // `offset` counts from the cursor; any form of UUID pydantic reads is the same place.
+      const s4 = (await h.call('GET', `${list.path}?limit=1`, { token })).body[0].id;
+      const skipped = await h.call('GET', `${list.path}?limit=1&offset=1&before=${s4.toUpperCase()}`, {
+        token,
+      });
+      assert.deepEqual(skipped.body.map(list.name), ['s2']);
+    });
+
+    it("takes another user's id as `before` as a place in the caller's own list, revealing nothing", async () => {
+      const token = await h.tokenFor(newId());
+      const stranger = await h.tokenFor(newId());
+      for (const name of ['one', 'two'])
+        assert.equal((await h.call('POST', list.path, { json: list.body(name), token })).status, 201);
+      const theirs = await h.call('POST', list.path, { json: list.body('theirs'), token: stranger });
+      assert.equal((await h.call('POST', list.path, { json: list.body('three'), token })).status, 201);
+      const page = await h.call('GET', `${list.path}?before=${theirs.body.id}`, { token });
+      assert.equal(page.status, 200);
+      assert.deepEqual(page.body.map(list.name), ['two', 'one']);
+      // And the stranger's own id in its own list: nothing older.
+      assert.deepEqual(
+        (await h.call('GET', `${list.path}?before=${theirs.body.id}`, { token: stranger })).body,
+        [],
+      );
+    });
+
+    it("refuses a malformed `before` with FastAPI's 422", async () => {
+      const token = await h.tokenFor(newId());
+      const bad = await h.call('GET', `${list.path}?before=not-an-id`, { token });
+      assert.equal(bad.status, 422);
+      assert.deepEqual(bad.body, {
+        detail: [
+          {
+            type: 'uuid_parsing',
+            loc: ['query', 'before'],
+            msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+            input: 'not-an-id',
+            ctx: { error: 'invalid character: found `n` at 1' },
+          },
+        ],
+      });
+      const empty = await h.call('GET', `${list.path}?before=&limit=0`, { token });
+      assert.deepEqual(
+        empty.body.detail.map((d: { loc: string[]; type: string }) => [d.loc[1], d.type]),
+        [
+          ['limit', 'greater_than_equal'],
+          ['before', 'uuid_parsing'],
+        ],
+      );
+    });
+
     it("refuses a limit or offset out of bounds with FastAPI's 422, and needs a token", async () => {
       const over = await h.call('GET', `${list.path}?limit=101`);
       assert.equal(over.status, 422);
@@ -127,3 +194,32 @@ for (const list of lists)
       assert.equal((await h.call('GET', list.path, { token: null })).status, 401);
     });
   });
+
+describe('a deep page', () => {
+  it('is one Query from `before`, where the same page by offset reads every entry it skips', async () => {
+    // Brands of 200 KB: DynamoDB ends a page at 1 MB, so an offset of 10 reads about 3 pages.
+    const token = await h.tokenFor(newId());
+    const description = 'd'.repeat(200_000);
+    for (let i = 0; i < 12; i++) {
+      const res = await h.call('POST', '/api/v1/brands', { json: { name: `b${i}`, description }, token });
+      assert.equal(res.status, 201);
+    }
+    const names = (body: { name: string }[]) => body.map((b) => b.name);
+    const recorder = recordDynamoRequests();
+    try {
+      const byOffset = await h.call('GET', '/api/v1/brands?limit=2&offset=10', { token });
+      assert.deepEqual(names(byOffset.body), ['b1', 'b0']);
+      const offsetQueries = recorder.commands().filter((c) => c === 'QueryCommand').length;
+      assert.ok(offsetQueries > 1, `${offsetQueries} Queries by offset`);
+      const tenth = (await h.call('GET', '/api/v1/brands?limit=1&offset=9', { token })).body[0];
+      recorder.clear();
+      const byCursor = await h.call('GET', `/api/v1/brands?limit=2&before=${tenth.id}`, { token });
+      assert.deepEqual(names(byCursor.body), ['b1', 'b0']);
+      assert.deepEqual(recorder.commands(), ['QueryCommand']);
+      // Nothing skipped is read: the page, and one more for the cursor's own entry.
+      assert.equal(recorder.requests[0]?.input.Limit, 3);
+    } finally {
+      recorder.stop();
+    }
+  });
+});

@@ -458,6 +458,44 @@ describe('per-resource reads', () => {
     assert.equal(short.cycle_instance_id, history.body.strategies[1].cycle_instance_id);
   });
 
+  it('pages tasks and activity on from `before` without repeats while agents add more, one Query a page', async () => {
+    const { team } = await createBusyTeam(h, { tasks: 5, activity: 5 });
+    const lists = [
+      {
+        path: '/tasks',
+        key: 'tasks',
+        label: 'title',
+        add: () => addTask(team.id, { task_type: 't', title: 'new' }),
+      },
+      {
+        path: '/activity',
+        key: 'activity',
+        label: 'description',
+        add: () => addActivity(team.id, { action_type: 'a', description: 'new' }),
+      },
+    ] as const;
+    for (const list of lists) {
+      const labels = (res: { body: Record<string, Record<string, string>[]> }) =>
+        (res.body[list.key] ?? []).map((entry) => entry[list.label]);
+      const first = await h.call('GET', teamPath(team.id, `${list.path}?limit=2`));
+      const older = labels(await h.call('GET', teamPath(team.id, `${list.path}?limit=4&offset=2`)));
+      await list.add();
+      const last = first.body[list.key].at(-1).id;
+      const { result: next, commands } = await dynamoRequestsOf(() =>
+        h.call('GET', teamPath(team.id, `${list.path}?limit=4&before=${last}`)),
+      );
+      assert.deepEqual(labels(next), older, list.path);
+      assert.deepEqual(commands.sort(), ['GetItemCommand', 'QueryCommand'], list.path);
+      assert.equal(next.body.total, 6, list.path);
+      const bad = await h.call('GET', teamPath(team.id, `${list.path}?before=1234`));
+      assert.equal(bad.status, 422);
+      assert.deepEqual(
+        bad.body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]),
+        [[['query', 'before'], 'uuid_parsing']],
+      );
+    }
+  });
+
   it('cuts a brief’s preview back to a space only in its last 40 %, counting code points', async () => {
     const team = await createTeam(h);
     const cycle = '0193a0a0-0000-7000-8000-000000000000';

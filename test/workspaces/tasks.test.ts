@@ -12,6 +12,7 @@ import {
   createWorkspaceTasks,
   type TaskProgress,
 } from '../../shared/workspaces/tasks.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -221,6 +222,58 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     assert.deepEqual((await list('?offset=10000&limit=100')).body, []);
   });
 
+  it('`before` windows cover every task exactly once, in order, from one Query each', async () => {
+    const recorder = recordDynamoRequests();
+    try {
+      for (const status of [null, 'completed', 'pending']) {
+        const wanted = status === null ? expected : expected.filter((t) => t.status === status);
+        const seen: { id: string }[] = [];
+        let last: string | undefined;
+        // Bounded: a cursor that moved nothing would page forever.
+        for (let pages = 0; pages <= wanted.length / 7 + 1; pages++) {
+          recorder.clear();
+          const res = await list(
+            `?limit=7${status ? `&status=${status}` : ''}${last ? `&before=${last}` : ''}`,
+          );
+          assert.equal(res.status, 200);
+          assert.equal(recorder.commands().filter((c) => c === 'QueryCommand').length, 1);
+          seen.push(...res.body);
+          last = res.body.at(-1)?.id;
+          if (!last) break;
+        }
+        sameIds(seen, wanted, `status ${status}`);
+      }
+    } finally {
+      recorder.stop();
+    }
+    // `offset` counts from the cursor.
+    const skipped = await list(`?limit=3&offset=2&before=${expected[10]!.id}`);
+    sameIds(skipped.body, expected.slice(13, 16));
+  });
+
+  it('pages on from `before` without repeating a task while others are created', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'cursor' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const create = async (title: string) =>
+      h.call('POST', url, { json: { skill_slug: 's', title, hired_agent_id: agent } });
+    for (const title of ['t1', 't2', 't3']) await create(title);
+    const titles = (res: { body: { title: string }[] }) => res.body.map((t) => t.title);
+    const first = await h.call('GET', `${url}?limit=2`);
+    assert.deepEqual(titles(first), ['t3', 't2']);
+    await create('t4');
+    for (const status of ['', '&status=pending'])
+      assert.deepEqual(titles(await h.call('GET', `${url}?limit=2${status}&before=${first.body[1].id}`)), [
+        't1',
+      ]);
+    // Nor skips one when a task of an earlier page leaves the status (by offset, t2 would be on no page).
+    const pending = await h.call('GET', `${url}?status=pending&limit=2`);
+    assert.deepEqual(titles(pending), ['t4', 't3']);
+    await advanceWorkspaceTask(ws.body.id, pending.body[0].id, 'pending', { status: 'in_progress' });
+    assert.deepEqual(titles(await h.call('GET', `${url}?status=pending&limit=2&offset=2`)), ['t1']);
+    const next = await h.call('GET', `${url}?status=pending&limit=2&before=${pending.body[1].id}`);
+    assert.deepEqual(titles(next), ['t2', 't1']);
+  });
+
   it('still covers every task when DynamoDB ends pages early (the 1 MB page limit)', async () => {
     const client = dynamo();
     client.middlewareStack.add(
@@ -377,6 +430,18 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
         'int_parsing',
         'Input should be a valid integer, unable to parse string as an integer',
         'ten',
+      ),
+    ],
+    [
+      'before=t1',
+      bound(
+        'before',
+        'uuid_parsing',
+        'Input should be a valid UUID, invalid character: found `t` at 1',
+        't1',
+        {
+          error: 'invalid character: found `t` at 1',
+        },
       ),
     ],
     [
