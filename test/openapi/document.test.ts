@@ -60,6 +60,36 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('lists `before` beside `offset` on every offset-paged list', () => {
+    const paged = Object.entries(generated.paths).flatMap(([path, operations]) =>
+      Object.values(operations as Record<string, { parameters: { name: string }[] }>)
+        .filter((operation) => operation.parameters.some((p) => p.name === 'offset'))
+        .map((operation) => [path, operation.parameters.find((p) => p.name === 'before')] as const),
+    );
+    assert.deepEqual(paged.map(([path]) => path).sort(), [
+      '/api/v1/brands',
+      '/api/v1/chat/sessions',
+      '/api/v1/projects',
+      '/api/v1/shopping/sessions',
+      '/api/v1/teams',
+      '/api/v1/teams/{team_id}/activity',
+      '/api/v1/teams/{team_id}/tasks',
+      '/api/v1/workspaces',
+      '/api/v1/workspaces/{workspace_id}/tasks',
+    ]);
+    for (const [path, before] of paged)
+      assert.deepEqual(
+        before,
+        {
+          name: 'before',
+          in: 'query',
+          required: false,
+          schema: { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }], default: null },
+        },
+        path,
+      );
+  });
+
   it("marks the ads provider's client secret as FastAPI marks a SecretStr: a password, never answered", () => {
     const credentials =
       generated.paths['/api/v1/workspaces/{workspace_id}/integrations/ads-provider/credentials'].put
