@@ -415,6 +415,9 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
     throw new RowError(`link is longer than ${MAX_LINK_LENGTH} characters`);
   const url = parseHttpUrl(link);
   if (!url) throw new RowError(`link "${link}" is not an http(s) URL`);
+  // As stored: the URL percent-encodes what the feed wrote as text (an "é" becomes six characters).
+  if (url.toString().length > MAX_LINK_LENGTH)
+    throw new RowError(`link is longer than ${MAX_LINK_LENGTH} characters as a URL`);
   const host = normalizeHost(url.hostname);
   // A feed only speaks for its own merchant: a row pointing elsewhere is refused.
   if (host !== ctx.merchant && !host.endsWith(`.${ctx.merchant}`)) {
@@ -452,7 +455,8 @@ const toProduct = (row: RawRow, ctx: Context): CatalogProduct => {
   }
 
   const imageLink = firstString(row.image);
-  const image = codePointLength(imageLink) > MAX_LINK_LENGTH ? null : parseHttpUrl(imageLink);
+  const parsedImage = codePointLength(imageLink) > MAX_LINK_LENGTH ? null : parseHttpUrl(imageLink);
+  const image = parsedImage && parsedImage.toString().length <= MAX_LINK_LENGTH ? parsedImage : null;
   const productUrl = url.toString();
   const product: CatalogProduct = {
     id,

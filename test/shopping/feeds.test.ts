@@ -345,6 +345,26 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.deepEqual(errors, [{ line: 5, reason: `link is longer than ${MAX_LINK_LENGTH} characters` }]);
   });
 
+  test('the link limit holds for the URL as stored: text that percent-encodes past it skips the row (image: left out)', () => {
+    // 1,000 "é" are 1,017 characters as written and 6,017 as a URL (each "é" is %C3%A9).
+    const encoded = `https://shop.com/${'é'.repeat(1000)}`;
+    const { products, errors } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'image_link', 'price'],
+        ['wide-image', 'Towel', 'https://shop.com/1', `${encoded}.jpg`, '5 USD'],
+        ['wide-link', 'Towel', encoded, '', '5 USD'],
+      ]),
+      { merchant: 'shop.com', merchantType: 'ucp' },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.image_url]),
+      [['wide-image', '']],
+    );
+    assert.deepEqual(errors, [
+      { line: 3, reason: `link is longer than ${MAX_LINK_LENGTH} characters as a URL` },
+    ]);
+  });
+
   test('a row ending in delimiters has no extra fields: only a value past the header is a shift', () => {
     for (const [delimiter, text] of [
       [
