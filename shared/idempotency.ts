@@ -1,7 +1,8 @@
 // An Idempotency-Key on a create: a client that retries a POST after a lost response gets the record
 // the first attempt made, not a second one. The key is claimed in the create's first wave, beside its
 // own reads; the record is written in the second under the claim's id and time. Two waves. The eight
-// creates and the chat send (docs/chat.md, its claim in the session's partition) all go through here.
+// creates, the direct upload (docs/uploads.md) and the chat send (docs/chat.md, its claim in the
+// session's partition) all go through here.
 import * as v from 'valibot';
 import { accountKeys } from './accounts/keys.ts';
 import { now } from './clock.ts';

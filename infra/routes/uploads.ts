@@ -8,8 +8,9 @@ export const uploadRoutes: Route[] = [
     path: '/api/v1/uploads',
     entry: 'uploads/create-upload',
     // The caller's daily upload allowance: one conditional ADD, and where its condition refuses it, a
-    // read of whether the refusal was its own resend (updateItem's `once`) or the limit.
-    table: ['GetItem', 'UpdateItem'],
+    // read of whether the refusal was its own resend (updateItem's `once`) or the limit. With an
+    // Idempotency-Key, its claim (PutItem, GetItem; DeleteItem to give it back, UpdateItem to seal it).
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: { write: [OBJECTS.uploads] },
   },
 ];

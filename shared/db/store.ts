@@ -241,8 +241,10 @@ export interface ItemUpdate extends ItemCondition {
   remove?: string[];
   /** The update carries an id of its own (`WRITE_ID`) and is refused where the item holds it: the SDK's
    * resend of an update that landed (its answer lost) changes nothing again, and the call answers the
-   * item as read. Not where another write landed between the two (the item then holds the other's id). */
-  once?: true;
+   * item as read. Not where another write landed between the two (the item then holds the other's id).
+   * With a token, the token joins the item's string `set` in the same update, which is refused where
+   * the set holds it: exactly once per token, whatever landed between (the set grows by one a token). */
+  once?: true | Once;
 }
 
 /** The attribute that holds the id of the last write an item took whose resend must not apply again
@@ -301,14 +303,17 @@ function expressionParts() {
 /** One atomic UpdateItem (concurrent updates apply in some serial order); answers the item as
  * written, or undefined when the condition failed (or, with nothing to write, the item is missing). */
 export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate): Promise<T | undefined> {
-  const writeId = given.once ? newId() : undefined;
+  const token = typeof given.once === 'object' ? given.once : undefined;
+  const writeId = given.once === true ? newId() : undefined;
   const update = writeId
     ? {
         ...given,
         set: { ...given.set, [WRITE_ID]: writeId },
         differ: { ...given.differ, [WRITE_ID]: writeId },
       }
-    : given;
+    : token
+      ? { ...given, add: { ...given.add, [token.set]: new Set([token.token]) } }
+      : given;
   const { name, value, condition, aliases } = expressionParts();
   // The document client drops undefined values (removeUndefinedValues), which would leave their
   // aliases named in the expression: a DynamoDB error. Undefined means "no change", as in a Partial.
@@ -332,7 +337,10 @@ export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate
     const item = await getItem<Item>(keys);
     return item && holds(item, update) ? (item as T) : undefined;
   }
-  const ConditionExpression = condition(update);
+  const ConditionExpression =
+    [condition(update), ...(token ? [`NOT contains(${name(token.set)}, ${value(token.token)})`] : [])]
+      .filter(Boolean)
+      .join(' AND ') || undefined;
   try {
     const { Attributes } = await dynamo().send(
       new UpdateCommand({
@@ -353,10 +361,14 @@ export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate
     return Attributes as T;
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    if (!writeId) return undefined;
-    // Refused by its own id: this update landed (a resend's answer); by another condition: refused.
+    if (!writeId && !token) return undefined;
+    // Refused by its own id or token: this update landed (a resend's answer, or an earlier call's with
+    // the same token); by another condition: refused.
     const item = await getItem<Item>(keys);
-    return item?.[WRITE_ID] === writeId ? (item as T) : undefined;
+    const landed = writeId
+      ? item?.[WRITE_ID] === writeId
+      : (item?.[token!.set] as Set<string> | undefined)?.has(token!.token) === true;
+    return landed ? (item as T) : undefined;
   }
 }
 

@@ -5,10 +5,11 @@ import { accountKeys } from '../accounts/keys.ts';
 import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, updateItem } from '../db/store.ts';
+import { getItem, takeBackCounters, updateItem } from '../db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
-import { newId } from '../ids.ts';
+import { createOnce, ownClaim } from '../idempotency.ts';
+import { timeOfId } from '../ids.ts';
 import { isOwnUploadKey, uploadKey } from './keys.ts';
 import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
 
@@ -28,13 +29,24 @@ const allowanceDay = (userId: string, at: Date) => {
   };
 };
 
+/** The string set, on a day's allowance item, of the keyed uploads counted that day (their upload
+ * ids): each is counted once whatever is resent, and a retry with the key reads whether it was. At most
+ * `UPLOAD_LIMITS.daily.uploads` ids; the item's TTL removes them with it. */
+const KEYED_UPLOADS = 'keyed_uploads';
+
 /**
  * Counts the upload against the caller's allowance for the day (one conditional update: both totals
  * stay within the day's limits, or nothing is counted). The update carries its own id (`once`): the
  * SDK's resend after a lost answer finds it and counts nothing again, where it counted the upload
- * twice (or, near the limit, answered 429 for an upload it had counted).
+ * twice (or, near the limit, answered 429 for an upload it had counted). A keyed upload's id joins
+ * the day's `KEYED_UPLOADS` instead, so it is counted once by every request that carries it.
  */
-export async function useDailyAllowance(userId: string, size: number, at: Date): Promise<void> {
+export async function useDailyAllowance(
+  userId: string,
+  size: number,
+  at: Date,
+  keyedUploadId?: string,
+): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
   const day = allowanceDay(userId, at);
   const counted = await updateItem(day.keys, {
@@ -46,9 +58,17 @@ export async function useDailyAllowance(userId: string, size: number, at: Date):
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
     below: { bytes: bytes - size + 1, uploads },
-    once: true,
+    once: keyedUploadId ? { set: KEYED_UPLOADS, token: keyedUploadId } : true,
   });
   if (!counted) throw day.used();
+}
+
+/** Whether the keyed upload `uploadId` was counted (on the day its id was made). */
+async function keyedUploadCounted(userId: string, uploadId: string): Promise<boolean> {
+  const item = await getItem<{ [KEYED_UPLOADS]?: Set<string> }>(
+    allowanceDay(userId, new Date(timeOfId(uploadId))).keys,
+  );
+  return item?.[KEYED_UPLOADS]?.has(uploadId) === true;
 }
 
 /**
@@ -110,25 +130,56 @@ export const presignPutOnce = (
     },
   );
 
-/** A presigned PUT for exactly `size` bytes of `content_type`, once (presignPutOnce), counted first. */
-export async function createUpload(userId: string, input: CreateUploadInput): Promise<UploadSlot> {
-  const key = uploadKey(userId, newId(), input.filename);
-  const signedAt = now();
-  await useDailyAllowance(userId, input.size, signedAt);
-  const upload_url = await presignPutOnce(
-    key,
-    { size: input.size, contentType: input.content_type },
-    { expiresIn: UPLOAD_LIMITS.urlSeconds, signedAt },
-  );
-  return {
-    key,
-    upload_url,
-    method: 'PUT',
-    headers: { 'content-type': input.content_type, ...PUT_ONCE_HEADERS },
-    size: input.size,
-    expires_at: new Date(signedAt.getTime() + UPLOAD_LIMITS.urlSeconds * 1000).toISOString(),
+/**
+ * A presigned PUT for exactly `size` bytes of `content_type`, once (presignPutOnce), counted first.
+ * With an Idempotency-Key (createOnce), the upload's id is the claim's: a retry answers the same object
+ * key, signed afresh (signing makes no request), counted once (`KEYED_UPLOADS`).
+ */
+export const createUpload = (
+  userId: string,
+  input: CreateUploadInput,
+  idempotencyKey?: string,
+): Promise<UploadSlot> => {
+  const slot = async (uploadId: string): Promise<UploadSlot> => {
+    const key = uploadKey(userId, uploadId, input.filename);
+    const signedAt = now();
+    const upload_url = await presignPutOnce(
+      key,
+      { size: input.size, contentType: input.content_type },
+      { expiresIn: UPLOAD_LIMITS.urlSeconds, signedAt },
+    );
+    return {
+      key,
+      upload_url,
+      method: 'PUT',
+      headers: { 'content-type': input.content_type, ...PUT_ONCE_HEADERS },
+      size: input.size,
+      expires_at: new Date(signedAt.getTime() + UPLOAD_LIMITS.urlSeconds * 1000).toISOString(),
+    };
   };
-}
+  const keyed = idempotencyKey !== undefined;
+  return createOnce({
+    claimAt: ownClaim(userId, 'upload', idempotencyKey),
+    request: input,
+    write: async ({ id, created_at }) => {
+      await useDailyAllowance(userId, input.size, new Date(created_at), keyed ? id : undefined);
+      return slot(id);
+    },
+    // A keyed count that failed may have landed (its answer lost): taken back by its id, so the claim
+    // can be given back and the retry count afresh. A 429 counted nothing; without a key there is no
+    // claim, and the count's own resend is guarded by `once`.
+    unwrite: async ({ id, created_at }) => {
+      if (keyed)
+        await takeBackCounters(
+          allowanceDay(userId, new Date(created_at)).keys,
+          { bytes: input.size, uploads: 1 },
+          { set: KEYED_UPLOADS, token: id },
+        );
+      return true;
+    },
+    read: async (id) => ((await keyedUploadCounted(userId, id)) ? slot(id) : undefined),
+  });
+};
 
 /** A time-limited GET URL for an object of ours (logos in responses). */
 export const downloadUrl = (key: string): Promise<string> =>

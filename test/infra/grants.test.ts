@@ -197,6 +197,26 @@ describe('the route table grants what the handlers send', () => {
         (await call('uploads/create-upload', '/api/v1/uploads', { json: largest, token: spender })).status,
       );
     assert.equal(statuses.at(-1), 429);
+    // With an Idempotency-Key: an upload and its retry (the claim sealed, the allowance read), and one
+    // past the allowance (its claim given back).
+    const uploadKeyed = { 'idempotency-key': `grants-${newId()}` };
+    const keyedUpload = { filename: 'notes.txt', content_type: 'text/plain', size: 10 };
+    const slots = [];
+    for (let i = 0; i < 2; i++)
+      slots.push(
+        await call('uploads/create-upload', '/api/v1/uploads', { json: keyedUpload, headers: uploadKeyed }),
+      );
+    assert.deepEqual(
+      slots.map((slot) => slot.status),
+      [200, 200],
+    );
+    assert.equal(slots[1]!.body.key, slots[0]!.body.key);
+    const refusedUpload = await call('uploads/create-upload', '/api/v1/uploads', {
+      json: largest,
+      token: spender,
+      headers: { 'idempotency-key': `grants-${newId()}` },
+    });
+    assert.equal(refusedUpload.status, 429, refusedUpload.text);
 
     // A draft from a direct upload (HeadObject, GetObject; logos put and presigned), and from none.
     const pdf = await upload('guidelines.pdf', await guidelinePdf(), 'application/pdf');

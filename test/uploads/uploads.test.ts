@@ -11,6 +11,7 @@ import { getItem } from '../../shared/db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { UPLOAD_CONTENT_TYPES, UPLOAD_LIMITS, UPLOAD_MAX_BYTES } from '../../shared/uploads/schemas.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -359,4 +360,188 @@ describe('POST /api/v1/uploads', () => {
       assert.deepEqual(res.body, { detail });
     });
   }
+});
+
+describe('Idempotency-Key on POST /api/v1/uploads', () => {
+  const VIDEO = 'video/mp4';
+  /** A user of its own per test, so the day's allowance item is the test's alone. */
+  const userOf = async (n: number) => {
+    const id = `01a1fc6e-0000-7000-8000-0000000000e${n}`;
+    return { id, token: await h.tokenFor(id) };
+  };
+  const keyed = (json: unknown, key: string | undefined, token: string) =>
+    h.call('POST', '/api/v1/uploads', {
+      json,
+      token,
+      headers: key === undefined ? {} : { 'idempotency-key': key },
+    });
+  const counted = async (userId: string, day = '2026-11-21') => {
+    const item = await getItem<{ bytes?: number; uploads?: number }>(
+      accountKeys.uploadAllowance(userId, day),
+    );
+    return [item?.bytes ?? 0, item?.uploads ?? 0];
+  };
+  const body = (size: number) => ({ filename: 'Clip.mp4', content_type: VIDEO, size });
+
+  it('a retry with the key answers the same upload key, signed afresh, counted once; another key is another upload', async () => {
+    const user = await userOf(1);
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      const first = await keyed(body(1000), 'retry', user.token);
+      assert.equal(first.status, 200, first.text);
+      setClock(new Date('2026-11-21T10:05:00.000Z'));
+      const again = await keyed(body(1000), 'retry', user.token);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.key, first.body.key);
+      // Signed again for the same object key (one PUT still: If-None-Match), valid from now.
+      assert.ok(new URL(again.body.upload_url).pathname.endsWith(first.body.key), again.body.upload_url);
+      assert.equal(again.body.expires_at, '2026-11-21T10:20:00.000Z');
+      assert.deepEqual(
+        { ...again.body, upload_url: undefined, expires_at: undefined },
+        { ...first.body, upload_url: undefined, expires_at: undefined },
+      );
+      assert.deepEqual(await counted(user.id), [1000, 1]);
+      const other = await keyed(body(1000), 'retry-2', user.token);
+      assert.notEqual(other.body.key, first.body.key);
+      const unkeyed = await keyed(body(1000), undefined, user.token);
+      assert.notEqual(unkeyed.body.key, first.body.key);
+      assert.deepEqual(await counted(user.id), [3000, 3]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it('the same key with another body is 409, and counts nothing', async () => {
+    const user = await userOf(2);
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      assert.equal((await keyed(body(10), 'conflict', user.token)).status, 200);
+      const changed = await keyed(body(11), 'conflict', user.token);
+      assert.equal(changed.status, 409, changed.text);
+      assert.deepEqual(changed.body, { detail: 'Idempotency-Key was already used with a different request' });
+      assert.deepEqual(await counted(user.id), [10, 1]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it('a 429 gives the key back: the next day the same key counts the upload afresh', async () => {
+    const user = await userOf(3);
+    const largest = UPLOAD_MAX_BYTES[VIDEO];
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      for (let i = 0; i < UPLOAD_LIMITS.daily.bytes / largest; i++)
+        assert.equal((await keyed(body(largest), undefined, user.token)).status, 200);
+      const refused = await keyed(body(5), 'after-429', user.token);
+      assert.equal(refused.status, 429, refused.text);
+      setClock(new Date('2026-11-22T10:00:00.000Z'));
+      const next = await keyed(body(5), 'after-429', user.token);
+      assert.equal(next.status, 200, next.text);
+      assert.deepEqual(await counted(user.id, '2026-11-22'), [5, 1]);
+      assert.deepEqual(await counted(user.id), [
+        UPLOAD_LIMITS.daily.bytes,
+        UPLOAD_LIMITS.daily.bytes / largest,
+      ]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  /** While armed, each update of the allowance lands and its answer is lost (a timeout); `once`
+   * disarms after the first, so the SDK's resend is answered. Answers how many were lost. */
+  const losingAllowanceAnswers = async (once: boolean, during: () => Promise<void>) => {
+    let armed = true;
+    let lost = 0;
+    const name = 'keyed-allowance-answers-lost';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input ?? {});
+        if (!armed || !context.commandName?.startsWith('Update') || !input.includes('UPLOADS#'))
+          return next(args);
+        if (once) armed = false;
+        lost++;
+        await next(args).catch(() => undefined);
+        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    try {
+      await during();
+    } finally {
+      armed = false;
+      dynamo().middlewareStack.remove(name);
+    }
+    return lost;
+  };
+
+  it("a lost answer on the allowance's update (the SDK resends it) with a key: counted once, and the retry answers the same key", async () => {
+    const user = await userOf(4);
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      let first: Awaited<ReturnType<typeof keyed>> | undefined;
+      const lost = await losingAllowanceAnswers(true, async () => {
+        first = await keyed(body(700), 'lost-once', user.token);
+      });
+      assert.equal(lost, 1);
+      assert.equal(first?.status, 200, first?.text);
+      const retried = await keyed(body(700), 'lost-once', user.token);
+      assert.equal(retried.body.key, first?.body.key);
+      assert.deepEqual(await counted(user.id), [700, 1]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it("every answer of the allowance's updates lost (the request fails): the client's retry with the key is counted once", async () => {
+    const user = await userOf(7);
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      // The count lands, every answer to it and to its take-back is lost: the request fails.
+      const lost = await losingAllowanceAnswers(false, async () => {
+        const failed = await keyed(body(700), 'lost-all', user.token);
+        assert.ok(failed.status >= 500, failed.text);
+      });
+      assert.ok(lost >= 2, String(lost));
+      const retried = await keyed(body(700), 'lost-all', user.token);
+      assert.equal(retried.status, 200, retried.text);
+      const again = await keyed(body(700), 'lost-all', user.token);
+      assert.equal(again.body.key, retried.body.key);
+      assert.deepEqual(await counted(user.id), [700, 1]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it('20 concurrent sends with one key answer one upload key, counted once', async () => {
+    const user = await userOf(5);
+    setClock(new Date('2026-11-21T10:00:00.000Z'));
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => keyed(body(3), 'twins', user.token)),
+      );
+      assert.deepEqual(new Set(answers.map((res) => res.status)), new Set([200]));
+      assert.equal(new Set(answers.map((res) => res.body.key)).size, 1);
+      assert.deepEqual(await counted(user.id), [3, 1]);
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it('a keyed request and its retry take two DynamoDB waves each; without a key, one', async () => {
+    const user = await userOf(6);
+    const recorder = recordDynamoRequests();
+    try {
+      await keyed(body(1), undefined, user.token);
+      assert.equal(recorder.waves(), 1, recorder.commands().join(', '));
+      recorder.clear();
+      const first = await keyed(body(1), 'waves', user.token);
+      assert.equal(recorder.waves(), 2, recorder.commands().join(', '));
+      recorder.clear();
+      const retry = await keyed(body(1), 'waves', user.token);
+      assert.equal(retry.body.key, first.body.key);
+      assert.equal(recorder.waves(), 2, recorder.commands().join(', '));
+    } finally {
+      recorder.stop();
+    }
+  });
 });
