@@ -156,6 +156,16 @@ const call = (route: Route) => {
 
 const tableRoutes = authenticatedRoutes.filter(usesTable);
 
+/** A brand's stored kits (counted or not). */
+const kitsOfBrand = async (brandId: string) =>
+  (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brandId);
+
+/** A one-shot latch for orchestrated races: `landed` resolves once `done` is called. */
+const signal = () => {
+  let done!: () => void;
+  return { landed: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
+};
+
 /** Every string in an item, however deep. */
 const strings = (value: unknown): string[] =>
   typeof value === 'string'
@@ -1285,9 +1295,7 @@ describe('faults in the AWS SDK clients', () => {
       const kit = await h.call('POST', spec.url, { ...spec.options });
       clearFaults();
       assert.equal(kit.status, 503, kit.text);
-      const kits = (await allItems()).filter(
-        (item) => item.kind === 'brand-kit' && item.brand_id === brand.id,
-      );
+      const kits = await kitsOfBrand(brand.id);
       assert.deepEqual(kits, []);
       const stored = (await h.call('GET', `/api/v1/brands/${brand.id}`)).body;
       assert.equal(stored.brand_kit_count, 0);
@@ -1305,10 +1313,6 @@ describe('faults in the AWS SDK clients', () => {
     const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Raced' } })).body;
     const headers = { 'idempotency-key': `raced-${newId()}` };
     const json = { brand_id: brand.id, name: `raced ${newId()}` };
-    const signal = () => {
-      let done!: () => void;
-      return { landed: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
-    };
     const [kitWritten, twinRead, gaveBack] = [signal(), signal(), signal()];
     let firstCount: string | undefined;
     const name = `hardening-fault-${injected.length}`;
@@ -1354,7 +1358,7 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(twin.status, 201, twin.text);
     const read = await h.call('GET', `/api/v1/brand-kits/${twin.body.id}`);
     assert.equal(read.status, 200, read.text);
-    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    const kits = await kitsOfBrand(brand.id);
     assert.deepEqual(
       kits.map((kit) => kit.id),
       [twin.body.id],
@@ -1382,7 +1386,7 @@ describe('faults in the AWS SDK clients', () => {
     });
     clearFaults();
     assert.equal(kit.status, 503, kit.text);
-    const left = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    const left = await kitsOfBrand(brand.id);
     assert.equal(left.length, 1);
     const copy = String(left[0]!.logo_key);
     assert.match(copy, /^brand-kits\//);
@@ -1408,13 +1412,11 @@ describe('faults in the AWS SDK clients', () => {
     const failed = await h.call('POST', '/api/v1/brand-kits', { json, headers });
     clearFaults();
     assert.equal(failed.status, 503, failed.text);
-    const kitsOf = async () =>
-      (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
-    assert.deepEqual(await kitsOf(), []);
+    assert.deepEqual(await kitsOfBrand(brand.id), []);
     const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
     assert.equal(retry.status, 201, retry.text);
     assert.deepEqual(
-      (await kitsOf()).map((kit) => kit.id),
+      (await kitsOfBrand(brand.id)).map((kit) => kit.id),
       [retry.body.id],
     );
     assert.equal((await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count, 1);
@@ -1471,7 +1473,7 @@ describe('faults in the AWS SDK clients', () => {
     clearFaults();
     assert.equal(failed.status, 503, failed.text);
     assert.equal(twin.status, 201, twin.text);
-    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    const kits = await kitsOfBrand(brand.id);
     assert.deepEqual(
       kits.map((kit) => kit.id),
       [twin.body.id],
@@ -1534,20 +1536,18 @@ describe('faults in the AWS SDK clients', () => {
       const failed = await h.call('POST', '/api/v1/brand-kits', { json, headers });
       clearFaults();
       assert.equal(failed.status, 503, failed.text);
-      const kitsOf = async () =>
-        (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
       const countOf = async () => (await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count;
       if (!keyed) {
         const line = scan.texts.slice(logged).find((text) => text.includes('brand kit uncount failed'));
         assert.ok(line, 'the count left without its kit is logged');
         assert.deepEqual(JSON.parse(line).brand_id, brand.id);
-        assert.deepEqual([(await kitsOf()).length, await countOf()], [0, 1]);
+        assert.deepEqual([(await kitsOfBrand(brand.id)).length, await countOf()], [0, 1]);
         return;
       }
       const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
       assert.equal(retry.status, 201, retry.text);
       assert.deepEqual(
-        (await kitsOf()).map((kit) => kit.id),
+        (await kitsOfBrand(brand.id)).map((kit) => kit.id),
         [retry.body.id],
       );
       assert.equal(await countOf(), 1);
@@ -1572,10 +1572,6 @@ describe('faults in the AWS SDK clients', () => {
     );
     const headers = { 'idempotency-key': `three-ways-${newId()}` };
     const json = { brand_id: brand.id, name: `three ways ${newId()}` };
-    const signal = () => {
-      let done!: () => void;
-      return { landed: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
-    };
     const [kitWritten, twinCounting, lastPlaceTaken] = [signal(), signal(), signal()];
     let kitOfA: string | undefined;
     let countOfA: string | undefined;
@@ -1615,7 +1611,7 @@ describe('faults in the AWS SDK clients', () => {
     clearFaults();
     assert.equal(third.status, 201, third.text);
     assert.deepEqual([failed.status, twinAnswer.status], [409, 409], `${failed.text} ${twinAnswer.text}`);
-    const kits = (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brand.id);
+    const kits = await kitsOfBrand(brand.id);
     assert.deepEqual(
       kits.map((kit) => kit.id),
       [third.body.id],
