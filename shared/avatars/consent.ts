@@ -5,7 +5,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
-import { PUT_ONCE_HEADERS, presignPutOnce } from '../uploads/store.ts';
+import { PUT_ONCE_HEADERS, presignPutOnce } from '../uploads/presign.ts';
 import { AVATAR_LIMITS } from './schemas.ts';
 
 /** The consent recording's presigned PUT, valid an hour, of exactly the declared size, once

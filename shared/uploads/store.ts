@@ -1,5 +1,5 @@
 // Direct uploads: presigned PUTs under the caller's own prefix, and bounded reads of what arrived.
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { accountKeys } from '../accounts/keys.ts';
 import { isMissingObject, s3 } from '../aws/s3.ts';
@@ -11,6 +11,7 @@ import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../ht
 import { createOnce, ownClaim } from '../idempotency.ts';
 import { timeOfId } from '../ids.ts';
 import { isOwnUploadKey, uploadKey } from './keys.ts';
+import { PUT_ONCE_HEADERS, presignPutOnce } from './presign.ts';
 import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
 
 /** How long a day's upload allowance is kept after the day ends. */
@@ -98,37 +99,6 @@ export async function readDailyAllowance(userId: string, at: Date) {
     },
   };
 }
-
-/** What a one-time PUT must send besides its bytes: S3 refuses it (412) once an object is at the key. */
-export const PUT_ONCE_HEADERS = { 'if-none-match': '*' } as const;
-
-/**
- * A presigned PUT of exactly `size` bytes (and of `contentType`, when given) to `key`, once: S3
- * refuses any other length or type, and (If-None-Match: *) a PUT to the key once an object is there.
- * A URL may be used until it expires and the bucket keeps overwritten versions, so without the
- * condition each PUT would store `size` bytes more than the allowance counted. Signed headers are
- * checked by S3, so the size and type signed here are the ones stored.
- */
-export const presignPutOnce = (
-  key: string,
-  { size, contentType }: { size: number; contentType?: string },
-  { expiresIn, signedAt }: { expiresIn: number; signedAt: Date },
-): Promise<string> =>
-  getSignedUrl(
-    s3(),
-    new PutObjectCommand({
-      Bucket: config.bucketName,
-      Key: key,
-      ContentType: contentType,
-      ContentLength: size,
-      IfNoneMatch: PUT_ONCE_HEADERS['if-none-match'],
-    }),
-    {
-      expiresIn,
-      signingDate: signedAt,
-      signableHeaders: new Set([...(contentType ? ['content-type'] : []), 'content-length', 'if-none-match']),
-    },
-  );
 
 /**
  * A presigned PUT for exactly `size` bytes of `content_type`, once (presignPutOnce), counted first.
