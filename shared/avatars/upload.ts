@@ -153,7 +153,9 @@ async function writeAvatar(
 ) {
   const countedAt = now();
   const [counted, written, pointed] = await Promise.allSettled([
-    consentSize === undefined ? undefined : useDailyAllowance(avatar.owner, consentSize, countedAt),
+    consentSize === undefined
+      ? undefined
+      : useDailyAllowance(avatar.owner, consentSize, countedAt, avatar.id),
     createAvatar(avatar),
     pointTeamAtAvatar(avatar.team_id, previous, avatar.id),
   ]);
@@ -168,12 +170,10 @@ async function writeAvatar(
   const pointerOurs = !(pointed.status === 'fulfilled' && !pointed.value);
   await Promise.all([
     forget(avatar, pointerOurs ? previous : null),
-    // No consent URL is handed out: a count that landed goes back (a failed count may have landed or
-    // not, and stays: the strict side), so the client's retry is counted once, and an upload that lost
-    // the pointer does not take the day's last place from the one that lost the count to it.
-    consentSize !== undefined && counted.status === 'fulfilled'
-      ? giveBackCount(avatar, consentSize, countedAt)
-      : undefined,
+    // No consent URL is handed out: the count goes back by the avatar's id, exactly where it landed
+    // (one whose answer was lost included), so the client's retry is counted once, and an upload that
+    // lost the pointer does not take the day's last place from the one that lost the count to it.
+    consentSize !== undefined ? giveBackCount(avatar, consentSize, countedAt) : undefined,
   ]);
   // A failing store first (503), then the allowance's 429, then the lost race's 409.
   for (const outcome of [written, pointed, counted]) if (outcome.status === 'rejected') throw outcome.reason;
@@ -249,7 +249,7 @@ async function forget(avatar: AvatarItem, previous: string | undefined | null) {
 /** The consent's count back to the allowance; failing, it stays counted (logged). */
 async function giveBackCount(avatar: AvatarItem, size: number, countedAt: Date) {
   try {
-    await giveBackDailyAllowance(avatar.owner, size, countedAt);
+    await giveBackDailyAllowance(avatar.owner, size, countedAt, avatar.id);
   } catch (error) {
     log.warn('consent count left after a failed avatar upload', {
       avatar_id: avatar.id,

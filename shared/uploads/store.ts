@@ -30,23 +30,25 @@ const allowanceDay = (userId: string, at: Date) => {
   };
 };
 
-/** The string set, on a day's allowance item, of the keyed uploads counted that day (their upload
- * ids): each is counted once whatever is resent, and a retry with the key reads whether it was. At most
+/** The string set, on a day's allowance item, of the uploads counted that day by an id of theirs (a
+ * keyed upload's, an avatar's consent recording's): each is counted once whatever is resent, taken
+ * back only if it was counted, and a keyed retry reads whether it was. At most
  * `UPLOAD_LIMITS.daily.uploads` ids; the item's TTL removes them with it. */
-const KEYED_UPLOADS = 'keyed_uploads';
+const COUNTED_IDS = 'counted_ids';
 
 /**
  * Counts the upload against the caller's allowance for the day (one conditional update: both totals
  * stay within the day's limits, or nothing is counted). The update carries its own id (`once`): the
  * SDK's resend after a lost answer finds it and counts nothing again, where it counted the upload
- * twice (or, near the limit, answered 429 for an upload it had counted). A keyed upload's id joins
- * the day's `KEYED_UPLOADS` instead, so it is counted once by every request that carries it.
+ * twice (or, near the limit, answered 429 for an upload it had counted). With `countedId` the id joins
+ * the day's `COUNTED_IDS` instead: counted once by every request that carries it, whatever lands
+ * between, and given back exactly (`giveBackDailyAllowance`).
  */
 export async function useDailyAllowance(
   userId: string,
   size: number,
   at: Date,
-  keyedUploadId?: string,
+  countedId?: string,
 ): Promise<void> {
   const { bytes, uploads } = UPLOAD_LIMITS.daily;
   const day = allowanceDay(userId, at);
@@ -59,30 +61,30 @@ export async function useDailyAllowance(
     add: { bytes: size, uploads: 1 },
     // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
     below: { bytes: bytes - size + 1, uploads },
-    once: keyedUploadId ? { set: KEYED_UPLOADS, token: keyedUploadId } : true,
+    once: countedId ? { set: COUNTED_IDS, token: countedId } : true,
   });
   if (!counted) throw day.used();
 }
 
 /** Whether the keyed upload `uploadId` was counted (on the day its id was made). */
 async function keyedUploadCounted(userId: string, uploadId: string): Promise<boolean> {
-  const item = await getItem<{ [KEYED_UPLOADS]?: Set<string> }>(
+  const item = await getItem<{ [COUNTED_IDS]?: Set<string> }>(
     allowanceDay(userId, new Date(timeOfId(uploadId))).keys,
   );
-  return item?.[KEYED_UPLOADS]?.has(uploadId) === true;
+  return item?.[COUNTED_IDS]?.has(uploadId) === true;
 }
 
 /**
- * Gives back what `useDailyAllowance` counted for an upload that then failed (nothing of it was
- * handed out), on the day it was counted. Carries its own write id (`once`), as the count does.
+ * Gives back what `useDailyAllowance` counted under `countedId` for an upload that then failed
+ * (nothing of it was handed out), on the day it was counted: only if it was counted (a count refused,
+ * or never landed, gives nothing back), and once (the id leaves the set in the same update).
  */
-export async function giveBackDailyAllowance(userId: string, size: number, countedAt: Date): Promise<void> {
-  await updateItem(allowanceDay(userId, countedAt).keys, {
-    add: { bytes: -size, uploads: -1 },
-    exists: ['pk'],
-    once: true,
-  });
-}
+export const giveBackDailyAllowance = (userId: string, size: number, countedAt: Date, countedId: string) =>
+  takeBackCounters(
+    allowanceDay(userId, countedAt).keys,
+    { bytes: size, uploads: 1 },
+    { set: COUNTED_IDS, token: countedId },
+  );
 
 /**
  * Reads the day's allowance ahead of an upload that is counted later (useDailyAllowance still decides):
@@ -103,7 +105,7 @@ export async function readDailyAllowance(userId: string, at: Date) {
 /**
  * A presigned PUT for exactly `size` bytes of `content_type`, once (presignPutOnce), counted first.
  * With an Idempotency-Key (createOnce), the upload's id is the claim's: a retry answers the same object
- * key, signed afresh (signing makes no request), counted once (`KEYED_UPLOADS`).
+ * key, signed afresh (signing makes no request), counted once (`COUNTED_IDS`).
  */
 export const createUpload = (
   userId: string,
@@ -135,16 +137,11 @@ export const createUpload = (
       await useDailyAllowance(userId, input.size, new Date(created_at), keyed ? id : undefined);
       return slot(id);
     },
-    // A keyed count that failed may have landed (its answer lost): taken back by its id, so the claim
+    // A keyed count that failed may have landed (its answer lost): given back by its id, so the claim
     // can be given back and the retry count afresh. A 429 counted nothing; without a key there is no
     // claim, and the count's own resend is guarded by `once`.
     unwrite: async ({ id, created_at }) => {
-      if (keyed)
-        await takeBackCounters(
-          allowanceDay(userId, new Date(created_at)).keys,
-          { bytes: input.size, uploads: 1 },
-          { set: KEYED_UPLOADS, token: id },
-        );
+      if (keyed) await giveBackDailyAllowance(userId, input.size, new Date(created_at), id);
       return true;
     },
     read: async (id) => ((await keyedUploadCounted(userId, id)) ? slot(id) : undefined),
