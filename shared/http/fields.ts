@@ -317,9 +317,22 @@ export interface OffsetPageLimits {
  * next older entry (newest-first lists), whatever was created since, and `offset` counts from there.
  * Only a place in the caller's own list: any id is accepted, whoever's. */
 export const offsetPage = (limits: OffsetPageLimits) => ({
-  limit: v.optional(integer({ ge: limits.limit.min, le: limits.limit.max }), limits.limit.default),
-  offset: v.optional(integer({ ge: 0, le: MAX_OFFSET }), 0),
-  before: optionalNullable(uuid()),
+  limit: v.pipe(
+    v.optional(integer({ ge: limits.limit.min, le: limits.limit.max }), limits.limit.default),
+    v.description('How many entries the page holds at most.'),
+  ),
+  offset: v.pipe(
+    v.optional(integer({ ge: 0, le: MAX_OFFSET }), 0),
+    v.description(
+      'How many entries to skip (counted from `before` when given). Deep offsets read every skipped entry; `before` does not.',
+    ),
+  ),
+  before: v.pipe(
+    optionalNullable(uuid()),
+    v.description(
+      'The id of the last entry of the page received: the page starts at the next one, whatever was created since (newest first). Any id is accepted; one that is not in the list starts where it would sort.',
+    ),
+  ),
 });
 
 export const model = <const E extends v.ObjectEntries>(entries: E) => {
@@ -504,8 +517,14 @@ export const optionalNullable = <S extends v.GenericSchema>(schema: S) =>
  * (the response's `next_after`). */
 export const cursorPageQuery = (limits: { min: number; max: number; default: number }) =>
   model({
-    limit: v.optional(integer({ ge: limits.min, le: limits.max }), limits.default),
-    after: optionalNullable(uuid()),
+    limit: v.pipe(
+      v.optional(integer({ ge: limits.min, le: limits.max }), limits.default),
+      v.description('How many entries the page holds at most.'),
+    ),
+    after: v.pipe(
+      optionalNullable(uuid()),
+      v.description("The previous page's `next_after`: the page starts at the entry after it."),
+    ),
   });
 
 /** A failed custom rule: pydantic's `value_error`, whose ctx.error serialises as {}. */

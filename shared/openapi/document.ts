@@ -111,12 +111,17 @@ const parameters = (schema: v.GenericSchema | undefined, place: 'path' | 'query'
   if (!schema) return [];
   const json = jsonSchemaOf(schema);
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries((json.properties ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
-    name,
-    in: place,
-    required: place === 'path' || required.has(name),
-    schema: property,
-  }));
+  // A field's description belongs to its parameter (where Swagger UI and generated clients show it),
+  // as FastAPI writes a Query(description=...).
+  return Object.entries((json.properties ?? {}) as Record<string, JsonSchema>).map(
+    ([name, { description, ...schema }]) => ({
+      name,
+      in: place,
+      ...(description === undefined ? {} : { description }),
+      required: place === 'path' || required.has(name),
+      schema,
+    }),
+  );
 };
 
 /** The statuses a route can answer, beyond success. */

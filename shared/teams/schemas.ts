@@ -455,7 +455,12 @@ const calendarDate = () =>
   );
 
 export const CalendarQuery = model({
-  period: v.optional(literal(CALENDAR_PERIODS), 'weekly'),
+  period: v.pipe(
+    v.optional(literal(CALENDAR_PERIODS), 'weekly'),
+    v.description(
+      "The ISO week (Monday to Sunday) or the calendar month holding `start` (else the team's today), in its time zone.",
+    ),
+  ),
   start: v.optional(calendarDate()),
   after: v.optional(
     v.pipe(

@@ -122,7 +122,10 @@ export const CreateWorkspaceTaskBody = model({
 export type CreateWorkspaceTaskInput = v.InferOutput<typeof CreateWorkspaceTaskBody>;
 
 export const ListWorkspaceTasksQuery = model({
-  status: optionalNullable(string(WORKSPACE_TASK_LIMITS.status)),
+  status: v.pipe(
+    optionalNullable(string(WORKSPACE_TASK_LIMITS.status)),
+    v.description('Only the tasks whose status is exactly this one (case-sensitive).'),
+  ),
   ...offsetPage(WORKSPACE_TASK_LIMITS),
 });
 export type ListWorkspaceTasksInput = v.InferOutput<typeof ListWorkspaceTasksQuery>;

@@ -7,6 +7,12 @@ import { routeKey, routes } from '../../infra/routes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
+interface Parameter {
+  name: string;
+  in: string;
+  description?: string;
+  schema: object;
+}
 // biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely
 let generated: any;
 before(async () => {
@@ -47,6 +53,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(limit, {
       name: 'limit',
       in: 'query',
+      description: 'How many entries the page holds at most.',
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     });
@@ -79,15 +86,36 @@ describe('OpenAPI document', () => {
     ]);
     for (const [path, before] of paged)
       assert.deepEqual(
-        before,
+        { ...before, description: undefined },
         {
           name: 'before',
           in: 'query',
+          description: undefined,
           required: false,
           schema: { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }], default: null },
         },
         path,
       );
+  });
+
+  it('describes every query and header parameter on the parameter, where Swagger UI shows it', () => {
+    const described = Object.entries(generated.paths).flatMap(([path, operations]) =>
+      Object.entries(operations as Record<string, { parameters?: Parameter[] }>).flatMap(
+        ([method, operation]) =>
+          (operation.parameters ?? [])
+            .filter((parameter) => parameter.in !== 'path')
+            .map((parameter) => ({
+              at: `${method} ${path} ${parameter.name}`,
+              onParameter: typeof parameter.description === 'string' && parameter.description.length > 0,
+              inSchema: 'description' in parameter.schema,
+            })),
+      ),
+    );
+    assert.equal(described.length, 45);
+    assert.deepEqual(
+      described.filter((parameter) => !parameter.onParameter || parameter.inSchema),
+      [],
+    );
   });
 
   it("marks the ads provider's client secret as FastAPI marks a SecretStr: a password, never answered", () => {
