@@ -25,11 +25,17 @@ import {
   toContentBlocks,
 } from './content-blocks.ts';
 import { chatKeys } from './keys.ts';
-import { type AttachmentInput, CHAT_LIMITS, type ChatMessage, type SendMessageInput } from './schemas.ts';
-import { readMessage, readSessionWithNames, SESSION_RESOURCE, storeUserMessage } from './store.ts';
+import type { AttachmentInput, ChatMessage, SendMessageInput } from './schemas.ts';
+import {
+  hasRoomFor,
+  readMessage,
+  readSessionWithNames,
+  SESSION_DOCUMENTS_FULL,
+  SESSION_RESOURCE,
+  storeUserMessage,
+} from './store.ts';
 
 const MiB = 1024 * 1024;
-const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 
 const imageFormats = Object.values(IMAGE_FORMATS);
@@ -170,17 +176,15 @@ export const sendMessage = (
         resolveAttachments(userId, input.attachments ?? []),
         checking,
       ]);
-      const held = session.document_names?.size ?? 0;
       const documents = attachments.filter((attachment) => attachment.type.kind === 'document').length;
-      if (documents > 0 && held + documents > CHAT_LIMITS.sessionDocuments)
-        throw new ConflictError(SESSION_DOCUMENTS_FULL);
+      // As read; sends at the same moment are held to it by the claim of their names (store.ts).
+      if (!hasRoomFor(session, documents)) throw new ConflictError(SESSION_DOCUMENTS_FULL);
       return attachments;
     },
     write: (identity, session, attachments) =>
       storeUserMessage(
-        sessionId,
+        session,
         (taken, mark) => toContentBlocks(input.content, attachments, config.bucketName, taken, mark),
-        session.document_names,
         identity,
       ),
     read: (id) => readMessage(sessionId, id),

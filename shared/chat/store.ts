@@ -13,22 +13,24 @@ import {
   queryPartition,
   updateItem,
 } from '../db/store.ts';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ConflictError, ServiceUnavailableError } from '../http/errors.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { projectKeys } from '../projects/keys.ts';
 import { teamKeys } from '../teams/keys.ts';
 import { documentNamesOf } from './content-blocks.ts';
 import { chatKeys, MESSAGE_PREFIX } from './keys.ts';
-import type {
-  ChatMessage,
-  ChatMessagePage,
-  ChatSession,
-  ContentBlock,
-  CreateChatSessionInput,
-  ListMessagesInput,
+import {
+  CHAT_LIMITS,
+  type ChatMessage,
+  type ChatMessagePage,
+  type ChatSession,
+  type ContentBlock,
+  type CreateChatSessionInput,
+  type ListMessagesInput,
 } from './schemas.ts';
 
 export const SESSION_RESOURCE = 'Chat session';
+export const SESSION_DOCUMENTS_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
 
 export interface ChatSessionItem extends ChatSession {
   kind: 'chat_session';
@@ -115,9 +117,15 @@ export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatS
 
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 
-/** The session item with `document_names` set to every name its messages hold (its names item's, and
- * any it stored itself before they moved), in one Query (`NAMES` to `SESSION`). */
-export async function readSessionWithNames(sessionId: string): Promise<ChatSessionItem | undefined> {
+/** The session as a send reads it: `document_names` every name its messages hold, and `kept_names`
+ * how many of them the session item keeps itself (from before the names moved; those no longer grow). */
+export interface SessionWithNames extends ChatSessionItem {
+  kept_names: number;
+}
+
+/** The session item with every document name its messages hold (its names item's, and any it stored
+ * itself before they moved), in one Query (`NAMES` to `SESSION`). */
+export async function readSessionWithNames(sessionId: string): Promise<SessionWithNames | undefined> {
   const [namesKeys, sessionKeys] = [chatKeys.documentNames(sessionId), chatKeys.session(sessionId)];
   const items = await queryPartition<(ChatSessionItem | DocumentNamesItem) & { sk: string }>(
     chatKeys.partition(sessionId),
@@ -127,8 +135,15 @@ export async function readSessionWithNames(sessionId: string): Promise<ChatSessi
   const held = items.find((item) => item.sk === namesKeys.sk) as DocumentNamesItem | undefined;
   if (!session) return undefined;
   const names = new Set([...(session.document_names ?? []), ...(held?.document_names ?? [])]);
-  return { ...session, document_names: names.size > 0 ? names : undefined };
+  const kept_names = session.document_names?.size ?? 0;
+  return { ...session, document_names: names.size > 0 ? names : undefined, kept_names };
 }
+
+/** Whether the session, as read, has room for `documents` more within its limit
+ * (CHAT_LIMITS.sessionDocuments; else 409 SESSION_DOCUMENTS_FULL). The claim of the names holds it
+ * against sends at the same moment (claimDocumentNames). */
+export const hasRoomFor = (session: SessionWithNames | undefined, documents: number) =>
+  documents === 0 || (session?.document_names?.size ?? 0) + documents <= CHAT_LIMITS.sessionDocuments;
 
 export async function getOwnedSession(userId: string, sessionId: string): Promise<ChatSessionItem> {
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
@@ -182,10 +197,12 @@ const PLAIN_NAME_ROUNDS = 3;
 
 /**
  * Claims a message's document names in the session: added on the condition that no other message
- * holds one (the same message may claim again: a twin request with its Idempotency-Key). false when
- * another send took one since this one read the session.
+ * holds one (the same message may claim again: a twin request with its Idempotency-Key), and that the
+ * session's limit holds with them, counting the `kept` names its own item holds (sends at the same
+ * moment that each read room for theirs cannot all land). false when another send took one of the
+ * names, or the last places, since this one read the session.
  */
-const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
+const claimDocumentNames = (sessionId: string, message: ChatMessage, kept: number) => {
   const names = documentNamesOf(message.content);
   return names.length === 0
     ? true
@@ -195,6 +212,7 @@ const claimDocumentNames = (sessionId: string, message: ChatMessage) => {
         names,
         message.id,
         { kind: 'chat_document_names' },
+        CHAT_LIMITS.sessionDocuments - kept,
       );
 };
 
@@ -204,22 +222,22 @@ export type BlocksFor = (taken: ReadonlySet<string> | undefined, mark?: string) 
 
 /**
  * Stores a user's message under `identity` (with an Idempotency-Key, its claim's id and time). Written with
- * `attribute_not_exists` beside the claim of its document names (chosen against `taken`, the session
- * as read): two waves in all. When a twin request of the same claim wrote it first, the stored one is
- * answered. When another send took one of the names since the session was read, they are chosen
- * again (renameDocuments).
+ * `attribute_not_exists` beside the claim of its document names (chosen against the session as read):
+ * two waves in all. When a twin request of the same claim wrote it first, the stored one is answered.
+ * When another send took one of the names (or the session's last places) since the session was read,
+ * they are chosen again, or the message taken back (renameDocuments).
  */
 export async function storeUserMessage(
-  sessionId: string,
+  session: SessionWithNames,
   blocksFor: BlocksFor,
-  taken: ReadonlySet<string> | undefined,
   identity: Identity,
 ): Promise<ChatMessage> {
-  const message = newMessage(sessionId, 'user', blocksFor(taken), identity);
+  const [sessionId, kept] = [session.id, session.kept_names];
+  const message = newMessage(sessionId, 'user', blocksFor(session.document_names), identity);
   // Both settle before anything is answered: a failed claim must not leave the put landing after it.
   const [put, claim] = await Promise.allSettled([
     putMessage(message),
-    claimDocumentNames(sessionId, message),
+    claimDocumentNames(sessionId, message, kept),
   ]);
   if (put.status === 'rejected') throw put.reason;
   if (put.value) {
@@ -239,7 +257,7 @@ export async function storeUserMessage(
   // The twin's message holds the names its own session read gave: those are the ones to claim.
   const stored = (await readMessage(sessionId, message.id)) ?? message;
   const same = documentNamesOf(stored.content).join('\n') === documentNamesOf(message.content).join('\n');
-  if ((same && named) || (!same && (await claimDocumentNames(sessionId, stored)))) return stored;
+  if ((same && named) || (!same && (await claimDocumentNames(sessionId, stored, kept)))) return stored;
   return renameDocuments(stored, blocksFor);
 }
 
@@ -250,20 +268,27 @@ export async function storeUserMessage(
  * MODIFY; a read and a claim a round, then the rewrite, on this path only). Many sends of one name
  * keep overtaking each other, so from the fourth round the names carry the message's mark (the last
  * six hex digits of its id). Lost NAME_ROUNDS times all the same, the message is deleted and the
- * client asked to retry, so none is left holding a name another message holds.
+ * client asked to retry, so none is left holding a name another message holds. A claim lost for room
+ * (other sends took the last places) is no clash: the session as it is now has none, so the message is
+ * deleted and the send answers the limit's 409, as one that read it full (names are never given back).
  */
 async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Promise<ChatMessage> {
   const keys = chatKeys.message(message.session_id, message.id);
   const mark = message.id.replaceAll('-', '').slice(-6);
+  const documents = documentNamesOf(message.content).length;
   for (let round = 1; round <= NAME_ROUNDS; round++) {
     // Sends that lost together would choose the same next name again: a random pause apart.
     await setTimeout(Math.random() * 20 * round);
     const session = await readSessionWithNames(message.session_id);
+    if (!hasRoomFor(session, documents)) {
+      await deleteItem(keys);
+      throw new ConflictError(SESSION_DOCUMENTS_FULL);
+    }
     const renamed = {
       ...message,
       content: blocksFor(session?.document_names, round > PLAIN_NAME_ROUNDS ? mark : undefined),
     };
-    if (await claimDocumentNames(message.session_id, renamed)) {
+    if (await claimDocumentNames(message.session_id, renamed, session?.kept_names ?? 0)) {
       await updateItem(keys, { set: { content: renamed.content }, exists: ['id'] });
       return renamed;
     }

@@ -479,8 +479,10 @@ export async function takeBackCounters(
  * A uniqueness claim on a string set: adds `members` to the item's `set` on the condition that none of
  * them is there already, unless `owner` put it there (the same writer claiming again). Each member's
  * owner is kept in the `owners` set as `<owner>:<hash of the member>`, small where members may be
- * long. false when another owner holds one. The item is made with `created`'s attributes by the first
- * claim.
+ * long. With `most`, the set holds at most that many members after the claim: in the same condition,
+ * so claims at the same moment cannot pass it together (an owner claiming members it holds already
+ * adds none, and needs no room). false when another owner holds one, or there is no room. The item is
+ * made with `created`'s attributes by the first claim.
  */
 export async function claimSetMembers(
   keys: Keys,
@@ -488,13 +490,18 @@ export async function claimSetMembers(
   members: readonly string[],
   owner: string,
   created: Item,
+  most?: number,
 ): Promise<boolean> {
+  if (most !== undefined && members.length > most) return false;
   const { name, value, aliases } = expressionParts();
   const token = (member: string) => `${owner}:${sha256(member).slice(0, 11)}`;
   const [set, owners] = [name(sets.set), name(sets.owners)];
-  const free = members.map(
-    (member) => `(NOT contains(${set}, ${value(member)}) OR contains(${owners}, ${value(token(member))}))`,
-  );
+  const held = members.map((member) => `contains(${owners}, ${value(token(member))})`);
+  const free = members.map((member, i) => `(NOT contains(${set}, ${value(member)}) OR ${held[i]})`);
+  if (most !== undefined)
+    free.push(
+      `(attribute_not_exists(${set}) OR size(${set}) <= ${value(most - members.length)} OR (${held.join(' AND ')}))`,
+    );
   const creation = Object.entries(created).map(
     ([a, v]) => `${name(a)} = if_not_exists(${name(a)}, ${value(v)})`,
   );

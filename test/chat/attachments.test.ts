@@ -134,10 +134,15 @@ const documentOf: Record<string, string> = {
  * a binary document with its format's mark.
  */
 /**
- * Another send takes the document names a send of `chat` is about to claim, when `when` says so:
- * injected into the SDK client before the claim's UpdateItem. Returns what removes it.
+ * Another send takes the document names a send of `chat` is about to claim (or the names `taking`
+ * gives), when `when` says so: injected into the SDK client before the claim's UpdateItem. Returns
+ * what removes it.
  */
-const takeNamesBeforeClaim = (chat: string, when: (chosen: string[]) => boolean) => {
+const takeNamesBeforeClaim = (
+  chat: string,
+  when: (chosen: string[]) => boolean,
+  taking: (chosen: string[]) => string[] = (chosen) => chosen,
+) => {
   const name = `take-document-names-${chat}`;
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
@@ -157,7 +162,7 @@ const takeNamesBeforeClaim = (chat: string, when: (chosen: string[]) => boolean)
             .find((members) => members.length > 0 && !String(members[0]).includes(':'))
         : undefined;
       if (chosen && when(chosen as string[]))
-        await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(chosen) } });
+        await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(taking(chosen)) } });
       return next(args);
     },
     { step: 'initialize', name },
@@ -197,6 +202,8 @@ const send = (json: unknown, token?: string) =>
   h.call('POST', `/api/v1/chat/sessions/${session}/messages`, { json, token });
 
 const uri = (key: string) => `s3://${config.bucketName}/${key}`;
+
+const SESSION_FULL = `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`;
 
 const valueError = (loc: (string | number)[], input: unknown, reason: string) => ({
   type: 'value_error',
@@ -854,14 +861,104 @@ describe('chat attachments', () => {
       });
     const refused = await sendTo(docs);
     assert.equal(refused.status, 409);
-    assert.deepEqual(refused.body, {
-      detail: `This chat session holds its limit of ${CHAT_LIMITS.sessionDocuments} documents; start a new session to attach more`,
-    });
+    assert.deepEqual(refused.body, { detail: SESSION_FULL });
     assert.deepEqual((await h.call('GET', `/api/v1/chat/sessions/${chat}/messages`)).body.messages, []);
     // Up to the limit exactly, and a message without documents after it, are fine.
     assert.equal((await sendTo(docs.slice(0, 2))).status, 201);
     assert.equal((await sendTo([])).status, 201);
     assert.equal((await sendTo(docs.slice(2))).status, 409);
+  });
+
+  it('sends at the same moment take only the places left: the limit holds, and the refused store nothing', async () => {
+    // Each send reads the session with room for its document; the claim of its name decides. Before,
+    // every send that read room landed (5 parallel sends for 1 place: 5 stored, 1,004 names).
+    const limit = CHAT_LIMITS.sessionDocuments;
+    type Message = { id: string; content: { document?: { name: string } }[] };
+    const ids = (messages: Message[]) => messages.map((m) => m.id).sort();
+    const held = (from: number, count: number) =>
+      new Set(Array.from({ length: count }, (_, i) => `held ${from + i}`));
+    /** `kept` names on the session item (where sessions kept them before: they count), `named` on its
+     * names item, then one parallel send of each file. */
+    const race = async (kept: number, named: number, files: string[]) => {
+      const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Limit' } })).body.id;
+      if (kept > 0) await updateItem(chatKeys.session(chat), { add: { document_names: held(0, kept) } });
+      await updateItem(chatKeys.documentNames(chat), { add: { document_names: held(kept, named) } });
+      const url = `/api/v1/chat/sessions/${chat}/messages`;
+      const sent = await Promise.all(
+        files.map((key) => h.call('POST', url, { json: { content: 'x', attachments: [{ key }] } })),
+      );
+      const landed = sent.filter((res) => res.status === 201);
+      for (const res of sent.filter((res) => res.status !== 201))
+        assert.deepEqual([res.status, res.body], [409, { detail: SESSION_FULL }]);
+      const listed: Message[] = (await h.call('GET', url)).body.messages;
+      const names = (await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat)))!
+        .document_names;
+      const stored = listed.flatMap((m) => m.content.slice(1).map((b) => b.document!.name.toLowerCase()));
+      return {
+        landed: landed.length,
+        names: kept + names.size,
+        // Every stored message was answered, and holds names the session holds.
+        answered: ids(listed).join() === ids(landed.map((res) => res.body)).join(),
+        claimed: stored.every((name) => names.has(name)),
+      };
+    };
+    const distinct = await Promise.all(
+      ['a.md', 'b.md', 'c.md', 'd.md', 'e.md'].map((name) => upload(name, { type: 'text/markdown' })),
+    );
+    const same = await upload('notes.md', { type: 'text/markdown' });
+    const full = { names: limit, answered: true, claimed: true };
+    // One place left, five distinct documents.
+    assert.deepEqual(await race(0, limit - 1, distinct), { landed: 1, ...full });
+    // Two places, half the names kept on the session item; five sends of one name, renamed as they race.
+    const half = (limit - 2) / 2;
+    assert.deepEqual(await race(half, half, [same, same, same, same, same]), { landed: 2, ...full });
+  });
+
+  it('a send whose claim finds the last place taken since its read answers 409 and leaves no message', async () => {
+    const limit = CHAT_LIMITS.sessionDocuments;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const json = { content: 'x', attachments: [{ key: notes }] };
+    for (const headers of [{}, { 'idempotency-key': 'last place' }] as Record<string, string>[]) {
+      const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Overtaken' } })).body.id;
+      const held = Array.from({ length: limit - 1 }, (_, i) => `held ${i}`);
+      await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(held) } });
+      const url = `/api/v1/chat/sessions/${chat}/messages`;
+      // Another send takes the last place (under another name) just before ours claims: no name clash.
+      const stop = takeNamesBeforeClaim(
+        chat,
+        () => true,
+        () => ['theirs'],
+      );
+      try {
+        const refused = await h.call('POST', url, { json, headers });
+        assert.deepEqual([refused.status, refused.body], [409, { detail: SESSION_FULL }]);
+      } finally {
+        stop();
+      }
+      assert.deepEqual((await h.call('GET', url)).body.messages, []);
+      const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
+      assert.deepEqual([item!.document_names.size, item!.document_names.has('notes')], [limit, false]);
+      // A keyed retry reads the session full: the same 409, and still no message.
+      const retried = await h.call('POST', url, { json, headers });
+      assert.deepEqual([retried.status, retried.body], [409, { detail: SESSION_FULL }]);
+      assert.deepEqual((await h.call('GET', url)).body.messages, []);
+    }
+  });
+
+  it('twin requests with one Idempotency-Key share the last place: one message, answered to each', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Twins at the limit' } }))
+      .body.id;
+    const held = Array.from({ length: CHAT_LIMITS.sessionDocuments - 1 }, (_, i) => `held ${i}`);
+    await updateItem(chatKeys.documentNames(chat), { add: { document_names: new Set(held) } });
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const json = { content: 'x', attachments: [{ key: notes }] };
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, () => h.call('POST', url, { json, headers: { 'idempotency-key': 'last' } })),
+    );
+    assert.deepEqual(new Set(sent.map((res) => JSON.stringify([res.status, res.body]))).size, 1);
+    assert.equal(sent[0]!.status, 201, sent[0]!.text);
+    assert.deepEqual((await h.call('GET', url)).body.messages, [sent[0]!.body]);
   });
 
   it('refuses images over 3.75 MB and documents over 4.5 MB; exactly at the limit is fine', async () => {
