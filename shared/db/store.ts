@@ -251,8 +251,8 @@ export interface ItemUpdate extends ItemCondition {
  * (`updateItem`'s `once`, every counter update without a token set). */
 const WRITE_ID = 'last_write';
 
-/** The condition, on an item read instead of written. */
-const holds = (
+/** The condition, on an item read instead of written: what its expression (`condition`) asks of it. */
+export const holds = (
   item: Item,
   { exists = [], absent = [], expect = {}, below = {}, differ = {} }: ItemCondition,
 ) =>

@@ -5,7 +5,7 @@ import { accountKeys } from '../accounts/keys.ts';
 import { isMissingObject, s3 } from '../aws/s3.ts';
 import { now } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, takeBackCounters, updateItem } from '../db/store.ts';
+import { getItem, holds, takeBackCounters, updateItem } from '../db/store.ts';
 import { TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { createOnce, ownClaim } from '../idempotency.ts';
@@ -30,6 +30,27 @@ const allowanceDay = (userId: string, at: Date) => {
   };
 };
 
+/**
+ * The allowance's one rule, asked by the update that decides (`useDailyAllowance`) and by a read ahead
+ * of it (`readDailyAllowance`): after an upload of `size`, each of the day's totals is at most its
+ * `UPLOAD_LIMITS.daily` limit. `count` is what the upload adds to them (and what a give-back takes);
+ * `below` is the rule as `updateItem`'s condition on the totals before it (a total not there yet
+ * passes), undefined for an upload past a limit on its own, which no day admits.
+ */
+const dailyAllowanceRule = (size: number) => {
+  const limits = UPLOAD_LIMITS.daily;
+  const count = { bytes: size, uploads: 1 };
+  const counters = Object.keys(limits) as (keyof typeof limits)[];
+  const fits = counters.every((counter) => count[counter] <= limits[counter]);
+  return {
+    count,
+    // total + added ≤ limit, for whole numbers: total < limit - added + 1.
+    below: fits
+      ? Object.fromEntries(counters.map((counter) => [counter, limits[counter] - count[counter] + 1]))
+      : undefined,
+  };
+};
+
 /** The string set, on a day's allowance item, of the uploads counted that day by an id of theirs (a
  * keyed upload's, an avatar's consent recording's): each is counted once whatever is resent, taken
  * back only if it was counted, and a keyed retry reads whether it was. At most
@@ -50,17 +71,17 @@ export async function useDailyAllowance(
   at: Date,
   countedId?: string,
 ): Promise<void> {
-  const { bytes, uploads } = UPLOAD_LIMITS.daily;
   const day = allowanceDay(userId, at);
+  const { count, below } = dailyAllowanceRule(size);
+  if (!below) throw day.used();
   const counted = await updateItem(day.keys, {
     // Nothing reads a day's allowance after the day: the table's TTL removes it a day later.
     setIfAbsent: {
       kind: 'upload_allowance',
       [TABLE_TTL_ATTRIBUTE]: day.midnight / 1000 + ALLOWANCE_KEPT_SECONDS,
     },
-    add: { bytes: size, uploads: 1 },
-    // After this upload: bytes + size ≤ the limit, uploads + 1 ≤ theirs.
-    below: { bytes: bytes - size + 1, uploads },
+    add: count,
+    below,
     once: countedId ? { set: COUNTED_IDS, token: countedId } : true,
   });
   if (!counted) throw day.used();
@@ -80,11 +101,10 @@ async function keyedUploadCounted(userId: string, uploadId: string): Promise<boo
  * or never landed, gives nothing back), and once (the id leaves the set in the same update).
  */
 export const giveBackDailyAllowance = (userId: string, size: number, countedAt: Date, countedId: string) =>
-  takeBackCounters(
-    allowanceDay(userId, countedAt).keys,
-    { bytes: size, uploads: 1 },
-    { set: COUNTED_IDS, token: countedId },
-  );
+  takeBackCounters(allowanceDay(userId, countedAt).keys, dailyAllowanceRule(size).count, {
+    set: COUNTED_IDS,
+    token: countedId,
+  });
 
 /**
  * Reads the day's allowance ahead of an upload that is counted later (useDailyAllowance still decides):
@@ -96,8 +116,8 @@ export async function readDailyAllowance(userId: string, at: Date) {
   const item = await getItem<{ bytes?: number; uploads?: number }>(day.keys);
   return {
     refuseBeyond(size: number) {
-      const { bytes, uploads } = UPLOAD_LIMITS.daily;
-      if ((item?.bytes ?? 0) + size > bytes || (item?.uploads ?? 0) + 1 > uploads) throw day.used();
+      const { below } = dailyAllowanceRule(size);
+      if (!below || !holds(item ?? {}, { below })) throw day.used();
     },
   };
 }
