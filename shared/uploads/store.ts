@@ -10,6 +10,7 @@ import { TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { NotFoundError, PayloadTooLargeError, TooManyRequestsError } from '../http/errors.ts';
 import { createOnce, ownClaim } from '../idempotency.ts';
 import { timeOfId } from '../ids.ts';
+import { log } from '../log.ts';
 import { isOwnUploadKey, uploadKey } from './keys.ts';
 import { PUT_ONCE_HEADERS, presignPutOnce } from './presign.ts';
 import { type CreateUploadInput, DAILY_ALLOWANCE_USED, UPLOAD_LIMITS, type UploadSlot } from './schemas.ts';
@@ -150,18 +151,33 @@ export const createUpload = (
     };
   };
   const keyed = idempotencyKey !== undefined;
+  // A 429 is sure to have counted nothing (refused by the condition, and a read found no id of it).
+  let refused = false;
   return createOnce({
     claimAt: ownClaim(userId, 'upload', idempotencyKey),
     request: input,
     write: async ({ id, created_at }) => {
-      await useDailyAllowance(userId, input.size, new Date(created_at), keyed ? id : undefined);
+      await useDailyAllowance(userId, input.size, new Date(created_at), keyed ? id : undefined).catch(
+        (error) => {
+          refused = error instanceof TooManyRequestsError;
+          throw error;
+        },
+      );
       return slot(id);
     },
     // A keyed count that failed may have landed (its answer lost): given back by its id, so the claim
-    // can be given back and the retry count afresh. A 429 counted nothing; without a key there is no
-    // claim, and the count's own resend is guarded by `once`.
+    // can be given back and the retry count afresh. Where the take-back fails too, the count stays
+    // (the allowance errs on the strict side) and createOnce claims the key again for this upload, so
+    // the retry answers it counted once, or counts it. A 429 has nothing to take back; without a key
+    // there is no claim, and the count's own resend is guarded by `once`.
     unwrite: async ({ id, created_at }) => {
-      if (keyed) await giveBackDailyAllowance(userId, input.size, new Date(created_at), id);
+      if (!keyed || refused) return true;
+      try {
+        await giveBackDailyAllowance(userId, input.size, new Date(created_at), id);
+      } catch (error) {
+        log.warn('upload count not taken back', { upload_id: id, error: (error as Error).name });
+        throw error;
+      }
       return true;
     },
     read: async (id) => ((await keyedUploadCounted(userId, id)) ? slot(id) : undefined),

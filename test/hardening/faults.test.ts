@@ -1553,6 +1553,184 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(await countOf(), 1);
     });
 
+  // POST /uploads with an Idempotency-Key claims the key, then counts the upload (its id into the day's
+  // counted_ids); signing makes no request, so what fails after the claim is the count. A count that
+  // failed may have landed: it is taken back by its id and the key given back. Here that take-back fails
+  // on every attempt of the SDK's too.
+  describe('a keyed upload whose count fails and whose take-back fails throughout', () => {
+    const DAY = '2026-11-21';
+    const body = { filename: 'clip.mp4', content_type: 'video/mp4', size: 5000 };
+    const upload = (token: string, key: string) =>
+      h.call('POST', '/api/v1/uploads', { json: body, token, headers: { 'idempotency-key': key } });
+    const allowanceOf = (user: string) =>
+      getItem<{ bytes?: number; uploads?: number; counted_ids?: Set<string> }>(
+        accountKeys.uploadAllowance(user, DAY),
+      );
+    const claimOf = (user: string, key: string) =>
+      getItem<{ id: string }>(accountKeys.idempotencyClaim(user, 'upload', key));
+    /** The take-back (`ADD … DELETE counted_ids`) failing on each attempt. */
+    const failingTakeBack = () =>
+      inject('dynamo', { commands: /^Update/, failing: () => true, kind: 'server', about: 'DELETE #' });
+    const notTakenBack = (from: number) =>
+      scan.texts.slice(from).filter((line) => line.includes('upload count not taken back'));
+    const asUser = async () => {
+      const user = newId();
+      return { user, token: await h.tokenFor(user) };
+    };
+    before(() => setClock(new Date(`${DAY}T10:00:00.000Z`)));
+    after(() => setClock(undefined));
+
+    it('the count landed, the signing after it failing: 503; it stays counted (logged) and the key answers it', async () => {
+      const { user, token } = await asUser();
+      // Signing makes no request (a fault inside the SDK's retry loop never reaches it): it is failed
+      // in the S3 client's first step instead, with a server error.
+      let signing = 0;
+      stackOf('s3').add(
+        // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+        (next: any, context: any) => async (args: any) => {
+          if (context.commandName !== 'PutObjectCommand') return next(args);
+          signing++;
+          throw sdkError('server');
+        },
+        { step: 'initialize', priority: 'high', name: 'upload-signing-fails' },
+      );
+      injected.push({ client: 's3', name: 'upload-signing-fails' });
+      const takeBack = failingTakeBack();
+      const logged = scan.texts.length;
+      const failed = await upload(token, 'signing-failed');
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.deepEqual([signing, takeBack.attempts()], [1, 3]);
+      const day = await allowanceOf(user);
+      assert.deepEqual([day?.bytes, day?.uploads, day?.counted_ids?.size], [body.size, 1, 1]);
+      const [uploadId] = day!.counted_ids!;
+      assert.deepEqual(
+        notTakenBack(logged).map((line) => JSON.parse(line).upload_id),
+        [uploadId],
+      );
+      assert.equal((await claimOf(user, 'signing-failed'))?.id, uploadId);
+      const retry = await upload(token, 'signing-failed');
+      assert.equal(retry.status, 200, retry.text);
+      assert.equal(retry.body.key, `uploads/${user}/${uploadId}/${body.filename}`);
+      assert.deepEqual(await allowanceOf(user).then((d) => [d?.bytes, d?.uploads]), [body.size, 1]);
+    });
+
+    it('the count landed, its answers lost: 503; it stays counted (logged) and the key answers it, counted once', async () => {
+      const { user, token } = await asUser();
+      // The count lands and its answer is lost; the SDK's resends fail.
+      inject('dynamo', {
+        commands: /^Update/,
+        failing: (n) => n === 1,
+        kind: 'server',
+        afterSend: true,
+        about: 'NOT contains',
+      });
+      inject('dynamo', { commands: /^Update/, failing: (n) => n > 1, kind: 'server', about: 'NOT contains' });
+      const takeBack = failingTakeBack();
+      const logged = scan.texts.length;
+      const failed = await upload(token, 'count-landed');
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.equal(takeBack.attempts(), 3, 'the take-back failed on each of the SDK’s attempts');
+      // The allowance errs on the strict side: the upload stays counted, and the log says which.
+      const day = await allowanceOf(user);
+      assert.deepEqual([day?.bytes, day?.uploads, day?.counted_ids?.size], [body.size, 1, 1]);
+      const [uploadId] = day!.counted_ids!;
+      assert.deepEqual(
+        notTakenBack(logged).map((line) => JSON.parse(line).upload_id),
+        [uploadId],
+      );
+      // The key is claimed again for that upload: the retry answers it, counted once.
+      assert.equal((await claimOf(user, 'count-landed'))?.id, uploadId);
+      const retry = await upload(token, 'count-landed');
+      assert.equal(retry.status, 200, retry.text);
+      assert.equal(retry.body.key, `uploads/${user}/${uploadId}/${body.filename}`);
+      assert.equal((await upload(token, 'count-landed')).body.key, retry.body.key);
+      const later = await allowanceOf(user);
+      assert.deepEqual([later?.bytes, later?.uploads, [...later!.counted_ids!]], [body.size, 1, [uploadId]]);
+    });
+
+    it('the count never landed: 503, nothing counted; the key is held for the retry, which counts it once', async () => {
+      const { user, token } = await asUser();
+      const count = inject('dynamo', {
+        commands: /^Update/,
+        failing: () => true,
+        kind: 'throttle',
+        about: 'NOT contains',
+      });
+      const takeBack = failingTakeBack();
+      const logged = scan.texts.length;
+      const failed = await upload(token, 'count-lost');
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.deepEqual([count.attempts(), takeBack.attempts()], [3, 3]);
+      assert.equal(await allowanceOf(user), undefined, 'nothing counted');
+      // Not known to have landed: logged as not taken back, the key claimed again all the same.
+      const claim = await claimOf(user, 'count-lost');
+      assert.deepEqual(
+        notTakenBack(logged).map((line) => JSON.parse(line).upload_id),
+        [claim?.id],
+      );
+      const retry = await upload(token, 'count-lost');
+      assert.equal(retry.status, 200, retry.text);
+      assert.equal(retry.body.key, `uploads/${user}/${claim?.id}/${body.filename}`);
+      const day = await allowanceOf(user);
+      assert.deepEqual([day?.bytes, day?.uploads, [...day!.counted_ids!]], [body.size, 1, [claim?.id]]);
+    });
+
+    it('the count landed, its take-back and the key’s re-claim both failing: the retry counts it again (documented)', async () => {
+      const { user, token } = await asUser();
+      inject('dynamo', {
+        commands: /^Update/,
+        failing: (n) => n === 1,
+        kind: 'server',
+        afterSend: true,
+        about: 'NOT contains',
+      });
+      inject('dynamo', { commands: /^Update/, failing: (n) => n > 1, kind: 'server', about: 'NOT contains' });
+      failingTakeBack();
+      // The claim lands; claiming the key again for the counted upload fails.
+      inject('dynamo', { commands: /^Put/, failing: (n) => n > 1, kind: 'server', about: 'IDEMPOTENCY#' });
+      const logged = scan.texts.length;
+      const failed = await upload(token, 'claim-lost');
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      const [uploadId] = (await allowanceOf(user))!.counted_ids!;
+      assert.equal(await claimOf(user, 'claim-lost'), undefined, 'the key was given back');
+      // Nothing ties the key to the counted upload any more: the retry is another upload, counted too
+      // (the strict side); the log names the first one's id, the operator's to give back.
+      const retry = await upload(token, 'claim-lost');
+      assert.equal(retry.status, 200, retry.text);
+      assert.notEqual(retry.body.key, `uploads/${user}/${uploadId}/${body.filename}`);
+      const day = await allowanceOf(user);
+      assert.deepEqual([day?.bytes, day?.uploads, day?.counted_ids?.size], [2 * body.size, 2, 2]);
+      assert.deepEqual(
+        notTakenBack(logged).map((line) => JSON.parse(line).upload_id),
+        [uploadId],
+      );
+    });
+
+    it('the count refused (429): nothing to take back, none tried; the key is given back', async () => {
+      const { user, token } = await asUser();
+      await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes, new Date(`${DAY}T09:00:00.000Z`));
+      const takeBack = failingTakeBack();
+      const logged = scan.texts.length;
+      const refused = await upload(token, 'count-refused');
+      clearFaults();
+      assert.equal(refused.status, 429, refused.text);
+      // The 429 is sure: the update's condition refused it and the read found no id of it counted.
+      assert.equal(takeBack.attempts(), 0, 'no take-back sent for a count refused');
+      assert.deepEqual(notTakenBack(logged), []);
+      assert.equal(await claimOf(user, 'count-refused'), undefined, 'the key is given back');
+      const day = await allowanceOf(user);
+      assert.deepEqual(
+        [day?.bytes, day?.uploads, day?.counted_ids],
+        [UPLOAD_LIMITS.daily.bytes, 1, undefined],
+      );
+      assert.equal((await upload(token, 'count-refused')).status, 429);
+    });
+  });
+
   // A three-way race for a brand's last place: the first attempt (A) writes its kit and its count is
   // held; its twin (B, the client's retry) reads the brand with a place left, seals A's claim, reads A's
   // kit uncounted and completes it, its count held too; a third save (C, another request) takes the last
