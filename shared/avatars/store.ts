@@ -83,10 +83,15 @@ export const toAvatarStatus = (
 export const readAvatar = (teamId: string, avatarId: string) =>
   getItem<AvatarItem>(avatarKeys.avatar(teamId, avatarId));
 
-/** The team and the avatar its pointer names, in one wave: the team item and the newest avatar
- * record are read together; only when the newest is not the current one (an upload in flight, or
- * one that lost a race) does a second read fetch the current one. A poll right after a 202 (or the
- * next upload) sees that upload, not the avatar before it: table reads are consistent. */
+/**
+ * The team and its avatar, in one wave on the common path: the team item and the newest avatar record
+ * are read together; only when the newest is not the one the pointer names (an upload in flight, or
+ * one that lost a race) does a second read fetch that one. A pointer naming no record (an upload in
+ * flight, or one whose take-back failed) gives the avatar the team had before it, which the pointer
+ * write kept (`previous_avatar_id`): read with the first wave when it is the newest, as it is after a
+ * failed take-back. A poll right after a 202 (or the next upload) sees that upload, not the avatar
+ * before it: table reads are consistent.
+ */
 export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem; avatar?: AvatarItem }> {
   const [team, newest] = await Promise.all([
     getItem<TeamItem>(teamKeys.team(teamId)),
@@ -96,9 +101,16 @@ export async function readTeamAvatar(teamId: string): Promise<{ team?: TeamItem;
       limit: 1,
     }),
   ]);
-  const current = team?.current_avatar_id;
-  if (!team || !current) return { team };
-  const avatar = newest[0]?.id === current ? newest[0] : await readAvatar(teamId, current);
+  const recordOf = async (avatarId: string | null | undefined) => {
+    if (!avatarId) return undefined;
+    const latest = newest[0];
+    if (latest?.id === avatarId) return latest;
+    // Sorting after the newest record (a consistent read of the highest key): it has none.
+    if (!latest || avatarId > latest.id) return undefined;
+    return readAvatar(teamId, avatarId);
+  };
+  if (!team?.current_avatar_id) return { team };
+  const avatar = (await recordOf(team.current_avatar_id)) ?? (await recordOf(team.previous_avatar_id));
   return { team, avatar };
 }
 
@@ -108,62 +120,70 @@ export const createAvatar = (avatar: AvatarItem) =>
 export const deleteAvatar = (teamId: string, avatarId: string) =>
   deleteItem(avatarKeys.avatar(teamId, avatarId));
 
-/** Moves the team's pointer from `previous` (the current avatar the upload saw, or none) to `next`.
- * false when another upload moved it first: that one is now training, so this upload conflicts. */
+/** Where the pointer write left the team: moved to this upload's avatar, or else the avatar another
+ * upload moved it to first (that one is now training or still being written: this upload conflicts). */
+export type PointerWrite = { moved: true } | { moved: false; named?: string };
+
+/** Moves the team's pointer from `seen` (what the upload read, or none) to `next`, keeping `had` (the
+ * avatar the team had, which `seen` names unless it names no record) as the one to fall back to. */
 export async function pointTeamAtAvatar(
   teamId: string,
-  previous: string | undefined,
+  seen: string | undefined,
   next: string,
-): Promise<boolean> {
+  had: string | undefined,
+): Promise<PointerWrite> {
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: teamKeys.team(teamId),
-        ConditionExpression: previous
-          ? 'current_avatar_id = :previous'
+        ConditionExpression: seen
+          ? 'current_avatar_id = :seen'
           : 'attribute_exists(pk) AND (attribute_not_exists(current_avatar_id) OR attribute_type(current_avatar_id, :null))',
-        UpdateExpression: 'SET current_avatar_id = :next, updated_at = :at',
+        UpdateExpression: had
+          ? 'SET current_avatar_id = :next, previous_avatar_id = :had, updated_at = :at'
+          : 'SET current_avatar_id = :next, updated_at = :at REMOVE previous_avatar_id',
         ExpressionAttributeValues: {
           ':next': next,
           ':at': nowIso(),
-          ...(previous ? { ':previous': previous } : { ':null': 'NULL' }),
+          ...(seen ? { ':seen': seen } : { ':null': 'NULL' }),
+          ...(had ? { ':had': had } : {}),
         },
       }),
     );
-    return true;
+    return { moved: true };
   } catch (error) {
     // `next` is a new avatar's id: a pointer naming it is this update's, whose first answer was lost;
     // the SDK's resends then failed the condition its first attempt had changed, or failed outright
     // (a 500, a timeout), which says nothing of whether it landed. Either way the pointer is read back.
-    let team: { current_avatar_id?: string | null } | undefined;
+    let team: Pick<TeamItem, 'current_avatar_id'> | undefined;
     try {
       team = await getItem(teamKeys.team(teamId));
     } catch (readError) {
       throw isConditionFailure(error) ? readError : error;
     }
-    if (team?.current_avatar_id === next) return true;
+    if (team?.current_avatar_id === next) return { moved: true };
     if (!isConditionFailure(error)) throw error;
-    return false;
+    return { moved: false, named: team?.current_avatar_id ?? undefined };
   }
 }
 
-/** Moves the team's pointer back from `ours` to `previous` (or none): an upload whose other writes
- * failed gives the team back the avatar it had. Nothing when the pointer no longer names `ours`. */
-export async function unpointTeam(teamId: string, ours: string, previous: string | undefined) {
+/** Moves the team's pointer back from `ours` to `had` (or none): an upload whose other writes failed
+ * gives the team back the avatar it had. Nothing when the pointer no longer names `ours`. */
+export async function unpointTeam(teamId: string, ours: string, had: string | undefined) {
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: teamKeys.team(teamId),
         ConditionExpression: 'current_avatar_id = :ours',
-        UpdateExpression: previous
-          ? 'SET current_avatar_id = :previous, updated_at = :at'
+        UpdateExpression: had
+          ? 'SET current_avatar_id = :had, updated_at = :at'
           : 'REMOVE current_avatar_id SET updated_at = :at',
         ExpressionAttributeValues: {
           ':ours': ours,
           ':at': nowIso(),
-          ...(previous ? { ':previous': previous } : {}),
+          ...(had ? { ':had': had } : {}),
         },
       }),
     );

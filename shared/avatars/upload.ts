@@ -123,7 +123,8 @@ export async function uploadAvatar(
     throw new ServiceUnavailableError();
   });
   const avatar: AvatarItem = { ...draft, job_accepted_at: job.acceptedAt, provider_job_id: job.jobId };
-  await writeAvatar(avatar, owned.current_avatar_id ?? undefined, consentSize);
+  // The pointer moves from what the upload read; a failure gives the team back the avatar it had.
+  await writeAvatar(avatar, { seen: owned.current_avatar_id ?? undefined, had: current?.id }, consentSize);
 
   const consent =
     consentSize === undefined
@@ -140,15 +141,14 @@ export async function uploadAvatar(
 
 /**
  * One wave: the record (a new id, so a failed condition is only this write's own resend), the team's
- * pointer (conditional on the avatar the upload saw: another upload that moved it first is the one
- * training, so this one is 409) and the consent recording's count. Any of them failing takes the
- * others back: the pointer first, so the team gives back the avatar it had, then the record, then its
- * object; beside them a count that landed goes back. The provider's job, taken already, trains an
- * avatar nothing names and its report answers 404.
+ * pointer (conditional on the pointer the upload saw: another upload that moved it first is the one
+ * training, so this one is 409) and the consent recording's count. Any of them failing takes the others back: the pointer first, so the team
+ * gives back the avatar it had, then the record, then its object; beside them a count that landed goes
+ * back. The provider's job, taken already, trains an avatar nothing names and its report answers 404.
  */
 async function writeAvatar(
   avatar: AvatarItem,
-  previous: string | undefined,
+  pointer: { seen: string | undefined; had: string | undefined },
   consentSize: number | undefined,
 ) {
   const countedAt = now();
@@ -157,19 +157,19 @@ async function writeAvatar(
       ? undefined
       : useDailyAllowance(avatar.owner, consentSize, countedAt, avatar.id),
     createAvatar(avatar),
-    pointTeamAtAvatar(avatar.team_id, previous, avatar.id),
+    pointTeamAtAvatar(avatar.team_id, pointer.seen, avatar.id, pointer.had),
   ]);
   if (
     counted.status === 'fulfilled' &&
     written.status === 'fulfilled' &&
     pointed.status === 'fulfilled' &&
-    pointed.value
+    pointed.value.moved
   )
     return;
   // A pointer refused by its condition names another upload's avatar: nothing of ours to give back.
-  const pointerOurs = !(pointed.status === 'fulfilled' && !pointed.value);
+  const lost = pointed.status === 'fulfilled' && !pointed.value.moved ? pointed.value : undefined;
   await Promise.all([
-    forget(avatar, pointerOurs ? previous : null),
+    forget(avatar, lost ? null : pointer.had),
     // No consent URL is handed out: the count goes back by the avatar's id, exactly where it landed
     // (one whose answer was lost included), so the client's retry is counted once, and an upload that
     // lost the pointer does not take the day's last place from the one that lost the count to it.
@@ -180,20 +180,24 @@ async function writeAvatar(
   throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
 }
 
+/** An upload in flight's 409 Retry-After: the seconds until no upload can still be writing `avatarId`
+ * (at least 1: a pointer that names nothing in flight any more may free the team at once). */
+const retryAfterInFlight = (avatarId: string | undefined, at: Date) =>
+  Math.max(1, Math.ceil(avatarId ? secondsInFlightLeft(avatarId, at) : 0));
+
 /**
  * 409 while the current avatar trains, or while the pointer names an avatar an upload may still be
  * writing (with Retry-After: the seconds until none can be). A pointer naming no record past that is
- * an upload whose take-back failed: no avatar. One stuck training past the 24-hour timeout is failed
- * first (its record kept: consent attestation, source video) and this upload proceeds.
+ * an upload whose take-back failed: the team's avatar is the one before it (`current`, read from
+ * `previous_avatar_id`, never training: an upload moves the pointer only from a finished one). One
+ * stuck training past the 24-hour timeout is failed first (its record kept: consent attestation,
+ * source video) and this upload proceeds.
  */
 async function refuseWhileTraining(team: TeamItem, current: AvatarItem | undefined, at: Date) {
   const named = team.current_avatar_id;
-  if (!current) {
-    if (named && stillInFlight(named, at))
-      throw new ConflictError(AVATAR_TEXTS.alreadyTraining, Math.ceil(secondsInFlightLeft(named, at)));
-    return;
-  }
-  if (current.status !== 'training') return;
+  if (named && current?.id !== named && stillInFlight(named, at))
+    throw new ConflictError(AVATAR_TEXTS.alreadyTraining, retryAfterInFlight(named, at));
+  if (current?.status !== 'training') return;
   if (ageOf(current, at) <= AVATAR_LIMITS.trainingTimeoutSeconds)
     throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
   const { avatar } = await moveAvatar(current.team_id, current.id, 'failed', AVATAR_TEXTS.timedOut);
@@ -220,15 +224,16 @@ async function videoUploaded(userId: string, uploadKey: string): Promise<Video> 
 }
 
 /**
- * Takes back an upload whose writes did not all land: the team's pointer back to `previous` (unless
+ * Takes back an upload whose writes did not all land: the team's pointer back to `had` (unless
  * `null`: the pointer is another upload's), then the record, then the object it stored. A step that
  * fails leaves the ones after it: a pointer left naming the avatar names no record once that is
- * deleted, which blocks the team only while an upload could be in flight (`refuseWhileTraining`).
+ * deleted; the team's avatar is then still the one it had (kept beside the pointer), and the pointer
+ * blocks the team only while an upload could be in flight (`refuseWhileTraining`).
  */
-async function forget(avatar: AvatarItem, previous: string | undefined | null) {
-  if (previous !== null) {
+async function forget(avatar: AvatarItem, had: string | undefined | null) {
+  if (had !== null) {
     try {
-      await unpointTeam(avatar.team_id, avatar.id, previous);
+      await unpointTeam(avatar.team_id, avatar.id, had);
     } catch (error) {
       log.warn('team left pointing at an avatar being taken back', {
         avatar_id: avatar.id,

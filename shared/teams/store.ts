@@ -68,6 +68,9 @@ export interface TeamItem {
   member_count?: number;
   /** The studio avatar the team currently uses (set by the avatar upload). */
   current_avatar_id?: string | null;
+  /** The avatar the team had before the upload that set `current_avatar_id`: the status's and the
+   * next upload's while that one names no record (an upload in flight, or one whose take-back failed). */
+  previous_avatar_id?: string | null;
 }
 
 export interface MemberItem extends TeamMember {

@@ -39,6 +39,7 @@ import {
   videoPart,
   withProvider,
 } from '../avatars/support.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -443,6 +444,60 @@ describe('faults in the AWS SDK clients', () => {
     }
     await assertNoDanglingObjectReferences();
   });
+
+  // A double fault: a write of the wave fails, and so does the pointer's give-back, so the pointer is
+  // left naming a record that is then taken back (or never landed). The team's ready avatar is still
+  // stored; the pointer write kept its id (`previous_avatar_id`), and the status answers it.
+  for (const [write, fault] of [
+    ['its record', { commands: /^PutItem/, about: 'AVATAR#' }],
+    ['the consent count', { commands: /^UpdateItem/, about: 'upload_allowance' }],
+  ] as const)
+    it(`avatar upload, ${write} failing and the pointer’s give-back too: the status answers the team’s previous avatar (not 404), and the next upload trains once none can be in flight`, async () => {
+      const team = await avatarTeam(h.owner.id);
+      const first = await uploadVideo(h, team);
+      assert.equal(first.status, 202, first.text);
+      await moveAvatar(team, first.body.avatar_id, 'ready');
+      const at = Date.now();
+      const failing = inject('dynamo', { ...fault, failing: () => true, kind: 'server' });
+      // The pointer's own write lands (attempt 1); its give-back fails throughout.
+      inject('dynamo', {
+        commands: /^UpdateItem/,
+        about: 'current_avatar_id',
+        failing: (n) => n >= 2,
+        kind: 'server',
+      });
+      const failed = await uploadVideo(h, team);
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.ok(failing.attempts() >= 1, 'the fault reached its write');
+      const named = (await readTeam(team))?.current_avatar_id;
+      assert.ok(
+        named && named !== first.body.avatar_id,
+        'the pointer still names the failed upload’s avatar',
+      );
+      assert.deepEqual(
+        (await avatarRecords(team)).map((a) => a.id),
+        [first.body.avatar_id],
+      );
+      const ready = [first.body.avatar_id, 'ready'];
+      const reads = recordDynamoRequests();
+      const status = await h.call('GET', statusUrl(team)).finally(() => reads.stop());
+      assert.equal(status.status, 200, status.text);
+      assert.deepEqual([status.body.avatar_id, status.body.status], ready);
+      // The pointer sorts after the newest record, which is the previous avatar: nothing more to read.
+      assert.equal(reads.waves(), 1, reads.commands().join(' '));
+      try {
+        setClock(new Date(at + (AVATAR_LIMITS.inFlightSeconds + 1) * 1000));
+        const later = await h.call('GET', statusUrl(team));
+        assert.deepEqual([later.status, later.body.avatar_id, later.body.status], [200, ...ready]);
+        const retry = await uploadVideo(h, team);
+        assert.equal(retry.status, 202, retry.text);
+        assert.equal((await readTeam(team))?.current_avatar_id, retry.body.avatar_id);
+      } finally {
+        setClock(undefined);
+      }
+      await assertNoDanglingObjectReferences();
+    });
 
   it('avatar upload, the consent count refused in that wave (the allowance used meanwhile): 429, record and pointer taken back', async () => {
     // A user of its own: this one's day is used up.
