@@ -142,7 +142,8 @@ export async function uploadAvatar(
 /**
  * One wave: the record (a new id, so a failed condition is only this write's own resend), the team's
  * pointer (conditional on the pointer the upload saw: another upload that moved it first is the one
- * training, so this one is 409) and the consent recording's count. Any of them failing takes the others back: the pointer first, so the team
+ * training, or still writing, so this one is 409 with the Retry-After of an upload in flight) and the
+ * consent recording's count. Any of them failing takes the others back: the pointer first, so the team
  * gives back the avatar it had, then the record, then its object; beside them a count that landed goes
  * back. The provider's job, taken already, trains an avatar nothing names and its report answers 404.
  */
@@ -177,7 +178,8 @@ async function writeAvatar(
   ]);
   // A failing store first (503), then the allowance's 429, then the lost race's 409.
   for (const outcome of [written, pointed, counted]) if (outcome.status === 'rejected') throw outcome.reason;
-  throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
+  // The winner's upload is in flight (it has just written its pointer): retry once it cannot be.
+  throw new ConflictError(AVATAR_TEXTS.alreadyTraining, retryAfterInFlight(lost?.named, now()));
 }
 
 /** An upload in flight's 409 Retry-After: the seconds until no upload can still be writing `avatarId`

@@ -338,6 +338,45 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
     assert.deepEqual(await teamObjects(team), [`teams/${team}/avatars/${winner}/source.mp4`]);
   });
 
+  it('a lost race for the pointer: 409 with Retry-After (the winner may still be writing), as the early 409 for an upload in flight', async () => {
+    const team = await avatarTeam(h.owner.id);
+    // Another upload runs whole between this one's reads and its pointer write, and moves the pointer.
+    let raced = false;
+    let winner: Awaited<ReturnType<typeof uploadVideo>> | undefined;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          !raced &&
+          context.commandName === 'UpdateItemCommand' &&
+          JSON.stringify(args.input).includes('current_avatar_id')
+        ) {
+          raced = true;
+          winner = await uploadVideo(h, team);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'race-for-the-pointer' },
+    );
+    let loser: Awaited<ReturnType<typeof uploadVideo>>;
+    try {
+      loser = await uploadVideo(h, team);
+    } finally {
+      dynamo().middlewareStack.remove('race-for-the-pointer');
+    }
+    assert.equal(winner?.status, 202, winner?.text);
+    assert.equal(loser.status, 409, loser.text);
+    assert.deepEqual(loser.body, { detail: AVATAR_TEXTS.alreadyTraining });
+    const wait = Number(loser.headers['retry-after']);
+    assert.ok(
+      wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds,
+      `Retry-After: ${loser.headers['retry-after']}`,
+    );
+    assert.deepEqual(
+      (await avatarRecords(team)).map((a) => a.id),
+      [winner?.body.avatar_id],
+    );
+  });
+
   it('an avatar stuck in training past the timeout is failed and no longer blocks', async () => {
     const team = await avatarTeam(h.owner.id);
     const first = await uploadVideo(h, team);
