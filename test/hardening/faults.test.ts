@@ -499,6 +499,141 @@ describe('faults in the AWS SDK clients', () => {
       await assertNoDanglingObjectReferences();
     });
 
+  // A triple fault: a write of the wave fails, then the pointer's give-back, then the record's delete.
+  it('avatar upload, its record failing, then the pointer’s give-back and the record’s delete: 503; the status answers the previous avatar; the next upload waits only while one could be in flight', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = await uploadVideo(h, team);
+    await moveAvatar(team, first.body.avatar_id, 'ready');
+    const at = Date.now();
+    inject('dynamo', { commands: /^PutItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
+    inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'current_avatar_id',
+      failing: (n) => n >= 2,
+      kind: 'server',
+    });
+    const deletes = inject('dynamo', {
+      commands: /^DeleteItem/,
+      about: 'AVATAR#',
+      failing: () => true,
+      kind: 'server',
+    });
+    const failed = await uploadVideo(h, team);
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    assert.ok(deletes.attempts() >= 1, 'the record’s delete was tried, and failed');
+    assert.notEqual((await readTeam(team))?.current_avatar_id, first.body.avatar_id);
+    const status = await h.call('GET', statusUrl(team));
+    assert.deepEqual(
+      [status.status, status.body.avatar_id, status.body.status],
+      [200, first.body.avatar_id, 'ready'],
+    );
+    try {
+      const early = await uploadVideo(h, team);
+      assert.equal(early.status, 409, early.text);
+      const wait = Number(early.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds, `Retry-After: ${wait}`);
+      setClock(new Date(at + (AVATAR_LIMITS.inFlightSeconds + 1) * 1000));
+      const retry = await uploadVideo(h, team);
+      assert.equal(retry.status, 202, retry.text);
+    } finally {
+      setClock(undefined);
+    }
+    await assertNoDanglingObjectReferences();
+  });
+
+  // The same faults where the record landed (the consent count failed): the take-back leaves the
+  // record and the pointer naming it, which no later request can tell from an upload whose 202 was
+  // lost (a mark telling them apart would take a third wave on every upload). The avatar stands:
+  // it trains and blocks, and the status hands out its consent URL, as after a lost 202.
+  it('avatar upload, its consent count failing, then the pointer’s give-back and the record’s delete: 503, and the avatar stands as if its 202 were lost (status: training, with its consent URL; 409 until it finishes)', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const first = await uploadVideo(h, team);
+    await moveAvatar(team, first.body.avatar_id, 'ready');
+    const at = Date.now();
+    inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'upload_allowance',
+      failing: () => true,
+      kind: 'server',
+    });
+    inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'current_avatar_id',
+      failing: (n) => n >= 2,
+      kind: 'server',
+    });
+    inject('dynamo', { commands: /^DeleteItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
+    const failed = await uploadVideo(h, team);
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    const named = (await readTeam(team))?.current_avatar_id;
+    assert.deepEqual(
+      (await avatarRecords(team)).map((a) => a.id),
+      [first.body.avatar_id, named],
+    );
+    const status = await h.call('GET', statusUrl(team));
+    assert.deepEqual([status.status, status.body.avatar_id, status.body.status], [200, named, 'training']);
+    assert.ok(status.body.consent_url, 'its consent URL, as after a lost 202');
+    try {
+      setClock(new Date(at + (AVATAR_LIMITS.inFlightSeconds + 1) * 1000));
+      const next = await uploadVideo(h, team);
+      assert.equal(next.status, 409, next.text);
+      assert.equal(next.headers['retry-after'], undefined, 'it trains: no upload is in flight');
+      // The provider's report finishes it (without its recording, `failed`): the team is free.
+      await moveAvatar(
+        team,
+        named!,
+        'failed',
+        'The consent recording was not received before training finished',
+      );
+      assert.equal((await uploadVideo(h, team)).status, 202);
+    } finally {
+      setClock(undefined);
+    }
+    await assertNoDanglingObjectReferences();
+  });
+
+  // The consent count lands and its answer is lost, then a write of the wave fails: the give-back
+  // takes out exactly what landed (by the avatar's id in the day's counted_ids).
+  for (const resends of ['refused by its id', 'failing'] as const)
+    it(`avatar upload, its consent count’s answer lost (the count landed; its resends ${resends}) and its record failing: 503, and the day’s allowance is back to what it was`, async () => {
+      const user = newId();
+      const token = await h.tokenFor(user);
+      const team = await avatarTeam(user);
+      const day = accountKeys.uploadAllowance(user, new Date().toISOString().slice(0, 10));
+      await useDailyAllowance(user, 1000, new Date());
+      type Allowance = { bytes: number; uploads: number; counted_ids?: Set<string> };
+      const before = await getItem<Allowance>(day);
+      inject('dynamo', { commands: /^PutItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
+      if (resends === 'failing')
+        inject('dynamo', {
+          commands: /^UpdateItem/,
+          about: 'upload_allowance',
+          failing: (n) => n >= 2,
+          kind: 'server',
+        });
+      const lost = inject('dynamo', {
+        commands: /^UpdateItem/,
+        about: 'upload_allowance',
+        failing: (n) => n === 1,
+        kind: 'timeout',
+        afterSend: true,
+      });
+      const failed = await uploadVideo(h, team, undefined, token);
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.ok(lost.attempts() >= 1, 'the count was sent, and its answer lost');
+      const after = await getItem<Allowance>(day);
+      assert.deepEqual(
+        [after?.bytes, after?.uploads, after?.counted_ids?.size ?? 0],
+        [before?.bytes, before?.uploads, 0],
+      );
+      // The retry is counted once.
+      assert.equal((await uploadVideo(h, team, undefined, token)).status, 202);
+      assert.equal((await getItem<Allowance>(day))?.bytes, (before?.bytes ?? 0) + CONSENT_SIZE);
+    });
+
   it('avatar upload, the consent count refused in that wave (the allowance used meanwhile): 429, record and pointer taken back', async () => {
     // A user of its own: this one's day is used up.
     const user = newId();
