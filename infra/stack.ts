@@ -23,7 +23,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
-import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -44,7 +44,13 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE_INDEXES, TABLE_KEYS, TABLE_TTL_ATTRIBUTE } from '../shared/db/table.ts';
+import {
+  type IndexName,
+  projectionOf,
+  TABLE_INDEXES,
+  TABLE_KEYS,
+  TABLE_TTL_ATTRIBUTE,
+} from '../shared/db/table.ts';
 import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { DRAFTS_PREFIX } from '../shared/uploads/keys.ts';
 import { cdkBundling } from './bundling.ts';
@@ -94,11 +100,17 @@ export class TeamContentStack extends Stack {
     const table = new TableV2(this, 'Table', {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
-      globalSecondaryIndexes: Object.entries(TABLE_INDEXES).map(([indexName, keys]) => ({
-        indexName,
-        partitionKey: { name: keys.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: keys.sortKey, type: AttributeType.STRING },
-      })),
+      globalSecondaryIndexes: Object.entries(TABLE_INDEXES).map(([indexName, keys]) => {
+        const projection = projectionOf(indexName as IndexName);
+        return {
+          indexName,
+          partitionKey: { name: keys.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: keys.sortKey, type: AttributeType.STRING },
+          ...(projection.ProjectionType === 'INCLUDE'
+            ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: projection.NonKeyAttributes }
+            : {}),
+        };
+      }),
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

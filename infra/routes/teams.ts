@@ -37,12 +37,12 @@ export const teamRoutes: Route[] = [
     entry: 'teams/unsubscribe-team',
     table: ['GetItem', 'PutItem', 'UpdateItem'],
   },
-  // Reads the team's scheduled tasks from gsi1.
+  // Reads the team's scheduled tasks from gsi1_calendar (gsi1's keys, the calendar's fields).
   {
     method: 'POST',
     path: `${TEAM}/calendar/generate`,
     entry: 'teams/generate-calendar',
     table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'],
-    indexes: ['gsi1'],
+    indexes: ['gsi1_calendar'],
   },
 ];

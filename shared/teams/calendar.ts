@@ -5,6 +5,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
 import { deleteItem, ownedBy, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
+import type { TABLE_INDEXES } from '../db/table.ts';
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
@@ -40,6 +41,9 @@ import {
   weekStart,
   zonedInstant,
 } from './time.ts';
+
+/** What the calendar reads of a scheduled task: the fields gsi1_calendar holds, not the whole task. */
+type ScheduledTask = Pick<TaskItem, (typeof TABLE_INDEXES.gsi1_calendar.projection)[number]>;
 
 /** Namespace of the calendar's name-based (v5) entry ids. */
 const CALENDAR_ID_NAMESPACE = '5b0f3c1e-8d2a-4e57-9a61-3c7f0d9e2b14';
@@ -124,12 +128,12 @@ export function planCalendar(input: {
   period: Period;
   cadence: CadenceEntry[];
   members: TeamMember[];
-  tasks: TaskItem[];
+  tasks: ScheduledTask[];
   /**
    * The tasks scheduled in the period's weeks outside the period (the ends of a month's first and
    * last weeks): they count towards their week's cadence but are not the period's entries.
    */
-  neighbourTasks?: TaskItem[];
+  neighbourTasks?: ScheduledTask[];
   /** When the team stops working (stoppedAt): no slot is planned at or after it. */
   stopsAt?: string | null | undefined;
 }): CalendarEntry[] {
@@ -336,8 +340,9 @@ const readStoredEntries = (teamId: string, period: Period) =>
  */
 const readScheduledTasks = (teamId: string, period: Period) => {
   const query = (between: [string, string], newestFirst: boolean) =>
-    queryPartition<TaskItem>(teamKeys.schedulePartition(teamId), {
-      index: 'gsi1',
+    queryPartition<ScheduledTask>(teamKeys.schedulePartition(teamId), {
+      // Its fields only: gsi1 holds whole tasks, up to 400 KB each, a page of 1 MB every two or three.
+      index: 'gsi1_calendar',
       between,
       newestFirst,
       limit: TEAM_LIMITS.calendarTasks,
@@ -403,7 +408,7 @@ export async function generateCalendar(
     [],
     [],
   ];
-  const scheduledMs = (task: TaskItem) => Date.parse(task.scheduled_for!);
+  const scheduledMs = (task: ScheduledTask) => Date.parse(task.scheduled_for!);
   const tasks = scheduled
     .filter((task) => scheduledMs(task) >= fromMs && scheduledMs(task) < toMs)
     .sort((a, b) => a.scheduled_for!.localeCompare(b.scheduled_for!) || a.id.localeCompare(b.id))

@@ -8,7 +8,7 @@ import { NIST_ACKNOWLEDGEMENTS } from '../../infra/nag.ts';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
 import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
 import { API_5XX_ALARM, TeamContentStack } from '../../infra/stack.ts';
-import { TABLE_INDEXES, TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
+import { type IndexName, projectionOf, TABLE_INDEXES, TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
 import { cdkApp } from './app.ts';
 import {
   expectedPermissions,
@@ -162,6 +162,8 @@ describe('CDK stack', () => {
             { AttributeName: keys.partitionKey, KeyType: 'HASH' },
             { AttributeName: keys.sortKey, KeyType: 'RANGE' },
           ],
+          // gsi1_calendar holds only the calendar's fields, as the embedded table's does.
+          Projection: projectionOf(IndexName as IndexName),
         }),
       ),
       StreamSpecification: { StreamViewType: 'NEW_IMAGE' },

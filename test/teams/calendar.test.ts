@@ -5,7 +5,7 @@ import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
-import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -534,6 +534,51 @@ describe('calendar generation', () => {
     assert.equal((await storedEntries(team.id)).length, 3);
     const { waves } = await dynamoRequestsOf(() => generate(team.id, '?period=monthly'));
     assert.equal(waves, 1);
+  });
+
+  it('reads the period’s tasks in one page however much they weigh: their calendar fields only', async () => {
+    // A task may weigh DynamoDB's 400 KB (its input and output data); gsi1 holds it whole, two to a
+    // page in dynalite, so 30 such tasks were a chain of Query pages, one round trip each. The
+    // calendar reads gsi1_calendar, which holds only the fields it plans with.
+    setClock(new Date('2026-11-02T00:00:00Z'));
+    const { team, leo } = await parisTeam();
+    await addTasks(
+      team.id,
+      Array.from({ length: 30 }, (_, i) => ({
+        task_type: 'social_post',
+        title: `Heavy ${i}`,
+        platform: 'instagram',
+        status: 'scheduled',
+        scheduled_for: new Date(Date.parse('2026-11-04T08:00:00Z') + i * 600_000).toISOString(),
+        assigned_member_id: leo.id,
+        published_at: '2026-11-01T00:00:00Z',
+        output_data: { text: 'x'.repeat(390_000) },
+      })),
+    );
+    const first = await generate(team.id);
+    assert.equal(first.status, 200);
+    // The entries carry each task's calendar fields, as read from the whole task before.
+    assert.equal(first.body.total, 30);
+    const heavy = first.body.entries.find((entry: Entry) => entry.title === 'Heavy 29');
+    assert.deepEqual(
+      [heavy.status, heavy.platform, heavy.assigned_member?.persona_name, heavy.published_at],
+      ['scheduled', 'instagram', 'Leo', '2026-11-01T00:00:00.000Z'],
+    );
+    // A rerun changes nothing: one wave, each Query of the tasks one page.
+    const recorder = recordDynamoRequests();
+    const again = await generate(team.id).finally(() => recorder.stop());
+    assert.deepEqual(again.body, first.body);
+    const taskQueries = recorder.requests.filter((request) => request.input.IndexName !== undefined);
+    const ranges = new Set(
+      taskQueries.map((request) => JSON.stringify(request.input.ExpressionAttributeValues)),
+    );
+    // Two periods (every zone's date: 1 or 2 November), two ranges each; before, 14 Queries in 11 waves.
+    assert.equal(
+      taskQueries.length,
+      ranges.size,
+      `${taskQueries.length} Queries of the tasks, ${recorder.waves()} waves`,
+    );
+    assert.equal(recorder.waves(), 1);
   });
 
   it('plans another period from `start`, and leaves a slot nobody can do unassigned', async () => {
