@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { localSettings } from '../infra/local/runtime.ts';
 import { loadOrCreateSecret, signDevToken } from '../infra/local/tokens.ts';
-import { isSafeSubject } from '../shared/http/auth.ts';
+import { isSafeSubject, SAFE_SUBJECT_RULE } from '../shared/http/auth.ts';
 
 const { values } = parseArgs({
   options: { sub: { type: 'string' }, ttl: { type: 'string', default: '7d' } },
@@ -14,7 +14,7 @@ function usage(problem: string): never {
 }
 if (!values.sub) usage('--sub is required');
 // The server would refuse the token (401): say so here instead.
-if (!isSafeSubject(values.sub)) usage('--sub must be 1-255 printable ASCII characters without / or #');
+if (!isSafeSubject(values.sub)) usage(`--sub must be ${SAFE_SUBJECT_RULE}`);
 const { dataDir } = localSettings();
 await mkdir(dataDir, { recursive: true });
 const secret = await loadOrCreateSecret(dataDir);

@@ -81,6 +81,7 @@ const audienceMatches = (payload: JWTPayload, audience: string) => {
  * hold their separators: a sub `<victim>/<upload id>` would own the prefix of a victim's upload. Any
  * issuer's usual ids pass (Cognito's UUIDs, `auth0|…`, `google-oauth2|…`, e-mail addresses).
  */
+export const SAFE_SUBJECT_RULE = '1-255 printable ASCII characters other than space, / and #';
 export const isSafeSubject = (sub: unknown): sub is string =>
   typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) && !/[/#]/.test(sub);
 

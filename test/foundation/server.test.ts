@@ -25,6 +25,7 @@ import {
 } from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
 import { eventFile, routes } from '../../infra/routes.ts';
+import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
 
 let dataDir: string;
 let aws: EmbeddedAws;
@@ -508,6 +509,18 @@ describe('npm run invoke', () => {
     } finally {
       await markStopped(dataDir);
       await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run token', () => {
+  it('refuses a subject the server would refuse, naming the rule it breaks (a space included)', async () => {
+    for (const sub of ['has space', 'a/b', 'x'.repeat(256)]) {
+      const { code, stdout, stderr } = await runScript('token.ts', ['--sub', sub], { DATA_DIR: dataDir });
+      assert.deepEqual([code, stdout], [2, ''], sub);
+      assert.equal(stderr.split('\n')[0], `--sub must be ${SAFE_SUBJECT_RULE}`, sub);
+      // The rule as the server holds it (isSafeSubject): a space is refused too.
+      assert.match(stderr, /^--sub must be .*space/);
     }
   });
 });
