@@ -7,10 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemInput,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type GlobalSecondaryIndexDescription,
   ListTablesCommand,
+  ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
@@ -128,27 +134,102 @@ const resetClients = () => {
 
 /** How long a new table may take to become ACTIVE (dynalite: a moment; it marks it after answering). */
 const TABLE_ACTIVE_WAIT_MS = 5000;
+/** Where a table made to an older definition is copied while it is made again (`rebuildTable`). */
+const ASIDE_TABLE = `${LOCAL_TABLE}-rebuild`;
+const BATCH_WRITE_ITEMS = 25;
 
 /** Creates the table if it is missing, and returns once it is ACTIVE: dynalite answers CreateTable
- * while the table is still CREATING, and refuses writes to it until then (ResourceNotFoundException). */
+ * while the table is still CREATING, and refuses writes to it until then (ResourceNotFoundException).
+ * A data folder's table made to an older definition (its indexes) is made again to this one. */
 export async function ensureTable(endpoint: string) {
   const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
   try {
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-    if (!TableNames.includes(LOCAL_TABLE))
+    if (TableNames.includes(ASIDE_TABLE)) await rebuildTable(client, TableNames.includes(LOCAL_TABLE));
+    else if (!TableNames.includes(LOCAL_TABLE))
       await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE)));
-    const deadline = Date.now() + TABLE_ACTIVE_WAIT_MS;
-    for (;;) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE }));
-      if (Table?.TableStatus === 'ACTIVE') return;
-      // A table a stopped process left CREATING stays so: dynalite activates it on a timer.
-      if (Date.now() > deadline)
-        throw new Error(
-          `the local table is still ${Table?.TableStatus} (a first start was interrupted): delete the data folder and start again`,
-        );
-      await setTimeout(10);
-    }
+    else if (!(await isCurrent(client, LOCAL_TABLE))) await rebuildTable(client, true);
+    await untilActive(client, LOCAL_TABLE);
   } finally {
     client.destroy();
   }
+}
+
+async function untilActive(client: DynamoDBClient, table: string) {
+  const deadline = Date.now() + TABLE_ACTIVE_WAIT_MS;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    // A table a stopped process left CREATING stays so: dynalite activates it on a timer.
+    if (Date.now() > deadline)
+      throw new Error(
+        `the local table is still ${Table?.TableStatus} (a first start was interrupted): delete the data folder and start again`,
+      );
+    await setTimeout(10);
+  }
+}
+
+/** Whether the table has the indexes, keys and projections the code reads (createTableInput's). */
+async function isCurrent(client: DynamoDBClient, table: string) {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  const shape = (indexes: readonly GlobalSecondaryIndexDescription[] = []) =>
+    JSON.stringify(
+      indexes
+        .map(({ IndexName, KeySchema, Projection }) => ({
+          IndexName,
+          KeySchema,
+          Projection: {
+            ProjectionType: Projection?.ProjectionType,
+            NonKeyAttributes: Projection?.NonKeyAttributes,
+          },
+        }))
+        .sort((a, b) => (a.IndexName ?? '').localeCompare(b.IndexName ?? '')),
+    );
+  return shape(Table?.GlobalSecondaryIndexes) === shape(createTableInput(table).GlobalSecondaryIndexes);
+}
+
+/**
+ * Makes the table again to the current definition, its items kept: dynalite cannot add an index to a
+ * table (its UpdateTable ignores GlobalSecondaryIndexUpdates), and fills an index only as items are
+ * written. The items are copied aside, the table made anew, and copied back. A start stopped midway
+ * goes on from what it left: the copy aside is whole once the table is gone or current (it is deleted
+ * only after the copy), else it is made again.
+ */
+async function rebuildTable(client: DynamoDBClient, tableThere: boolean) {
+  const asideThere = (await client.send(new ListTablesCommand({}))).TableNames?.includes(ASIDE_TABLE);
+  if (!asideThere || (tableThere && !(await isCurrent(client, LOCAL_TABLE)))) {
+    if (asideThere) await dropTable(client, ASIDE_TABLE);
+    await client.send(new CreateTableCommand(createTableInput(ASIDE_TABLE)));
+    await untilActive(client, ASIDE_TABLE);
+    await copyItems(client, LOCAL_TABLE, ASIDE_TABLE);
+    await dropTable(client, LOCAL_TABLE);
+    tableThere = false;
+  }
+  if (!tableThere) await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE)));
+  await untilActive(client, LOCAL_TABLE);
+  await copyItems(client, ASIDE_TABLE, LOCAL_TABLE);
+  await dropTable(client, ASIDE_TABLE);
+}
+
+async function copyItems(client: DynamoDBClient, from: string, to: string) {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: from, ExclusiveStartKey: start }));
+    const items = page.Items ?? [];
+    for (let i = 0; i < items.length; i += BATCH_WRITE_ITEMS) {
+      let requests: BatchWriteItemInput['RequestItems'] = {
+        [to]: items.slice(i, i + BATCH_WRITE_ITEMS).map((Item) => ({ PutRequest: { Item } })),
+      };
+      while (requests && Object.keys(requests).length > 0)
+        requests = (await client.send(new BatchWriteItemCommand({ RequestItems: requests })))
+          .UnprocessedItems;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** Deletes a table and returns once it is gone (dynalite keeps it DELETING for a moment). */
+async function dropTable(client: DynamoDBClient, table: string) {
+  await client.send(new DeleteTableCommand({ TableName: table }));
+  while ((await client.send(new ListTablesCommand({}))).TableNames?.includes(table)) await setTimeout(10);
 }
