@@ -945,6 +945,30 @@ describe('chat attachments', () => {
     }
   });
 
+  it('names kept on the session item that its names item holds too count once, in the claim as in the read', async () => {
+    // A session whose older names (on its own item) were claimed again on its names item (a send of the
+    // code before the move racing one of the code after): the read counts the union, and so must the
+    // claim's room, or the last places are refused as taken (5 rounds of renaming, then 503).
+    const limit = CHAT_LIMITS.sessionDocuments;
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Both' } })).body.id;
+    const names = (from: number, to: number) =>
+      new Set(Array.from({ length: to - from }, (_, i) => `held ${from + i}`));
+    // 600 on the session item, 499 on the names item, 100 of them on both: 999 names, one place left.
+    await updateItem(chatKeys.session(chat), { add: { document_names: names(0, 600) } });
+    await updateItem(chatKeys.documentNames(chat), { add: { document_names: names(500, limit - 1) } });
+    const docs = await Promise.all(['a.md', 'b.md'].map((name) => upload(name, { type: 'text/markdown' })));
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const sendOne = (key: string) => h.call('POST', url, { json: { content: 'x', attachments: [{ key }] } });
+    const last = await sendOne(docs[0]!);
+    assert.equal(last.status, 201, last.text);
+    const full = await sendOne(docs[1]!);
+    assert.deepEqual([full.status, full.body], [409, { detail: SESSION_FULL }]);
+    assert.deepEqual(
+      (await h.call('GET', url)).body.messages.map((m: { id: string }) => m.id),
+      [last.body.id],
+    );
+  });
+
   it('twin requests with one Idempotency-Key share the last place: one message, answered to each', async () => {
     const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Twins at the limit' } }))
       .body.id;
