@@ -118,7 +118,7 @@ export const listChatSessions = (userId: string, page: OwnerPage): Promise<ChatS
 export const readSession = (sessionId: string) => getItem<ChatSessionItem>(chatKeys.session(sessionId));
 
 /** The session as a send reads it: `document_names` every name its messages hold, and `kept_names`
- * how many of them the session item keeps itself (from before the names moved; those no longer grow). */
+ * how many of them only the session item keeps (from before the names moved; those no longer grow). */
 export interface SessionWithNames extends ChatSessionItem {
   kept_names: number;
 }
@@ -135,7 +135,8 @@ export async function readSessionWithNames(sessionId: string): Promise<SessionWi
   const held = items.find((item) => item.sk === namesKeys.sk) as DocumentNamesItem | undefined;
   if (!session) return undefined;
   const names = new Set([...(session.document_names ?? []), ...(held?.document_names ?? [])]);
-  const kept_names = session.document_names?.size ?? 0;
+  // Only those the names item lacks: the claim's room counts the names item's own (claimDocumentNames).
+  const kept_names = names.size - (held?.document_names?.size ?? 0);
   return { ...session, document_names: names.size > 0 ? names : undefined, kept_names };
 }
 
