@@ -121,6 +121,15 @@ function inject(client: 'dynamo' | 's3', fault: Fault) {
   return { attempts: () => attempt };
 }
 
+/** An avatar upload's pointer write lands (its first attempt) and its give-back fails throughout. */
+const failPointerGiveBack = () =>
+  inject('dynamo', {
+    commands: /^UpdateItem/,
+    about: 'current_avatar_id',
+    failing: (n) => n >= 2,
+    kind: 'server',
+  });
+
 const clearFaults = () => {
   for (const { client, name } of injected.splice(0)) stackOf(client).remove(name);
 };
@@ -416,13 +425,7 @@ describe('faults in the AWS SDK clients', () => {
     const team = await avatarTeam(h.owner.id);
     const at = Date.now();
     inject('dynamo', { commands: /^PutItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
-    // The pointer's own write lands (attempt 1); its give-back fails throughout.
-    inject('dynamo', {
-      commands: /^UpdateItem/,
-      about: 'current_avatar_id',
-      failing: (n) => n >= 2,
-      kind: 'server',
-    });
+    failPointerGiveBack();
     const failed = await uploadVideo(h, team);
     clearFaults();
     assert.equal(failed.status, 503, failed.text);
@@ -459,13 +462,7 @@ describe('faults in the AWS SDK clients', () => {
       await moveAvatar(team, first.body.avatar_id, 'ready');
       const at = Date.now();
       const failing = inject('dynamo', { ...fault, failing: () => true, kind: 'server' });
-      // The pointer's own write lands (attempt 1); its give-back fails throughout.
-      inject('dynamo', {
-        commands: /^UpdateItem/,
-        about: 'current_avatar_id',
-        failing: (n) => n >= 2,
-        kind: 'server',
-      });
+      failPointerGiveBack();
       const failed = await uploadVideo(h, team);
       clearFaults();
       assert.equal(failed.status, 503, failed.text);
@@ -506,12 +503,7 @@ describe('faults in the AWS SDK clients', () => {
     await moveAvatar(team, first.body.avatar_id, 'ready');
     const at = Date.now();
     inject('dynamo', { commands: /^PutItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
-    inject('dynamo', {
-      commands: /^UpdateItem/,
-      about: 'current_avatar_id',
-      failing: (n) => n >= 2,
-      kind: 'server',
-    });
+    failPointerGiveBack();
     const deletes = inject('dynamo', {
       commands: /^DeleteItem/,
       about: 'AVATAR#',
@@ -557,12 +549,7 @@ describe('faults in the AWS SDK clients', () => {
       failing: () => true,
       kind: 'server',
     });
-    inject('dynamo', {
-      commands: /^UpdateItem/,
-      about: 'current_avatar_id',
-      failing: (n) => n >= 2,
-      kind: 'server',
-    });
+    failPointerGiveBack();
     inject('dynamo', { commands: /^DeleteItem/, about: 'AVATAR#', failing: () => true, kind: 'server' });
     const failed = await uploadVideo(h, team);
     clearFaults();
