@@ -5,7 +5,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { claimItem, deleteItem, getItem, putNew, queryPartition } from '../db/store.ts';
+import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
 import { timeOfId } from '../ids.ts';
 import { teamKeys } from '../teams/keys.ts';
 import type { TeamItem } from '../teams/store.ts';
@@ -170,28 +170,13 @@ export async function pointTeamAtAvatar(
 
 /** Moves the team's pointer back from `ours` to `had` (or none): an upload whose other writes failed
  * gives the team back the avatar it had. Nothing when the pointer no longer names `ours`. */
-export async function unpointTeam(teamId: string, ours: string, had: string | undefined) {
-  try {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: teamKeys.team(teamId),
-        ConditionExpression: 'current_avatar_id = :ours',
-        UpdateExpression: had
-          ? 'SET current_avatar_id = :had, updated_at = :at'
-          : 'REMOVE current_avatar_id SET updated_at = :at',
-        ExpressionAttributeValues: {
-          ':ours': ours,
-          ':at': nowIso(),
-          ...(had ? { ':had': had } : {}),
-        },
-      }),
-    );
-  } catch (error) {
-    // Not ours (any more, or never): nothing to give back. A resend whose first attempt landed too.
-    if (!isConditionFailure(error)) throw error;
-  }
-}
+export const unpointTeam = (teamId: string, ours: string, had: string | undefined) =>
+  // Refused (not ours any more, or never; a resend whose first attempt landed): nothing to give back.
+  updateItem(teamKeys.team(teamId), {
+    expect: { current_avatar_id: ours },
+    set: { current_avatar_id: had, updated_at: nowIso() },
+    remove: had ? undefined : ['current_avatar_id'],
+  });
 
 export interface Move {
   /** Whether this call moved the avatar. */
