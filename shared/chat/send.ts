@@ -178,7 +178,7 @@ export const sendMessage = (
       ]);
       const documents = attachments.filter((attachment) => attachment.type.kind === 'document').length;
       // As read; sends at the same moment are held to it by the claim of their names (store.ts).
-      if (!hasRoomFor(session, documents)) throw new ConflictError(SESSION_DOCUMENTS_FULL);
+      if (!hasRoomFor(session.document_names, documents)) throw new ConflictError(SESSION_DOCUMENTS_FULL);
       return attachments;
     },
     write: (identity, session, attachments) =>

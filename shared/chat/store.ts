@@ -7,6 +7,7 @@ import {
   claimSetMembers,
   deleteItem,
   getItem,
+  memberToken,
   ownedBy,
   putNew,
   queryAfter,
@@ -135,16 +136,39 @@ export async function readSessionWithNames(sessionId: string): Promise<SessionWi
   const held = items.find((item) => item.sk === namesKeys.sk) as DocumentNamesItem | undefined;
   if (!session) return undefined;
   const names = new Set([...(session.document_names ?? []), ...(held?.document_names ?? [])]);
+  const owners = new Set([...(session.document_name_owners ?? []), ...(held?.document_name_owners ?? [])]);
   // Only those the names item lacks: the claim's room counts the names item's own (claimDocumentNames).
   const kept_names = names.size - (held?.document_names?.size ?? 0);
-  return { ...session, document_names: names.size > 0 ? names : undefined, kept_names };
+  return {
+    ...session,
+    document_names: names.size > 0 ? names : undefined,
+    document_name_owners: owners.size > 0 ? owners : undefined,
+    kept_names,
+  };
 }
 
-/** Whether the session, as read, has room for `documents` more within its limit
+/**
+ * The session's names as message `messageId` chooses its own: those it holds already are not taken.
+ * Only a twin request (the same Idempotency-Key, so the same message id) finds any: read after its
+ * first request's claim landed, it would otherwise choose other names than the stored message's and
+ * leave them held by no message.
+ */
+export function namesTakenFrom(
+  session: SessionWithNames | undefined,
+  messageId: string,
+): ReadonlySet<string> | undefined {
+  const [names, owners] = [session?.document_names, session?.document_name_owners];
+  const own = `${messageId}:`;
+  // The owners scan is cheap; a name's hash is taken only when the message holds some.
+  if (!names || !owners || ![...owners].some((token) => token.startsWith(own))) return names;
+  return new Set([...names].filter((name) => !owners.has(memberToken(messageId, name))));
+}
+
+/** Whether `taken` (a session's names, as read) leaves room for `documents` more within its limit
  * (CHAT_LIMITS.sessionDocuments; else 409 SESSION_DOCUMENTS_FULL). The claim of the names holds it
  * against sends at the same moment (claimDocumentNames). */
-export const hasRoomFor = (session: SessionWithNames | undefined, documents: number) =>
-  documents === 0 || (session?.document_names?.size ?? 0) + documents <= CHAT_LIMITS.sessionDocuments;
+export const hasRoomFor = (taken: ReadonlySet<string> | undefined, documents: number) =>
+  documents === 0 || (taken?.size ?? 0) + documents <= CHAT_LIMITS.sessionDocuments;
 
 export async function getOwnedSession(userId: string, sessionId: string): Promise<ChatSessionItem> {
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
@@ -234,7 +258,7 @@ export async function storeUserMessage(
   identity: Identity,
 ): Promise<ChatMessage> {
   const [sessionId, kept] = [session.id, session.kept_names];
-  const message = newMessage(sessionId, 'user', blocksFor(session.document_names), identity);
+  const message = newMessage(sessionId, 'user', blocksFor(namesTakenFrom(session, identity.id)), identity);
   // Both settle before anything is answered: a failed claim must not leave the put landing after it.
   const [put, claim] = await Promise.allSettled([
     putMessage(message),
@@ -281,14 +305,12 @@ async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Prom
     // Sends that lost together would choose the same next name again: a random pause apart.
     await setTimeout(Math.random() * 20 * round);
     const session = await readSessionWithNames(message.session_id);
-    if (!hasRoomFor(session, documents)) {
+    const taken = namesTakenFrom(session, message.id);
+    if (!hasRoomFor(taken, documents)) {
       await deleteItem(keys);
       throw new ConflictError(SESSION_DOCUMENTS_FULL);
     }
-    const renamed = {
-      ...message,
-      content: blocksFor(session?.document_names, round > PLAIN_NAME_ROUNDS ? mark : undefined),
-    };
+    const renamed = { ...message, content: blocksFor(taken, round > PLAIN_NAME_ROUNDS ? mark : undefined) };
     if (await claimDocumentNames(message.session_id, renamed, session?.kept_names ?? 0)) {
       await updateItem(keys, { set: { content: renamed.content }, exists: ['id'] });
       return renamed;

@@ -475,6 +475,10 @@ export async function takeBackCounters(
   }
 }
 
+/** What claimSetMembers keeps in the owners set for `member` held by `owner` (a hash: members may be
+ * long, and the set's item has 400 KB). */
+export const memberToken = (owner: string, member: string) => `${owner}:${sha256(member).slice(0, 11)}`;
+
 /**
  * A uniqueness claim on a string set: adds `members` to the item's `set` on the condition that none of
  * them is there already, unless `owner` put it there (the same writer claiming again). Each member's
@@ -494,7 +498,7 @@ export async function claimSetMembers(
 ): Promise<boolean> {
   if (most !== undefined && members.length > most) return false;
   const { name, value, aliases } = expressionParts();
-  const token = (member: string) => `${owner}:${sha256(member).slice(0, 11)}`;
+  const token = (member: string) => memberToken(owner, member);
   const [set, owners] = [name(sets.set), name(sets.owners)];
   const held = members.map((member) => `contains(${owners}, ${value(token(member))})`);
   const free = members.map((member, i) => `(NOT contains(${set}, ${value(member)}) OR ${held[i]})`);

@@ -2,6 +2,7 @@
 // sizes and counts, and the content blocks they become.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
@@ -736,6 +737,60 @@ describe('chat attachments', () => {
     assert.deepEqual((await h.call('GET', url)).body.messages, [sent[0]!.body]);
     const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
     assert.deepEqual([...item!.document_names], ['notes']);
+  });
+
+  it('a twin that reads the session after its first request claimed the names chooses the same ones: none leaks', async () => {
+    // The first request's names claim lands and its message's put is held; the twin reads the session
+    // then. The names its own message id holds are its own, not taken (before: it chose `notes (2)`,
+    // and the session held `notes` for no message).
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Late twin' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const request = {
+      json: { content: 'x', attachments: [{ key: notes }] },
+      headers: { 'idempotency-key': 'late' },
+    };
+    const name = `hold-first-message-put-${chat}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = true;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const key = JSON.stringify((args.input as { Item?: { sk?: string } }).Item?.sk ?? '');
+        if (holding && context.commandName?.startsWith('Put') && key.includes('MSG#')) {
+          holding = false;
+          await held;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const first = h.call('POST', url, request);
+      const claimed = async () =>
+        (await getItem<{ document_names?: Set<string> }>(chatKeys.documentNames(chat)))?.document_names?.has(
+          'notes',
+        );
+      while (!(await claimed())) await setTimeout(5);
+      const twin = await h.call('POST', url, request);
+      release();
+      const answers = [await first, twin];
+      assert.deepEqual(
+        answers.map((res) => [res.status, res.body.content?.[1]?.document?.name]),
+        [
+          [201, 'notes'],
+          [201, 'notes'],
+        ],
+      );
+      assert.deepEqual((await h.call('GET', url)).body.messages, [answers[0]!.body]);
+      const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
+      assert.deepEqual([...item!.document_names], ['notes']);
+    } finally {
+      release();
+      dynamo().middlewareStack.remove(name);
+    }
   });
 
   it('keeps document names beside the session item, not on it: its reads and its owner’s list stay small', async () => {
