@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, mock, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
 import {
@@ -345,6 +345,63 @@ describe('DOCX guideline', () => {
     assert.equal(draft.logo_wordmark_font, 'C++ Sans');
   });
 
+  test('reads a fact sheet\'s "Label: value" lines as their fields', async () => {
+    // A brief set as labelled lines rather than sections: before, only the name and tone were read, the
+    // website's .pt was no known domain, and the mission ran the lines above it together.
+    const body = [
+      paragraph('Acme Bakery Brand Guidelines', 'Title'),
+      paragraph('Tagline: “Fresh bread, every morning.”'),
+      paragraph('Industry: Food and beverage'),
+      paragraph('Location: Porto, Portugal'),
+      paragraph('Mission: We bake honest bread for the whole neighbourhood.'),
+      paragraph('Target market: Families and early commuters.'),
+      paragraph('Competitors: Panera; Greggs'),
+      paragraph('Tone of voice: warm, plain, cheerful'),
+      paragraph('Website: acmebakery.pt'),
+      paragraph('Note: our bakers start at 4:30.'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.deepEqual(
+      {
+        tagline: draft.tagline,
+        industry: draft.industry,
+        location: draft.location,
+        mission: draft.mission_statement,
+        audience: draft.target_audience,
+        competitors: draft.competitors,
+        voice: draft.brand_voice,
+        tone: draft.tone_keywords,
+        website: draft.website_url,
+      },
+      {
+        tagline: 'Fresh bread, every morning.',
+        industry: 'Food and beverage',
+        location: 'Porto, Portugal',
+        mission: 'We bake honest bread for the whole neighbourhood.',
+        audience: 'Families and early commuters.',
+        competitors: ['Panera', 'Greggs'],
+        voice: 'warm, plain, cheerful',
+        tone: ['warm', 'plain', 'cheerful'],
+        website: 'https://acmebakery.pt',
+      },
+    );
+  });
+
+  test('a section under a field\'s heading wins over a labelled line; a stated website over links', async () => {
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Industry: Utilities'),
+      paragraph('Website: https://figma.com/globex'),
+      paragraph('Industry', 'Heading1'),
+      paragraph('Renewable energy retail for homes.'),
+      paragraph('Visit https://globex-energy.com or globex-energy.com/shop for more.'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.equal(draft.industry, 'Renewable energy retail for homes.');
+    // Stated, even on a domain a guideline usually links to as a tool's (a vendor's own guidelines).
+    assert.equal(draft.website_url, 'https://figma.com/globex');
+  });
+
   test('prefers colours the text prints over the theme', async () => {
     const body = [
       paragraph('Colours', 'Heading1'),
@@ -353,6 +410,24 @@ describe('DOCX guideline', () => {
     ].join('');
     const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
     assert.deepEqual(draft.color_palette, ['#112233', '#445566']);
+  });
+});
+
+describe('PDF fact lines', () => {
+  test('a labelled value wrapped onto the next line is read whole; a URL with its scheme on any domain', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([600, 400]);
+    const lines = [
+      'Mission: We bake honest bread for the',
+      'whole neighbourhood, every day.',
+      'Our story began in 1952 in a small shop.',
+      'Find us at https://acme.bakery today.',
+    ];
+    lines.forEach((text, i) => page.drawText(text, { x: 50, y: 300 - i * 16, size: 11, font }));
+    const { draft } = await extractBrandKit(await doc.save());
+    assert.equal(draft.mission_statement, 'We bake honest bread for the whole neighbourhood, every day.');
+    assert.equal(draft.website_url, 'https://acme.bakery');
   });
 });
 

@@ -14,7 +14,7 @@ import {
   type DocumentModel,
   timedOut,
 } from './types.ts';
-import { documentText, findLinks, findWords } from './words.ts';
+import { documentText, findLinks, findWords, labelledLines } from './words.ts';
 
 export type { BrandKitDraft, BrandKitExtraction, ExtractedLogo, ExtractionStats, LogoRole } from './types.ts';
 export { DocumentError } from './types.ts';
@@ -54,9 +54,10 @@ function buildDraft(
   checkDeadline(deadline);
   const fonts = findFonts(doc, deadline);
   checkDeadline(deadline);
-  const links = findLinks(doc, text, fonts.all);
+  const labelled = labelledLines(content);
+  const links = findLinks(doc, text, fonts.all, labelled);
   checkDeadline(deadline);
-  const words = findWords(doc, content, text, links.website);
+  const words = findWords(doc, content, text, links.website, labelled);
   checkDeadline(deadline);
   const palette = findPalette(doc);
   checkDeadline(deadline);

@@ -92,8 +92,57 @@ function fieldSection(all: Section[], field: TextField | ListField): Section | n
   );
 }
 
+/** What a fact sheet or brief states on "Label: value" lines ("Industry: Food and beverage"). */
+export type Labelled = Partial<Record<TextField | ListField | 'website', string>>;
+
+const LABEL_LINE = /^\s*(\p{L}[\p{L}'’&/ -]{0,40}?)\s*[:：]\s*(\S.*)$/u;
+const WEBSITE_LABEL = /^(web ?site( url)?|web|url|homepage|home page)$/i;
+// Where a label fits several fields ("Target market" is an audience, "Market" an industry), the first.
+const LABELLED_FIELDS: (TextField | ListField)[] = [
+  'tagline',
+  'mission_statement',
+  'target_audience',
+  'competitors',
+  'seo_keywords',
+  'content_pillars',
+  'industry',
+  'location',
+  'imagery_style',
+  'brand_voice',
+];
+
+/**
+ * The fields "Label: value" lines state, the first line of each field: a label of at most four words
+ * that one field's headings match (or a website's). A value wrapped onto the next lines (a PDF's
+ * sentence) goes on while they start in lower case and it has not ended.
+ */
+export function labelledLines(lines: TextLine[]): Labelled {
+  const found: Labelled = {};
+  for (let i = 0; i < lines.length; i++) {
+    const m = LABEL_LINE.exec(lines[i]!.text);
+    if (!m) continue;
+    const label = clean(m[1]!);
+    if (words(label) > 4) continue;
+    const field = WEBSITE_LABEL.test(label)
+      ? 'website'
+      : LABELLED_FIELDS.find((f) => FIELD_HEADINGS[f].test(label));
+    if (!field || found[field] !== undefined) continue;
+    let value = clean(m[2]!);
+    // Bounded: a field keeps a sentence or two of it (firstSentences).
+    for (let j = i + 1; j < lines.length && !/[.!?]$/.test(value) && value.length < 2000; j++) {
+      const next = lines[j]!;
+      const text = next.text.trim();
+      if (next.page !== lines[i]!.page || next.level !== 0 || !/^\p{Ll}/u.test(text) || LABEL_LINE.test(text))
+        break;
+      value = `${value} ${text}`;
+    }
+    found[field] = value;
+  }
+  return found;
+}
+
 /** Short items of a list section: bullet lines, or comma / semicolon separated runs. */
-function listItems(lines: TextLine[], maxWords = 6): string[] {
+function listItems(lines: readonly { text: string }[], maxWords = 6): string[] {
   const items: string[] = [];
   for (const line of lines) {
     for (const part of line.text.split(/[•·;|,]|\s[–—-]\s|^\s*[-*]\s/)) {
@@ -113,7 +162,7 @@ const VOICE_ADJECTIVE =
   /\b(?:tone|voice|(?:the )?way we (?:talk|speak|write|sound))\s+(?:(?:must|should|will|can)\s+)?(?:always\s+)?(?:be|is|sounds?|feels?)\s+(\p{Ll}[\p{Ll}-]{2,})(?=\s*(?:[.,;!]|$))/iu;
 const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
 
-function toneKeywords(text: string, section: Section | null): string[] {
+function toneKeywords(text: string, section: Section | null, labelled: string | undefined): string[] {
   const found: string[] = [];
   for (const sentence of sentences(text)) {
     const list =
@@ -129,14 +178,19 @@ function toneKeywords(text: string, section: Section | null): string[] {
       if (item && item.length > 2 && words(item) <= 2) found.push(item);
     }
   }
-  if (section) {
-    for (const item of listItems(section.body, 3))
+  const stated = section?.body ?? (labelled ? [{ text: labelled }] : []);
+  if (stated.length > 0) {
+    for (const item of listItems(stated, 3))
       if (!/[.!?]$/.test(item) && !FIELD_HEADINGS.tone_keywords.test(item)) found.push(item.toLowerCase());
   }
   return [...new Set(found)].slice(0, 12);
 }
 
-function missionStatement(text: string, section: Section | null): string | null {
+function missionStatement(
+  text: string,
+  section: Section | null,
+  labelled: string | undefined,
+): string | null {
   if (section) {
     const body = joinLines(section.body);
     const quoted = /^["“]([^"”]{3,200})["”]/.exec(body)?.[1];
@@ -144,6 +198,7 @@ function missionStatement(text: string, section: Section | null): string | null 
     const first = sentences(body)[0];
     if (first) return stripQuotes(first);
   }
+  if (labelled) return stripQuotes(sentences(labelled)[0] ?? labelled);
   const all = sentences(text);
   for (let i = 0; i < all.length; i++) {
     const s = all[i]!;
@@ -288,8 +343,10 @@ const SOCIAL_HOSTS: [string, RegExp][] = [
 const VENDOR_HOSTS =
   /(^|\.)(google\.com|googleapis\.com|adobe\.com|typekit\.(com|net)|figma\.com|canva\.com|pantone\.com|myfonts\.com|fonts\.com|fontshare\.com|fontsquirrel\.com|dafont\.com|linotype\.com|monotype\.com|klim\.co\.nz|commercialtype\.com|grillitype\.com|pangrampangram\.com|vercel\.com|rsms\.me|jetbrains\.com|unsplash\.com|pexels\.com|shutterstock\.com|gettyimages\.com|istockphoto\.com|creativecommons\.org|w3\.org|apple\.com|microsoft\.com|wikipedia\.org|sketch\.com|invisionapp\.com|dropbox\.com|drive\.google\.com|bit\.ly|notion\.so|miro\.com|ilovepdf\.com|smallpdf\.com|colorhexa\.com|coolors\.co|material\.io|fonts\.adobe\.com|fontspring\.com|behance\.net|dribbble\.com|example\.(com|org))$/i;
 
+// With its scheme, any top-level domain (`https://acme.pt`); without, only these, so that a file name
+// (`logo.svg`) or an abbreviation is not taken for a site.
 const URL_IN_TEXT =
-  /(?<![@\w.-])(?:https?:\/\/)?(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.(?:com|io|org|net|co|ai|dev|app|xyz|finance|fi|de|uk|fr|es|it|nl|eu|me|gg|tv|us|ca|au|ch|at|be|se|no|dk|pl|in|jp|tech|design|studio|agency|so|sh|ly|to|cc|info|biz)(?![\w-])(?:\/[^\s)>\]"'“”,]*)?/gi;
+  /(?<![@\w.-])(?:https?:\/\/(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.[a-z]{2,}|(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.(?:com|io|org|net|co|ai|dev|app|xyz|finance|fi|de|uk|fr|es|it|nl|eu|me|gg|tv|us|ca|au|ch|at|be|se|no|dk|pl|in|jp|tech|design|studio|agency|so|sh|ly|to|cc|info|biz))(?![\w-])(?:\/[^\s)>\]"'“”,]*)?/gi;
 
 function parseUrl(raw: string): URL | null {
   const trimmed = raw.replace(/[.,;:]+$/, '');
@@ -325,7 +382,12 @@ export interface LinkFindings {
   socialProfiles: Record<string, string> | null;
 }
 
-export function findLinks(doc: DocumentModel, text: string, knownFonts: string[]): LinkFindings {
+export function findLinks(
+  doc: DocumentModel,
+  text: string,
+  knownFonts: string[],
+  labelled: Labelled = {},
+): LinkFindings {
   const raw = [...doc.links, ...[...text.matchAll(URL_IN_TEXT)].map((m) => m[0])];
   const fontKeys = knownFonts.map((f) => f.toLowerCase().replace(/\s+/g, ''));
   const social = new Map<string, URL[]>();
@@ -351,7 +413,9 @@ export function findLinks(doc: DocumentModel, text: string, knownFonts: string[]
   );
   const siteScore = (u: URL) =>
     (counts.get(hostOf(u)) ?? 0) + (handles.has(hostOf(u).split('.')[0]) ? 5 : 0) - u.pathname.length / 100;
-  const best = [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
+  // A "Website:" line names the site, whatever its domain: a vendor's own guidelines state theirs.
+  const stated = labelled.website ? parseUrl(labelled.website.split(/\s+/)[0]!) : null;
+  const best = stated ?? [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
   const website = best ? (best.pathname === '/' && !best.search ? best.origin : best.href) : null;
 
   const socialLinks: Record<string, string> = {};
@@ -397,7 +461,8 @@ export function documentText(lines: TextLine[]): string {
       joinLines(
         pageLines.map((l) => ({
           ...l,
-          text: /[.!?:]$/.test(l.text) || l.level === 0 ? l.text : `${l.text}.`,
+          // A heading, or a "Label: value" line, ends where it ends: not run into the next line.
+          text: /[.!?:]$/.test(l.text) || (l.level === 0 && !LABEL_LINE.test(l.text)) ? l.text : `${l.text}.`,
         })),
       ),
     )
@@ -410,17 +475,22 @@ export function findWords(
   content: TextLine[],
   text: string,
   website: string | null,
+  labelled: Labelled,
 ): WordFindings {
   const all = sections(content);
+  // A section under the field's heading, else a "Label: value" line.
   const sectionText = (field: TextField, count: number) => {
     const section = fieldSection(all, field);
-    return section ? firstSentences(joinLines(section.body), count) : null;
+    const stated = section ? joinLines(section.body) : labelled[field];
+    return stated ? firstSentences(stated, count) : null;
   };
   const name = brandName(doc, text, website);
   const taglineSection = fieldSection(all, 'tagline');
   const tagline = taglineSection
     ? stripQuotes(sentences(joinLines(taglineSection.body))[0] ?? '') || null
-    : coverTagline(content, name);
+    : labelled.tagline
+      ? stripQuotes(labelled.tagline)
+      : coverTagline(content, name);
   const toneSection = fieldSection(all, 'tone_keywords');
   const location =
     sectionText('location', 1) ??
@@ -434,14 +504,19 @@ export function findWords(
     null;
   const list = (field: ListField) => {
     const section = fieldSection(all, field);
-    return section ? listItems(section.body) : [];
+    const stated = section?.body ?? (labelled[field] ? [{ text: labelled[field] }] : []);
+    return listItems(stated);
   };
   return {
     name,
     tagline,
-    mission_statement: missionStatement(text, fieldSection(all, 'mission_statement')),
+    mission_statement: missionStatement(
+      text,
+      fieldSection(all, 'mission_statement'),
+      labelled.mission_statement,
+    ),
     brand_voice: sectionText('brand_voice', 2),
-    tone_keywords: toneKeywords(text, toneSection),
+    tone_keywords: toneKeywords(text, toneSection, labelled.brand_voice),
     target_audience: audience,
     imagery_style: sectionText('imagery_style', 2),
     industry: sectionText('industry', 1),
