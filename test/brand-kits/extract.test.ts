@@ -387,7 +387,7 @@ describe('DOCX guideline', () => {
     );
   });
 
-  test('a section under a field\'s heading wins over a labelled line; a stated website over links', async () => {
+  test("a section under a field's heading wins over a labelled line; a stated website over links", async () => {
     const body = [
       paragraph('Globex Brand Guidelines', 'Title'),
       paragraph('Industry: Utilities'),
@@ -424,7 +424,7 @@ describe('PDF fact lines', () => {
       'Our story began in 1952 in a small shop.',
       'Find us at https://acme.bakery today.',
     ];
-    lines.forEach((text, i) => page.drawText(text, { x: 50, y: 300 - i * 16, size: 11, font }));
+    for (const [i, text] of lines.entries()) page.drawText(text, { x: 50, y: 300 - i * 16, size: 11, font });
     const { draft } = await extractBrandKit(await doc.save());
     assert.equal(draft.mission_statement, 'We bake honest bread for the whole neighbourhood, every day.');
     assert.equal(draft.website_url, 'https://acme.bakery');
