@@ -76,13 +76,16 @@ export async function uploadAvatar(
   if (ends !== null && Date.parse(ends) <= at.getTime())
     throw new ForbiddenError(AVATAR_TEXTS.subscriptionEnded);
   if (!studioTrainingEnabled(account)) throw new ForbiddenError(AVATAR_TEXTS.trainingDisabled);
-  await refuseWhileTraining(owned, current, at);
+  const stuck = refuseWhileTraining(owned, current, at);
   const video =
     'file' in source ? videoInRequest(source.file) : await videoUploaded(userId, source.uploadKey);
   // A declared consent recording is stored once, at its size, and counted like a direct upload: 429
   // when the day's allowance is used, before anything is stored or handed over. Undeclared (the spec's
   // form), the URL is the plain PUT such a client sends.
   if (consentSize !== undefined) allowance?.refuseBeyond(consentSize);
+  // Only an upload that goes on to train fails the one stuck past the timeout: the provider may still
+  // report on it, and a refused upload (415, 429…) would have taken that from it.
+  if (stuck) await failStuck(stuck);
 
   const provider = avatarProvider();
   // Its time is the upload's: a pointer naming it before its record is an upload in flight until then.
@@ -192,17 +195,22 @@ const retryAfterInFlight = (avatarId: string | undefined, at: Date) =>
  * writing (with Retry-After: the seconds until none can be). A pointer naming no record past that is
  * an upload whose take-back failed: the team's avatar is the one before it (`current`, read from
  * `previous_avatar_id`, never training: an upload moves the pointer only from a finished one). One
- * stuck training past the 24-hour timeout is failed first (its record kept: consent attestation,
- * source video) and this upload proceeds.
+ * stuck training past the 24-hour timeout blocks nothing: it is returned, for `failStuck`.
  */
-async function refuseWhileTraining(team: TeamItem, current: AvatarItem | undefined, at: Date) {
+function refuseWhileTraining(team: TeamItem, current: AvatarItem | undefined, at: Date) {
   const named = team.current_avatar_id;
   if (named && current?.id !== named && stillInFlight(named, at))
     throw new ConflictError(AVATAR_TEXTS.alreadyTraining, retryAfterInFlight(named, at));
-  if (current?.status !== 'training') return;
+  if (current?.status !== 'training') return undefined;
   if (ageOf(current, at) <= AVATAR_LIMITS.trainingTimeoutSeconds)
     throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
-  const { avatar } = await moveAvatar(current.team_id, current.id, 'failed', AVATAR_TEXTS.timedOut);
+  return current;
+}
+
+/** Fails an avatar stuck training past the 24-hour timeout (its record kept: consent attestation,
+ * source video), before the pointer moves from it. */
+async function failStuck(stuck: AvatarItem) {
+  const { avatar } = await moveAvatar(stuck.team_id, stuck.id, 'failed', AVATAR_TEXTS.timedOut);
   // The provider reported meanwhile, and it still trains: it blocks.
   if (avatar?.status === 'training') throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
 }

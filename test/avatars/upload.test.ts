@@ -387,6 +387,33 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
     assert.equal(old?.status, 'failed');
     assert.equal(old?.error, AVATAR_TEXTS.timedOut);
   });
+
+  it('an upload refused for its video or by the allowance leaves an avatar stuck in training as it is', async () => {
+    // The provider may still report on it: only an upload that goes on to train replaces it.
+    const user = newId();
+    const token = await h.tokenFor(user);
+    const team = await avatarTeam(user);
+    const stuck = await uploadVideo(h, team, undefined, token);
+    assert.equal(stuck.status, 202, stuck.text);
+    const later = new Date(Date.now() + (AVATAR_LIMITS.trainingTimeoutSeconds + 60) * 1000);
+    setClock(later);
+    const notAVideo = { video: videoPart(Buffer.from('not a video')), consent_attestation: 'true' };
+    // The day's allowance, all but one byte less than a consent recording used.
+    await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes - CONSENT_SIZE + 1, later);
+    const refused = [
+      await uploadVideo(h, team, notAVideo, token),
+      await h.call('POST', uploadUrl(team), {
+        token,
+        json: { upload_key: `${userUploadPrefix(user)}none/me.mp4`, consent_attestation: true },
+      }),
+      await uploadVideo(h, team, undefined, token),
+    ];
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [415, 404, 429],
+    );
+    assert.equal((await readAvatar(team, stuck.body.avatar_id))?.status, 'training');
+  });
 });
 
 describe('avatar upload: bad input', () => {
