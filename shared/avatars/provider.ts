@@ -66,7 +66,7 @@ export class HttpAvatarProvider implements AvatarProvider {
     }
     // The status took the job: a body cut short or stalled past the timeout leaves it taken (failing
     // the avatar here would drop the provider's report of it), under our id when it names none.
-    const text = await response.text().catch(() => '');
+    const text = await readAtMost(response, AVATAR_LIMITS.providerAnswerBytes);
     let jobId = job.avatar_id;
     try {
       const parsed = JSON.parse(text) as { job_id?: unknown };
@@ -76,6 +76,28 @@ export class HttpAvatarProvider implements AvatarProvider {
     } catch {}
     return { jobId };
   }
+}
+
+/** The answer's first `max` bytes as text (what arrived, when it is cut short or stalls); the rest
+ * is not read: nothing else bounds what the provider sends, and the function has 512 MB. */
+async function readAtMost(response: Response, max: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // Cut short, or stalled past the timeout: what arrived.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** No provider configured (local runtime, tests, a stack deployed without one): jobs are kept in

@@ -45,6 +45,9 @@ export const AVATAR_LIMITS = {
   callbackEventId: { min: 1, max: 200 },
   /** The provider's job id kept on the record; a longer one is replaced by the avatar id. */
   providerJobId: { max: 256 },
+  /** The most of the provider's 2xx answer that is read (its job id, in JSON, with room to spare);
+   * the rest is not waited for. */
+  providerAnswerBytes: 64 * 1024,
   providerError: { max: 500 },
 } as const;
 

@@ -928,6 +928,35 @@ describe('avatar provider over HTTP', () => {
     });
   });
 
+  it('reads no more of a 2xx answer than a job id needs: a provider answering without end is cut off', async () => {
+    // The whole answer was read into memory: 300 MiB within the 5 s timeout grew the process by
+    // 915 MiB here, past the upload function's 512 MB.
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    const endless: RequestListener = (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(202, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        const pump = () => {
+          while (written < total && !res.destroyed) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        pump();
+      });
+    };
+    const team = await avatarTeam(h.owner.id);
+    await withProvider(endless, async () => {
+      const res = await uploadVideo(h, team);
+      assert.equal(res.status, 202, res.text);
+      assert.equal((await readAvatar(team, res.body.avatar_id))?.provider_job_id, res.body.avatar_id);
+    });
+    assert.ok(written < total, `the provider wrote ${written / 1024 / 1024} MiB of its answer`);
+  });
+
   it('a provider URL that redirects is not followed: the job would reach it as a GET, without its body', async () => {
     // fetch turns a POST answered with 301/302/303 into a GET of the new location: the job was lost
     // and any 2xx there (a landing page) was taken for the provider's acceptance.
