@@ -70,8 +70,10 @@ export class HttpAvatarProvider implements AvatarProvider {
     let jobId = job.avatar_id;
     try {
       const parsed = JSON.parse(text) as { job_id?: unknown };
-      // Kept on the record: bounded, as nothing else bounds what the provider answers.
-      if (typeof parsed.job_id === 'string' && parsed.job_id.length <= AVATAR_LIMITS.providerJobId.max)
+      // Kept on the record: bounded, as nothing else bounds what the provider answers; an empty id
+      // names no job.
+      const { min, max } = AVATAR_LIMITS.providerJobId;
+      if (typeof parsed.job_id === 'string' && parsed.job_id.length >= min && parsed.job_id.length <= max)
         jobId = parsed.job_id;
     } catch {}
     return { jobId };

@@ -43,8 +43,8 @@ export const AVATAR_LIMITS = {
   /** Callback signatures older or newer than this are refused. */
   callbackToleranceSeconds: 5 * 60,
   callbackEventId: { min: 1, max: 200 },
-  /** The provider's job id kept on the record; a longer one is replaced by the avatar id. */
-  providerJobId: { max: 256 },
+  /** The provider's job id kept on the record; an empty or longer one is replaced by the avatar id. */
+  providerJobId: { min: 1, max: 256 },
   /** The most of the provider's 2xx answer that is read (its job id, in JSON, with room to spare);
    * the rest is not waited for. */
   providerAnswerBytes: 64 * 1024,

@@ -887,13 +887,14 @@ describe('avatar provider over HTTP', () => {
     assert.equal((await uploadVideo(h, team)).status, 202);
   });
 
-  it('keeps the provider’s job_id up to 256 characters; a longer one (or none) is the avatar id', async () => {
+  it('keeps the provider’s job_id up to 256 characters; an empty or longer one (or none) is the avatar id', async () => {
     // Stored on the record: unbounded, one of 300,000 characters was stored whole, and one nearer
     // DynamoDB's 400 KB item limit would fail the record's write after the provider took the job.
     for (const [jobId, kept] of [
       ['job-42', 'job-42'],
       ['j'.repeat(AVATAR_LIMITS.providerJobId.max), 'j'.repeat(AVATAR_LIMITS.providerJobId.max)],
       ['j'.repeat(300_000), undefined],
+      ['', undefined],
     ] as const) {
       const provider: RequestListener = (req, res) => {
         req.resume();
