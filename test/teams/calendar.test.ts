@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setClock } from '../../shared/clock.ts';
+import { now, setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
@@ -37,9 +37,27 @@ const INSTAGRAM = {
   preferred_times: ['09:30'],
 };
 
-/** A Paris team (UTC+1 in November) with three members and a cadence over three platforms. */
-async function parisTeam(cadence: unknown[] = [INSTAGRAM]) {
-  const team = await createTeam(h, { config: { timezone: 'Europe/Paris' }, content_cadence: cadence });
+/** Runs `create` with the clock at `at` (what it creates has that `created_at`), then puts the clock back. */
+async function createdAt<T>(at: string | undefined, create: () => Promise<T>): Promise<T> {
+  if (at === undefined) return create();
+  const before = now();
+  setClock(new Date(at));
+  try {
+    return await create();
+  } finally {
+    setClock(before);
+  }
+}
+
+/** Before every period the tests of other rules plan: no slot of theirs is before their team existed. */
+const LONG_AGO = '2026-10-01T00:00:00Z';
+
+/** A Paris team (UTC+1 in November) with three members and a cadence over three platforms, created
+ * now or at `created`. */
+async function parisTeam(cadence: unknown[] = [INSTAGRAM], created?: string) {
+  const team = await createdAt(created, () =>
+    createTeam(h, { config: { timezone: 'Europe/Paris' }, content_cadence: cadence }),
+  );
   const leo = await addMember(team.id, {
     role: 'writer',
     agent_slug: 'social-writer',
@@ -86,7 +104,10 @@ describe('calendar generation', () => {
       preferred_times: ['01:00', '02:00', '03:00'],
       title: ctl(200),
     });
-    const team = await createTeam(h, { content_cadence: Array.from({ length: 20 }, (_, i) => line(i)) });
+    // Created before November, so every slot of the month is planned (none is before the team existed).
+    const team = await createdAt(LONG_AGO, () =>
+      createTeam(h, { content_cadence: Array.from({ length: 20 }, (_, i) => line(i)) }),
+    );
     // One member at its 1.5 KiB (quotes, 4 bytes each as sent), who does every entry.
     const member = (note: string) =>
       addMember(team.id, {
@@ -165,24 +186,27 @@ describe('calendar generation', () => {
 
   it('plans the ISO week in the team’s zone: scheduled tasks plus cadence slots, balanced over members', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday
-    const { team, ana } = await parisTeam([
-      INSTAGRAM,
-      {
-        platform: 'linkedin',
-        task_type: 'social_post',
-        per_week: 2,
-        preferred_days: ['tuesday', 'thursday'],
-        preferred_times: ['11:00'],
-        title: 'LinkedIn post',
-      },
-      {
-        platform: 'tiktok',
-        task_type: 'short_video',
-        per_week: 1,
-        preferred_days: ['saturday'],
-        preferred_times: ['18:00'],
-      },
-    ]);
+    const { team, ana } = await parisTeam(
+      [
+        INSTAGRAM,
+        {
+          platform: 'linkedin',
+          task_type: 'social_post',
+          per_week: 2,
+          preferred_days: ['tuesday', 'thursday'],
+          preferred_times: ['11:00'],
+          title: 'LinkedIn post',
+        },
+        {
+          platform: 'tiktok',
+          task_type: 'short_video',
+          per_week: 1,
+          preferred_days: ['saturday'],
+          preferred_times: ['18:00'],
+        },
+      ],
+      LONG_AGO,
+    );
     const task = await addTask(team.id, {
       task_type: 'social_post',
       title: 'Trail guide carousel',
@@ -238,7 +262,7 @@ describe('calendar generation', () => {
 
   it('is idempotent: a second run answers the same entries and stores nothing twice', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
-    const { team } = await parisTeam();
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
     const first = await generate(team.id, '?period=weekly');
     const second = await generate(team.id);
     assert.equal(second.text, first.text);
@@ -272,7 +296,7 @@ describe('calendar generation', () => {
 
   it('answers the entries after `after`, one a task has replaced since too, and refuses an id of no entry', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
-    const { team } = await parisTeam(); // Mon/Wed/Fri at 09:30 in Paris
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO); // Mon/Wed/Fri at 09:30 in Paris
     const week = await generate(team.id);
     const [monday, wednesday, friday] = week.body.entries as Entry[];
     assert.deepEqual([week.body.total, week.body.next_after], [3, null]);
@@ -378,10 +402,13 @@ describe('calendar generation', () => {
 
   it('plans two cadence lines of the same platform and task type, with distinct ids, twice alike', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
-    const { team } = await parisTeam([
-      { platform: 'instagram', task_type: 'post', per_week: 2, title: 'A' },
-      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B', preferred_times: ['15:00'] },
-    ]);
+    const { team } = await parisTeam(
+      [
+        { platform: 'instagram', task_type: 'post', per_week: 2, title: 'A' },
+        { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B', preferred_times: ['15:00'] },
+      ],
+      LONG_AGO,
+    );
     const first = await generate(team.id);
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(
@@ -414,11 +441,14 @@ describe('calendar generation', () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
     // Both lines' usual slot is Wednesday 09:00 (one a week over Monday–Friday); the TikTok line is
     // another kind, which may post at the same time.
-    const { team } = await parisTeam([
-      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'A' },
-      { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B' },
-      { platform: 'tiktok', task_type: 'post', per_week: 1, title: 'C' },
-    ]);
+    const { team } = await parisTeam(
+      [
+        { platform: 'instagram', task_type: 'post', per_week: 1, title: 'A' },
+        { platform: 'instagram', task_type: 'post', per_week: 1, title: 'B' },
+        { platform: 'tiktok', task_type: 'post', per_week: 1, title: 'C' },
+      ],
+      LONG_AGO,
+    );
     const first = await generate(team.id);
     assert.equal(first.status, 200, first.text);
     // At one instant, entries go by id: sorted by title here.
@@ -445,12 +475,15 @@ describe('calendar generation', () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
     // `a|b` + `c` and `a` + `b|c` once named one slot: two entries with one id, a BatchWrite DynamoDB
     // refuses (duplicate keys), a 500.
-    const { team } = await parisTeam([
-      { platform: 'a|b', task_type: 'c', per_week: 1, title: 'pipe 1' },
-      { platform: 'a', task_type: 'b|c', per_week: 1, title: 'pipe 2' },
-      { platform: 'x\u0000y', task_type: 'z', per_week: 1, title: 'nul 1' },
-      { platform: 'x', task_type: 'y\u0000z', per_week: 1, title: 'nul 2' },
-    ]);
+    const { team } = await parisTeam(
+      [
+        { platform: 'a|b', task_type: 'c', per_week: 1, title: 'pipe 1' },
+        { platform: 'a', task_type: 'b|c', per_week: 1, title: 'pipe 2' },
+        { platform: 'x\u0000y', task_type: 'z', per_week: 1, title: 'nul 1' },
+        { platform: 'x', task_type: 'y\u0000z', per_week: 1, title: 'nul 2' },
+      ],
+      LONG_AGO,
+    );
     // A task of the fourth line's kind covers that line's week, not the third's.
     await addTask(team.id, {
       task_type: 'y\u0000z',
@@ -473,7 +506,7 @@ describe('calendar generation', () => {
 
   it('plans a month’s first and last weeks as the weekly plan does: tasks in the next month count', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
-    const { team } = await parisTeam(); // Mon/Wed/Fri at 09:30 in Paris (08:30 UTC), 3 a week
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO); // Mon/Wed/Fri at 09:30 in Paris (08:30 UTC), 3 a week
     // Two posts in each week shared by two months: Mon 30 Nov and Tue 1 Dec, Fri 1 and Sat 2 Jan.
     for (const at of [
       '2026-11-30T10:00:00Z',
@@ -626,7 +659,7 @@ describe('calendar generation', () => {
 
   it('plans a cancelled team only until its subscription ends, and drops its later slots on a rerun', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
-    const { team } = await parisTeam();
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
     const planned = (res: { body: { entries: Entry[] } }) =>
       res.body.entries.filter((e) => e.status === 'planned').map((e) => e.scheduled_for);
     assert.deepEqual(planned(await generate(team.id)), [
@@ -647,7 +680,7 @@ describe('calendar generation', () => {
 
   it('stops planning a cancelled team whose end date is not stored yet at the end the rule gives', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday; slots Mon/Wed/Fri 08:30 UTC
-    const { team } = await parisTeam();
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
     // What unsubscribe's first wave writes; its second (subscription_ends_at) failed and was not retried.
     await updateItem(teamKeys.team(team.id), {
       set: { status: 'cancelled', cancelled_at: '2026-11-18T12:00:00.000Z' },
@@ -705,7 +738,7 @@ describe('calendar generation', () => {
 
   it('plans no slot while the team is paused, drops its later slots on a rerun, and plans again once resumed', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
-    const { team } = await parisTeam();
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
     const planned = async (query = '') =>
       (await generate(team.id, query)).body.entries
         .filter((e: Entry) => e.status === 'planned')
@@ -721,6 +754,73 @@ describe('calendar generation', () => {
     await updateTeam(team.id, { status: 'active', paused_at: null });
     assert.deepEqual(await planned(), week);
     assert.equal((await planned('?start=2026-11-23')).length, 3);
+  });
+
+  it('plans no slot before the team was created, and a month agrees with the week on the days they share', async () => {
+    // Before, a team created on a Wednesday afternoon got Monday's and Wednesday morning's slots too:
+    // work planned for days nobody could do it.
+    setClock(new Date('2026-11-18T12:00:00Z')); // Wednesday, 13:00 in Paris: the team is created now
+    const weeklyVideo = { platform: 'tiktok', task_type: 'short_video', per_week: 1, title: 'Weekly video' };
+    const { team } = await parisTeam([INSTAGRAM, weeklyVideo]); // Mon/Wed/Fri 09:30; Wednesday 09:00
+    // A task an agent scheduled before the team existed stays: it is the team's own record.
+    await addTask(team.id, {
+      task_type: 'social_post',
+      title: 'Tuesday post',
+      platform: 'linkedin',
+      scheduled_for: '2026-11-17T10:00:00Z',
+    });
+    const week = await generate(team.id);
+    assert.equal(week.status, 200, week.text);
+    const rows = (entries: Entry[]) => entries.map((e) => [e.title, e.status, e.scheduled_for]);
+    // Friday alone of the week's plan is after the creation; the video's Wednesday slot goes without
+    // a later day taking its place (the week's plan is the same whichever period asks).
+    assert.deepEqual(rows(week.body.entries), [
+      ['Tuesday post', 'pending', '2026-11-17T10:00:00.000Z'],
+      ['social post for instagram', 'planned', '2026-11-20T08:30:00.000Z'],
+    ]);
+    assert.equal((await storedEntries(team.id)).length, 2);
+
+    const month = await generate(team.id, '?period=monthly');
+    assert.equal(month.status, 200, month.text);
+    const planned = (month.body.entries as Entry[]).filter((e) => e.status === 'planned');
+    assert.deepEqual(
+      planned.map((e) => [e.platform, e.scheduled_for.slice(0, 10)]),
+      [
+        ['instagram', '2026-11-20'],
+        ['instagram', '2026-11-23'],
+        ['tiktok', '2026-11-25'],
+        ['instagram', '2026-11-25'],
+        ['instagram', '2026-11-27'],
+        ['instagram', '2026-11-30'],
+      ],
+    );
+    const inWeek = (month.body.entries as Entry[]).filter(
+      (e) => e.scheduled_for >= '2026-11-16' && e.scheduled_for < '2026-11-23',
+    );
+    assert.deepEqual(rows(inWeek), rows(week.body.entries));
+  });
+
+  it('compares the creation instant with the slots’ instants: a slot at the very instant stays', async () => {
+    // 20:30 UTC on Tuesday 17 November is Wednesday 09:30 in Auckland (UTC+13), the instant of the
+    // team's Wednesday slot: the team created then gets it, one created a millisecond later does not.
+    const planned = async (created: string, query = '') => {
+      setClock(new Date(created));
+      const team = await createTeam(h, {
+        config: { timezone: 'Pacific/Auckland' },
+        content_cadence: [INSTAGRAM],
+      });
+      const res = await generate(team.id, query);
+      assert.equal(res.status, 200, res.text);
+      return (res.body.entries as Entry[]).map((e) => e.scheduled_for);
+    };
+    assert.deepEqual(await planned('2026-11-17T20:30:00.000Z'), [
+      '2026-11-17T20:30:00.000Z',
+      '2026-11-19T20:30:00.000Z',
+    ]);
+    assert.deepEqual(await planned('2026-11-17T20:30:00.001Z'), ['2026-11-19T20:30:00.000Z']);
+    // The month (Auckland's November) starts at the same slot.
+    const month = await planned('2026-11-17T20:30:00.001Z', '?period=monthly');
+    assert.deepEqual(month.slice(0, 2), ['2026-11-19T20:30:00.000Z', '2026-11-22T20:30:00.000Z']);
   });
 
   it('refuses another period or a bad start date with FastAPI 422 bodies', async () => {

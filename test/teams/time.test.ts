@@ -300,6 +300,61 @@ describe('calendar slots', () => {
     );
   });
 
+  it('starts a week where the team was created: the later slots keep their ids, no slot moves later', () => {
+    const week = (startsAt?: string) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'UTC',
+        period: periodOf('weekly', '2026-11-16'),
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 3,
+            preferred_days: ['monday', 'wednesday', 'friday'],
+            preferred_times: ['09:00'],
+            title: null,
+          },
+        ],
+        members: [],
+        tasks: [],
+        startsAt,
+      }).map((entry) => [entry.id, entry.scheduled_for.slice(0, 16)]);
+    const whole = week();
+    assert.equal(whole.length, 3);
+    // Created on Wednesday at 10:00: Friday's slot only, as the whole week plans it (same id), and
+    // no second Friday time or Saturday in place of Monday's and Wednesday's.
+    assert.deepEqual(week('2026-11-18T10:00:00.000Z'), whole.slice(2));
+    assert.deepEqual(week('2026-11-18T09:00:00.000Z'), whole.slice(1)); // at the slot's instant: kept
+  });
+
+  it('compares instants, not wall clocks, when the team was created in a DST overlap', () => {
+    // New York falls back from 02:00 EDT to 01:00 EST on Sunday 1 November 2026: 01:30 happens twice,
+    // and a slot at 01:30 is the earlier (05:30 UTC). A team created at 01:00 EST (06:00 UTC), after
+    // it though its wall clock reads earlier, does not get it; 09:00 EST (14:00 UTC) it does.
+    const sunday = (startsAt?: string) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'America/New_York',
+        period: periodOf('weekly', '2026-10-26'),
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 2,
+            preferred_days: ['sunday'],
+            preferred_times: ['01:30', '09:00'],
+            title: null,
+          },
+        ],
+        members: [],
+        tasks: [],
+        startsAt,
+      }).map((entry) => entry.scheduled_for);
+    assert.deepEqual(sunday(), ['2026-11-01T05:30:00.000Z', '2026-11-01T14:00:00.000Z']);
+    assert.deepEqual(sunday('2026-11-01T06:00:00.000Z'), ['2026-11-01T14:00:00.000Z']);
+  });
+
   it('plans an instant once when a time in a DST gap moves onto another slot of the line', () => {
     // New York springs from 02:00 EST to 03:00 EDT on Sunday 8 March 2026: 02:30 moves forward by the
     // gap to 03:30 EDT, which is the line's other slot (07:30 UTC).
