@@ -164,6 +164,7 @@ async function seedTeams(owner: string, targets: Target[], notes: string[]) {
       await agents.addLoopInstance(team.id, loopInput(at + offset * HOUR, status));
     targets[0]!.urls.set(size, `/api/v1/teams/${team.id}/dashboard`);
     targets[1]!.urls.set(size, `/api/v1/teams/${team.id}/today`);
+    // This week: its tasks, and the cadence's slots from the team's creation (now) on, alike at every size.
     targets[4]!.urls.set(size, `/api/v1/teams/${team.id}/calendar/generate?period=weekly`);
   }
 }

@@ -134,11 +134,14 @@ export function planCalendar(input: {
    * last weeks): they count towards their week's cadence but are not the period's entries.
    */
   neighbourTasks?: ScheduledTask[];
+  /** When the team was created: no slot is planned before it. */
+  startsAt?: string | undefined;
   /** When the team stops working (stoppedAt): no slot is planned at or after it. */
   stopsAt?: string | null | undefined;
 }): CalendarEntry[] {
   const { teamId, timeZone, period, cadence, members, tasks } = input;
   const inPeriod = (date: string) => date >= period.from && date < period.to;
+  const startsAt = input.startsAt ? Date.parse(input.startsAt) : -Infinity;
   const endsAt = input.stopsAt ? Date.parse(input.stopsAt) : Infinity;
 
   // Tasks already scheduled, by ISO week and kind: they count towards the cadence.
@@ -210,10 +213,10 @@ export function planCalendar(input: {
         ...candidate,
         number: candidate.extra ? spare.shift()! : candidate.index,
       }));
-      // The period keeps the part of the week's plan that falls in it before the subscription ends, so
-      // a month and the weekly plan agree on the days they share.
+      // The period keeps the part of the week's plan that falls in it while the team works (from its
+      // creation until it stops), so a month and the weekly plan agree on the days they share.
       for (const candidate of numbered.filter(
-        (candidate) => inPeriod(candidate.date) && candidate.at < endsAt,
+        (candidate) => inPeriod(candidate.date) && candidate.at >= startsAt && candidate.at < endsAt,
       )) {
         const slot = firstSlot[i]! + candidate.number;
         slots.push({
@@ -427,6 +430,7 @@ export async function generateCalendar(
     members: members.map(toMember),
     tasks,
     neighbourTasks,
+    startsAt: owned.created_at,
     stopsAt: stoppedAt(owned),
   });
 

@@ -393,10 +393,19 @@ describe('the route table grants what the handlers send', () => {
     assert.equal(undone.status, 503, undone.text);
 
     // A calendar planned again after the team's cadence was emptied: the slots it no longer plans go.
-    const calendar = sampleRequest(routeOf('teams/generate-calendar'), ids);
-    await setContentCadence(ids.team_id!, []);
-    const replanned = await call('teams/generate-calendar', calendar.url, calendar.options);
-    assert.equal(replanned.status, 200, replanned.text);
+    // A team of its own, planned next week: the sample's team was created a moment ago and is
+    // cancelled (the unsubscribe above), so it has no slot to store (none before its creation, none
+    // after its end).
+    const creation = sampleRequest(routeOf('teams/create-team'), ids);
+    const planner = await call('teams/create-team', creation.url, creation.options);
+    assert.equal(planner.status, 201, planner.text);
+    const nextWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const calendar = `/api/v1/teams/${planner.body.id}/calendar/generate?start=${nextWeek}`;
+    const planned = await call('teams/generate-calendar', calendar);
+    assert.ok(planned.body.entries?.length > 0, planned.text);
+    await setContentCadence(planner.body.id, []);
+    const replanned = await call('teams/generate-calendar', calendar);
+    assert.deepEqual([replanned.status, replanned.body.entries], [200, []], replanned.text);
 
     // Workspace tasks without a status filter (the workspace's own partition, not the status index).
     const tasks = sampleRequest(routeOf('workspaces/list-workspace-tasks'), ids);
