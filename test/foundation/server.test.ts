@@ -64,6 +64,25 @@ describe('local server', () => {
     assert.ok(project.task_count > 0 && project.completed_count > 0);
   });
 
+  it('seeds a demo team made when it was hired: its past weeks plan, as far back as its tasks', async () => {
+    // The calendar plans no slot before a team was made; a demo team made at the first start with six
+    // weeks of tasks behind it planned almost nothing, and refused its past weeks (422).
+    const team = await fetch(`${server.url}/api/v1/teams/${seed.team_id}`, { headers: auth() });
+    const { created_at, hired_at } = (await team.json()) as { created_at: string; hired_at: string };
+    assert.equal(created_at, hired_at);
+    const monthAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const calendar = await fetch(
+      `${server.url}/api/v1/teams/${seed.team_id}/calendar/generate?start=${monthAgo}`,
+      {
+        method: 'POST',
+        headers: auth(),
+      },
+    );
+    assert.equal(calendar.status, 200, await calendar.clone().text());
+    const { entries } = (await calendar.json()) as { entries: { status: string }[] };
+    assert.ok(entries.some((entry) => entry.status === 'planned'));
+  });
+
   it('keeps ids and refreshes tokens on the next start', async () => {
     const again = await ensureSeed(dataDir, server.url, secret);
     assert.equal(again.project_id, seed.project_id);

@@ -3,6 +3,7 @@
 // loop instances running, upcoming and completed, and the current cycle is a few days in.
 
 import { now } from '../../../shared/clock.ts';
+import { updateItem } from '../../../shared/db/store.ts';
 import {
   addActivity,
   addBrief,
@@ -13,7 +14,7 @@ import {
   setCanvasLayout,
   updateTeam,
 } from '../../../shared/teams/agents.ts';
-import { loopId } from '../../../shared/teams/keys.ts';
+import { loopId, teamKeys } from '../../../shared/teams/keys.ts';
 import { AVATAR_VIDEO_TEAM_TYPE, CONTENT_TEAM_TYPE } from '../../../shared/teams/schemas.ts';
 import { createTeam } from '../../../shared/teams/store.ts';
 import { addDays, localDate, startOfDay } from '../../../shared/teams/time.ts';
@@ -122,8 +123,13 @@ export const seedTeams: Seeder = async ({ owner }, seeded = {}): Promise<SeedIds
     ],
   });
   const teamId = team.id;
+  const hired = at - 40 * DAY;
+  // The demo team was hired 40 days ago (its cycles and tasks go back about as far): made then too,
+  // so its calendar plans slots from then and its past weeks can be asked for. The API makes a team
+  // now; only the seed writes the time.
+  await updateItem(teamKeys.team(teamId), { set: { created_at: iso(hired) } });
   await updateTeam(teamId, {
-    hired_at: iso(at - 40 * DAY),
+    hired_at: iso(hired),
     payments_subscription_id: 'sub_demo_trailco',
     workflow_phase: 'production',
     workflow_phase_label: 'Producing Content',
