@@ -284,7 +284,9 @@ async function handOver(
   provider: AvatarProvider,
   avatar: Pick<AvatarItem, 'id' | 'team_id' | 'source_key' | 'source_version_id' | 'source_content_type'>,
 ): Promise<{ jobId: string; acceptedAt: string }> {
-  const expires = new Date(now().getTime() + AVATAR_LIMITS.providerVideoUrlSeconds * 1000);
+  // Signed at the time its expiry is counted from, so `video_url_expires_at` is the URL's own.
+  const signedAt = now();
+  const expires = new Date(signedAt.getTime() + AVATAR_LIMITS.providerVideoUrlSeconds * 1000);
   const videoUrl = await getSignedUrl(
     s3(),
     // Served as the type its bytes are, whatever type a direct upload was declared with.
@@ -294,7 +296,7 @@ async function handOver(
       VersionId: avatar.source_version_id,
       ResponseContentType: avatar.source_content_type,
     }),
-    { expiresIn: AVATAR_LIMITS.providerVideoUrlSeconds },
+    { expiresIn: AVATAR_LIMITS.providerVideoUrlSeconds, signingDate: signedAt },
   );
   const { jobId } = await provider.startTraining({
     team_id: avatar.team_id,

@@ -835,9 +835,12 @@ describe('avatar provider over HTTP', () => {
       });
     };
     process.env.AVATAR_PROVIDER_SECRET = SECRET;
+    // The service's clock, a few seconds behind the machine's: the video URL is signed by it.
+    const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
     await withProvider(provider, async () => {
       const team = await avatarTeam(h.owner.id);
-      const res = await uploadVideo(h, team);
+      setClock(signedAt);
+      const res = await uploadVideo(h, team).finally(() => setClock(undefined));
       assert.equal(res.status, 202);
       assert.equal(received.length, 1);
       const [{ headers, body }] = received as [(typeof received)[0]];
@@ -864,6 +867,15 @@ describe('avatar provider over HTTP', () => {
         'video_url_expires_at',
       ]);
       assert.equal(body.avatar_id, res.body.avatar_id);
+      // The URL expires when the job says: signed at the time its expiry is counted from.
+      const url = new URL(body.video_url as string);
+      const date = url.searchParams
+        .get('X-Amz-Date')!
+        .replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z');
+      assert.equal(
+        new Date(Date.parse(date) + Number(url.searchParams.get('X-Amz-Expires')) * 1000).toISOString(),
+        body.video_url_expires_at,
+      );
       assert.equal((await readAvatar(team, res.body.avatar_id))?.provider, 'http');
     }).finally(() => {
       delete process.env.AVATAR_PROVIDER_SECRET;
