@@ -26,6 +26,7 @@ import { createTableInput } from '../../shared/db/table.ts';
 import { conditionalWrites, type ObjectStore } from './s3-conditional-writes.ts';
 import { durablePuts, type FilesystemStore } from './s3-durable-puts.ts';
 import { emptyRanges } from './s3-empty-ranges.ts';
+import { type ListingStore, listPages } from './s3-list-pages.ts';
 
 export const LOCAL_TABLE = 'team-content';
 export const LOCAL_BUCKET = 'team-content-uploads';
@@ -96,10 +97,11 @@ export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<E
     silent: true,
     configureBuckets: [{ name: LOCAL_BUCKET, configs: [] }],
   });
-  // S3's conditional writes (If-Match, If-None-Match) and its 416 for a range over an empty object,
-  // which s3rver lacks; first, before its routes (the range check inside the key's read turn).
-  const koa = s3 as unknown as { middleware: unknown[]; store: ObjectStore & FilesystemStore };
-  koa.middleware.unshift(conditionalWrites(koa.store), emptyRanges(koa.store));
+  // S3's conditional writes (If-Match, If-None-Match), its 416 for a range over an empty object and
+  // listings of more than one page, which s3rver lacks; first, before its routes (the range check
+  // inside the key's read turn).
+  const koa = s3 as unknown as { middleware: unknown[]; store: ObjectStore & FilesystemStore & ListingStore };
+  koa.middleware.unshift(conditionalWrites(koa.store), emptyRanges(koa.store), listPages(koa.store));
   // And S3's read-after-write: an object is whole once its PUT has answered.
   durablePuts(koa.store);
   const { port: s3Port } = (await s3.run()) as AddressInfo;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { WriteStream } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { type EmbeddedAws, startEmbeddedAws } from '../../infra/local/embedded.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
@@ -57,5 +57,35 @@ describe('embedded S3', () => {
       await put('read-after-write/pointer.json', '{"version":"v2"}');
       assert.equal((await get('read-after-write/pointer.json')).toString(), '{"version":"v2"}');
     });
+  });
+
+  it('lists keys page by page as S3 does, following continuation tokens', async () => {
+    const keys = ['a.json', 'b & c.json', 'd.json', 'e/f.json', 'g.json'].map((name) => `pages/${name}`);
+    for (const key of keys) await put(key, key);
+    const list = (options: {
+      ContinuationToken?: string;
+      Delimiter?: string;
+      StartAfter?: string;
+      MaxKeys?: number;
+    }) =>
+      s3().send(
+        new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: 'pages/', MaxKeys: 2, ...options }),
+      );
+    const pages: string[][] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await list({ ContinuationToken });
+      pages.push((page.Contents ?? []).map((object) => object.Key!));
+      assert.equal(page.IsTruncated, page.NextContinuationToken !== undefined);
+      assert.equal(page.KeyCount, pages.at(-1)!.length);
+      ContinuationToken = page.NextContinuationToken;
+    } while (ContinuationToken);
+    assert.deepEqual(pages, [keys.slice(0, 2), keys.slice(2, 4), keys.slice(4)]);
+    // A folder under a delimiter is one common prefix; StartAfter skips what sorts before it.
+    const folders = await list({ Delimiter: '/', StartAfter: 'pages/b', MaxKeys: 10 });
+    assert.deepEqual(
+      [folders.Contents?.map((object) => object.Key), folders.CommonPrefixes?.map((p) => p.Prefix)],
+      [['pages/b & c.json', 'pages/d.json', 'pages/g.json'], ['pages/e/']],
+    );
   });
 });
