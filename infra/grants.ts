@@ -27,9 +27,10 @@ export interface BucketAccess {
   delete?: readonly string[];
   /**
    * The reads (of these patterns) that may find no object and answer for it (404 `Upload not found`,
-   * `consent_received: false`). S3 answers a missing key with 404 only to a caller allowed
-   * s3:ListBucket on the bucket (403 otherwise), and documents no narrower condition that keeps the
-   * 404, so such a route is granted s3:ListBucket on the bucket: it may list key names, not read objects.
+   * `consent_received: false`), and the prefixes listed (ListObjectsV2: the catalogue import's prune).
+   * S3 answers a missing key with 404 only to a caller allowed s3:ListBucket on the bucket (403
+   * otherwise), and documents no narrower condition that keeps the 404, so such a function is granted
+   * s3:ListBucket on the bucket: it may list key names, not read objects.
    */
   list?: readonly string[];
 }

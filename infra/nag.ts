@@ -29,7 +29,7 @@ const OBJECT_PATTERNS: Record<keyof typeof OBJECTS, string> = {
   avatarConsents:
     'An avatar’s consent recording is `teams/<team id>/avatars/<avatar id>/consent.<ext>`: the upload route presigns its PUT for the avatar it has just created; the status route (a team the caller owns) and the signed provider callback only HeadObject it.',
   catalogSnapshots:
-    'Catalogue snapshots get a new name (a UUIDv7 version) at each import, beside their `latest.json` pointer: the import reads and writes them, the search function only reads them.',
+    'Catalogue snapshots get a new name (a UUIDv7 version) at each import, beside their `latest.json` pointer: the import reads and writes them and deletes all but the newest few (never the one the pointer names), the search function only reads them.',
   catalogFeeds:
     'The catalogue import reads the merchant feeds operators drop under catalog/feeds/<merchant type>/<domain>/, whatever their names; nothing else of the bucket.',
 };

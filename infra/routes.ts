@@ -2,7 +2,7 @@
 // every route all read it. `entry` names the handler module under functions/ (without .ts); its grant
 // declarations (`table`, `indexes`, `bucket`, `secrets`: infra/grants.ts) are all its function gets,
 // save one: the avatar callback also reads the provider's shared secret (granted in infra/stack.ts).
-import type { Grants } from './grants.ts';
+import { type Grants, OBJECTS } from './grants.ts';
 import { avatarRoutes } from './routes/avatars.ts';
 import { brandKitRoutes } from './routes/brand-kits.ts';
 import { brandRoutes } from './routes/brands.ts';
@@ -64,6 +64,19 @@ export const unmatchedRoute: Route = {
 /** The one function no route reaches: the catalogue import, run by S3's Object Created events
  * (infra/stack.ts builds it; the bundle test invokes it). */
 export const CATALOG_IMPORT_ENTRY = 'shopping/import-catalog-feed';
+
+/** What the catalogue import may do: read feeds, read and write snapshots and their pointer, list the
+ * snapshots and delete old ones (never a version: the bucket keeps them as noncurrent versions). */
+export const CATALOG_IMPORT_GRANTS: Grants = {
+  bucket: {
+    read: [OBJECTS.catalogFeeds, OBJECTS.catalogSnapshots],
+    write: [OBJECTS.catalogSnapshots],
+    delete: [OBJECTS.catalogSnapshots],
+    // The first import finds no pointer yet (without ListBucket that read answers 403, not 404), and
+    // the prune lists the snapshots, page by page.
+    list: [OBJECTS.catalogSnapshots],
+  },
+};
 
 export const routeKey = (route: Route) =>
   route === unmatchedRoute ? '$default' : `${route.method} ${route.path}`;

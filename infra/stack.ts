@@ -55,11 +55,11 @@ import { CATALOG_KEYS } from '../shared/shopping/keys.ts';
 import { DRAFTS_PREFIX } from '../shared/uploads/keys.ts';
 import { cdkBundling } from './bundling.ts';
 import { type GrantTargets, grant } from './grant-statements.ts';
-import { OBJECTS } from './grants.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { AVATAR_CALLBACK_ENTRY, AVATAR_UPLOAD_ENTRY } from './routes/avatars.ts';
 import {
   CATALOG_IMPORT_ENTRY,
+  CATALOG_IMPORT_GRANTS,
   CORS,
   DEFAULT_THROTTLE,
   functionId,
@@ -305,8 +305,9 @@ export class TeamContentStack extends Stack {
     new CfnOutput(this, 'AvatarProviderSecretName', { value: avatarProviderSecret.secretName });
 
     // Catalogue import (not an HTTP route): a merchant feed put under catalog/feeds/ raises S3's
-    // "Object Created" event on EventBridge, which invokes the import function. It may read feeds and
-    // snapshots and write snapshots, nothing else; events it keeps failing on wait in a queue.
+    // "Object Created" event on EventBridge, which invokes the import function. It may read feeds,
+    // read, write and prune snapshots (CATALOG_IMPORT_GRANTS), nothing else; events it keeps failing on
+    // wait in a queue.
     // EventBridge notifications are set on the bucket itself: CDK's notification API would add a
     // custom-resource Lambda, and a direct S3 → Lambda notification would be a dependency cycle.
     (bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
@@ -340,18 +341,7 @@ export class TeamContentStack extends Stack {
       logGroup: catalogImportLogs,
       role: this.functionRole('ShoppingImportCatalogFeed', catalogImportLogs),
     });
-    grant(
-      catalogImport,
-      {
-        bucket: {
-          read: [OBJECTS.catalogFeeds, OBJECTS.catalogSnapshots],
-          write: [OBJECTS.catalogSnapshots],
-          // The first import finds no pointer yet: without ListBucket that read answers 403, not 404.
-          list: [OBJECTS.catalogSnapshots],
-        },
-      },
-      targets,
-    );
+    grant(catalogImport, CATALOG_IMPORT_GRANTS, targets);
     new Rule(this, 'CatalogFeedCreated', {
       description: 'Imports merchant feeds put under catalog/feeds/',
       eventPattern: {

@@ -16,7 +16,13 @@ import {
   parseFeed,
 } from './feeds.ts';
 import { CATALOG_KEYS } from './keys.ts';
-import { CatalogChangedError, readLatestPointer, readSnapshot, writeSnapshot } from './snapshots.ts';
+import {
+  CatalogChangedError,
+  pruneSnapshots,
+  readLatestPointer,
+  readSnapshot,
+  writeSnapshot,
+} from './snapshots.ts';
 
 export interface ImportOptions {
   /** The merchant's domain (`shop.example.com`). */
@@ -87,6 +93,7 @@ export async function importCatalogFeed(
     };
     try {
       const pointer = await writeSnapshot(products, merchants, latest);
+      await pruneSnapshots();
       return {
         merchant,
         merchant_type: options.merchantType,

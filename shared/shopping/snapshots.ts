@@ -1,10 +1,17 @@
 // The catalogue in S3: one immutable object per version and a small pointer to the newest, written
-// last. Readers only ever follow the pointer, so a half-written import is never seen.
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+// last. Readers only ever follow the pointer, so a half-written import is never seen. After each
+// import the oldest versions are deleted, the newest few and the pointer's own kept.
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { s3 } from '../aws/s3.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { newId } from '../ids.ts';
+import { log } from '../log.ts';
 import {
   type CatalogProduct,
   type CatalogSnapshot,
@@ -17,6 +24,13 @@ import { CATALOG_KEYS } from './keys.ts';
 
 /** The name search responses give as `source`. */
 export const CATALOG_SOURCE = 'merchant-catalog';
+
+/**
+ * Snapshots kept after each import (the pointer's own always among them): a roll-back reaches the
+ * four before the current one, and an import still merging an older one finds it unless five others
+ * land meanwhile (it then merges again, as after a lost pointer race). 19 MB each at 40,000 products.
+ */
+export const KEPT_SNAPSHOTS = 5;
 
 export interface MerchantSummary {
   merchant_type: MerchantType;
@@ -113,4 +127,51 @@ export async function writeSnapshot(
     throw error;
   }
   return pointer;
+}
+
+/** Every snapshot's key, oldest first (UUIDv7 versions sort by creation), over all listing pages. */
+async function listSnapshotKeys(): Promise<string[]> {
+  const keys: string[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3().send(
+      new ListObjectsV2Command({
+        Bucket: config.bucketName,
+        Prefix: CATALOG_KEYS.snapshotsPrefix,
+        ContinuationToken,
+      }),
+    );
+    for (const { Key } of page.Contents ?? []) if (Key && CATALOG_KEYS.versionOf(Key)) keys.push(Key);
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return keys.sort();
+}
+
+/**
+ * Deletes every snapshot but the newest KEPT_SNAPSHOTS and the one the pointer names, read afresh
+ * (after the caller's pointer write: another import may have moved it since). Oldest first, one at a
+ * time, stopping at the first failure. Never throws: a failed prune changes nothing an import
+ * answers, and the next import prunes again.
+ */
+export async function pruneSnapshots(): Promise<void> {
+  let deleted = 0;
+  try {
+    const latest = await readLatestPointer();
+    // No pointer to keep (removed by hand): delete nothing rather than guess.
+    if (!latest) return;
+    const named = latest.pointer.version;
+    const old = (await listSnapshotKeys())
+      .slice(0, -KEPT_SNAPSHOTS)
+      .filter((key) => CATALOG_KEYS.versionOf(key) !== named && key !== latest.pointer.key);
+    for (const key of old) {
+      await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }));
+      deleted++;
+    }
+    if (deleted > 0) log.info('catalog snapshots pruned', { deleted, kept_version: named });
+  } catch (error) {
+    log.warn('catalog snapshots not pruned; the next import prunes again', {
+      error: (error as Error).name,
+      deleted,
+    });
+  }
 }

@@ -7,6 +7,7 @@ import type { RequestListener } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as importCatalogFeedHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
@@ -22,6 +23,9 @@ import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
+import type { ImportReport } from '../../shared/shopping/import.ts';
+import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
+import { KEPT_SNAPSHOTS, readLatestPointer } from '../../shared/shopping/snapshots.ts';
 import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
 import { readTeam } from '../../shared/teams/store.ts';
 import { UPLOAD_LIMITS } from '../../shared/uploads/schemas.ts';
@@ -349,6 +353,56 @@ describe('faults in the AWS SDK clients', () => {
     assert.equal(status.status, 404, status.text);
     for (const [key, s] of Object.entries(statuses)) assert.ok(s < 500 || s === 503, `${key}: ${s}`);
     await assertNoDanglingObjectReferences();
+  });
+
+  it('catalogue import, its snapshot deletes failing throughout: it lands (a warning logged), the snapshots stay, the next import prunes them', async () => {
+    const feed = 'catalog/feeds/ucp/prune-faults.example/feed.tsv';
+    const importFeed = async (n: number) => {
+      await s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: feed,
+          Body: `id\ttitle\tlink\tprice\nf${n}\tFault Lamp ${n}\thttps://prune-faults.example/${n}\t5.00 USD\n`,
+        }),
+      );
+      const [report] = await importCatalogFeedHandler({ detail: { object: { key: feed } } });
+      return report as ImportReport;
+    };
+    const snapshots = async () => {
+      const { Contents = [] } = await s3().send(
+        new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: CATALOG_KEYS.snapshotsPrefix }),
+      );
+      return Contents.map((object) => object.Key!).filter((key) => CATALOG_KEYS.versionOf(key));
+    };
+    for (let n = 0; n <= KEPT_SNAPSHOTS; n++) await importFeed(n);
+    const before = await snapshots();
+    assert.equal(before.length, KEPT_SNAPSHOTS);
+    const deletes = inject('s3', { commands: /^DeleteObject/, failing: () => true, kind: 'server' });
+    const logged = scan.texts.length;
+    const landed = await importFeed(100);
+    clearFaults();
+    assert.equal(landed.imported, 1, JSON.stringify(landed));
+    assert.equal((await readLatestPointer())!.pointer.version, landed.version);
+    assert.deepEqual(await snapshots(), [...before, CATALOG_KEYS.snapshot(landed.version)]);
+    // The oldest's delete, as the SDK tries it (3 attempts); the prune stops there.
+    assert.equal(deletes.attempts(), 3);
+    const warnings = scan.texts
+      .slice(logged)
+      .filter((text) => text.includes('snapshots not pruned'))
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      warnings.map(({ level, error, deleted }) => ({ level, error, deleted })),
+      [{ level: 'warn', error: 'InternalServerError', deleted: 0 }],
+    );
+    const next = await importFeed(101);
+    const kept = await snapshots();
+    assert.equal(kept.length, KEPT_SNAPSHOTS);
+    assert.equal(kept.at(-1), CATALOG_KEYS.snapshot(next.version));
+    results.catalog_snapshots_after_failed_prune = {
+      before: before.length,
+      failed: KEPT_SNAPSHOTS + 1,
+      next: kept.length,
+    };
   });
 
   it('DynamoDB fails after the S3 write (avatar upload): 503, the object may stay, no record without it', async () => {

@@ -8,11 +8,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableOperationOf, tableRefusal } from '../../infra/grants.ts';
+import { handler as importCatalogFeed } from '../../functions/shopping/import-catalog-feed.ts';
+import { type Grants, tableOperationOf, tableRefusal } from '../../infra/grants.ts';
 import { buildEvent } from '../../infra/local/events.ts';
 import { invoke } from '../../infra/local/handlers.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
-import { type Route, routeKey, routes } from '../../infra/routes.ts';
+import {
+  CATALOG_IMPORT_ENTRY,
+  CATALOG_IMPORT_GRANTS,
+  type Route,
+  routeKey,
+  routes,
+} from '../../infra/routes.ts';
 import { avatarObjects } from '../../shared/avatars/keys.ts';
 import { signProviderMessage } from '../../shared/avatars/signature.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
@@ -22,6 +29,8 @@ import { config } from '../../shared/config.ts';
 import { SECRETS_ENCRYPTION_CONTEXT } from '../../shared/crypto/encryption-context.ts';
 import { decryptDataKey, generateDataKey, kms, resetKms } from '../../shared/crypto/kms.ts';
 import { newId } from '../../shared/ids.ts';
+import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
+import { KEPT_SNAPSHOTS } from '../../shared/shopping/snapshots.ts';
 import { setContentCadence } from '../../shared/teams/agents.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
 import { UPLOAD_LIMITS, UPLOAD_MAX_BYTES } from '../../shared/uploads/schemas.ts';
@@ -106,6 +115,15 @@ after(async () => {
 
 const routeOf = (entry: string) => routes.find((r) => r.entry === entry)!;
 
+/** The catalogue import, which no route reaches, checked like one: its declarations, its requests. */
+const catalogImport: Route = {
+  method: 'POST',
+  path: `(S3 Object Created under ${CATALOG_KEYS.feedsPrefix})`,
+  entry: CATALOG_IMPORT_ENTRY,
+  auth: false,
+  ...CATALOG_IMPORT_GRANTS,
+};
+
 /** Calls `entry`'s route as the owner, recording what its handler sends. */
 async function call(entry: string, url: string, options: CallOptions = {}) {
   const route = routeOf(entry);
@@ -137,11 +155,11 @@ const glob = (pattern: string) =>
 const allows = (patterns: readonly string[] | undefined, key: string) =>
   (patterns ?? []).some((pattern) => glob(pattern).test(key));
 
-/** Why `request` would be refused under `route`'s declarations, or undefined when it is allowed. */
-function refusal(route: Route, request: Sent): string | undefined {
+/** Why `request` would be refused under a function's declarations, or undefined when it is allowed. */
+function refusal(grants: Grants, request: Sent): string | undefined {
   const { command, input } = request;
-  if (request.client === 'dynamodb') return tableRefusal(route, command, input);
-  const bucket = route.bucket ?? {};
+  if (request.client === 'dynamodb') return tableRefusal(grants, command, input);
+  const bucket = grants.bucket ?? {};
   const key = String(input.Key ?? '');
   const missing = request.status === 404;
   const need = (patterns: readonly string[] | undefined, what: string, k: string) =>
@@ -157,6 +175,8 @@ function refusal(route: Route, request: Sent): string | undefined {
       return need(bucket.write, 'write', key);
     case 'DeleteObjectCommand':
       return need(bucket.delete, 'delete', key);
+    case 'ListObjectsV2Command':
+      return need(bucket.list, 'list', String(input.Prefix ?? ''));
     case 'CopyObjectCommand': {
       const source = decodeURIComponent(String(input.CopySource).slice(`${config.bucketName}/`.length));
       return need(bucket.write, 'write', key) ?? need(bucket.read, 'read', source) ?? listed(source);
@@ -425,7 +445,28 @@ describe('the route table grants what the handlers send', () => {
       workspaces.text,
     );
 
-    for (const route of routes)
+    // The catalogue import, past the snapshots it keeps: it reads a feed, reads and writes the
+    // catalogue, lists the snapshots and deletes the oldest.
+    sent.set(catalogImport, []);
+    const feed = `${CATALOG_KEYS.feedsPrefix}ucp/grants.example/feed.tsv`;
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: feed,
+        Body: 'id\ttitle\tlink\tprice\ng1\tLamp\thttps://grants.example/g1\t5.00 USD\n',
+      }),
+    );
+    for (let i = 0; i <= KEPT_SNAPSHOTS; i++) {
+      current = catalogImport;
+      try {
+        const [report] = await importCatalogFeed({ detail: { object: { key: feed } } });
+        assert.equal((report as { imported?: number }).imported, 1, JSON.stringify(report));
+      } finally {
+        current = undefined;
+      }
+    }
+
+    for (const route of [...routes, catalogImport])
       if (route.table || route.bucket)
         assert.ok((sent.get(route) ?? []).length > 0, `${route.entry} sent nothing`);
   });
@@ -459,13 +500,14 @@ describe('the route table grants what the handlers send', () => {
           mark('write', key);
         } else if (request.command === 'PutObjectCommand') mark('write', key);
         else if (request.command === 'DeleteObjectCommand') mark('delete', key);
+        else if (request.command === 'ListObjectsV2Command') mark('list', String(request.input.Prefix));
         else if (request.input.VersionId !== undefined) mark('readVersions', key);
         else {
           mark('read', key);
           if (request.status === 404) mark('list', key);
         }
       }
-    const declared = routes.flatMap((route) =>
+    const declared = [...routes, catalogImport].flatMap((route) =>
       (['read', 'write', 'delete', 'list'] as const).flatMap((kind) =>
         (route.bucket?.[kind] ?? []).map((pattern) => `${route.entry} ${kind} ${pattern}`),
       ),

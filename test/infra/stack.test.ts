@@ -220,6 +220,22 @@ describe('CDK stack', () => {
       .filter((st) => [st.Action].flat().includes('s3:PutObject'))
       .map((st) => JSON.stringify(st.Resource));
     assert.ok(puts.length > 0 && puts.every((r) => r.includes('/catalog/snapshots/*')), puts.join());
+    // Every S3 permission, written out: feeds read-only; snapshots and their pointer read, written,
+    // listed and pruned (delete markers, never a version).
+    const { bucket } = stackIds(template, stack);
+    assert.deepEqual(
+      permissionsOf(template, stack, stack.eventFunctions.get('shopping/import-catalog-feed')!)
+        .filter((l) => l.startsWith('s3:'))
+        .map((l) => l.replaceAll(`<${bucket}.Arn>`, '<bucket>'))
+        .sort(),
+      [
+        's3:DeleteObject <bucket>/catalog/snapshots/*',
+        's3:GetObject <bucket>/catalog/feeds/*',
+        's3:GetObject <bucket>/catalog/snapshots/*',
+        's3:ListBucket <bucket>',
+        's3:PutObject <bucket>/catalog/snapshots/*',
+      ],
+    );
   });
 
   it('keeps the bucket private and TLS-only, with lifecycle rules for abandoned uploads', () => {

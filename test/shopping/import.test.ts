@@ -6,16 +6,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { runImport } from '../../scripts/catalog-import.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
+import { newId } from '../../shared/ids.ts';
+import { serializeSnapshot } from '../../shared/shopping/catalog.ts';
 import { FeedError } from '../../shared/shopping/feeds.ts';
 import { feedObjectTarget, IMPORT_ATTEMPTS, importCatalogFeed } from '../../shared/shopping/import.ts';
+import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
 import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
-import { readLatestPointer, readSnapshot } from '../../shared/shopping/snapshots.ts';
+import {
+  CATALOG_SOURCE,
+  KEPT_SNAPSHOTS,
+  readLatestPointer,
+  readSnapshot,
+} from '../../shared/shopping/snapshots.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -437,5 +445,108 @@ describe('the demo seed', () => {
     assert.ok(session.body.recent_searches.every((s: { total_count: number }) => s.total_count > 0));
     const affiliate = demo.find((p) => p.merchant_type === 'affiliate')!;
     assert.match(affiliate.affiliate_url, /[?&]tag=tcs-demo-20&utm_source=tcs$/);
+  });
+});
+
+describe('snapshot pruning', () => {
+  /** Every key under catalog/snapshots/, in key order (so time order, then latest.json). */
+  const snapshotObjects = async () => {
+    const keys: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await s3().send(
+        new ListObjectsV2Command({
+          Bucket: config.bucketName,
+          Prefix: CATALOG_KEYS.snapshotsPrefix,
+          ContinuationToken,
+        }),
+      );
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      ContinuationToken = page.NextContinuationToken;
+    } while (ContinuationToken);
+    return keys;
+  };
+  const lantern = (i: number) =>
+    importCatalogFeed(gmc([`k${i}\tPruned Lantern ${i}\thttps://prune.example/${i}\t5.00 USD`]), {
+      merchant: 'prune.example',
+      merchantType: 'ucp',
+    });
+  /** The titles a search for `query` answers, once this process's search has re-read the pointer: the
+   * clock moves on past each re-check before (the demo seed's too), as it cannot move back. */
+  let ahead = 0;
+  const search = async (query: string) => {
+    ahead += 10 * RECHECK_MS;
+    setClock(new Date(Date.now() + ahead));
+    try {
+      const session = await h.call('POST', '/api/v1/shopping/sessions', { json: {} });
+      const res = await h.call('POST', `/api/v1/shopping/sessions/${session.body.id}/search`, {
+        json: { query },
+      });
+      assert.equal(res.status, 200, res.text);
+      return res.body.results.map((result: { title: string }) => result.title);
+    } finally {
+      setClock(undefined);
+    }
+  };
+
+  it(`importing ${KEPT_SNAPSHOTS + 3} times leaves the newest ${KEPT_SNAPSHOTS} snapshots and the pointer, whatever the listing's page size; search still answers`, async () => {
+    // Two keys a page (S3 pages at 1,000): the prune must follow the continuation tokens.
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ListObjectsV2Command') (args.input as { MaxKeys?: number }).MaxKeys = 2;
+        return next(args);
+      },
+      { step: 'initialize', name: 'smallListingPages' },
+    );
+    const versions: string[] = [];
+    try {
+      for (let i = 0; i < KEPT_SNAPSHOTS + 3; i++) versions.push((await lantern(i)).version);
+    } finally {
+      s3().middlewareStack.remove('smallListingPages');
+    }
+    assert.equal((await readLatestPointer())!.pointer.version, versions.at(-1));
+    assert.deepEqual(await snapshotObjects(), [
+      ...versions.slice(-KEPT_SNAPSHOTS).map(CATALOG_KEYS.snapshot),
+      CATALOG_KEYS.latest,
+    ]);
+    assert.deepEqual(await search('pruned lantern'), [`Pruned Lantern ${KEPT_SNAPSHOTS + 2}`]);
+  });
+
+  it('keeps the snapshot the pointer names when newer ones were written meanwhile', async () => {
+    // Between this import's pointer write and its prune, racing imports write their snapshots (their
+    // pointer writes still to come): the pointer's own is then not among the newest.
+    const racing: string[] = [];
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ListObjectsV2Command' && racing.length === 0)
+          for (let i = 0; i < KEPT_SNAPSHOTS; i++) {
+            const key = CATALOG_KEYS.snapshot(newId());
+            racing.push(key);
+            await s3().send(
+              new PutObjectCommand({
+                Bucket: config.bucketName,
+                Key: key,
+                Body: serializeSnapshot([], { source: CATALOG_SOURCE }),
+              }),
+            );
+          }
+        return next(args);
+      },
+      { step: 'initialize', name: 'racingSnapshots' },
+    );
+    let version: string;
+    try {
+      version = (await lantern(100)).version;
+    } finally {
+      s3().middlewareStack.remove('racingSnapshots');
+    }
+    assert.equal(racing.length, KEPT_SNAPSHOTS);
+    assert.equal((await readLatestPointer())!.pointer.version, version);
+    assert.deepEqual(await snapshotObjects(), [
+      CATALOG_KEYS.snapshot(version),
+      ...racing,
+      CATALOG_KEYS.latest,
+    ]);
+    assert.deepEqual(await search('pruned lantern'), ['Pruned Lantern 100']);
   });
 });
