@@ -18,6 +18,8 @@ import {
 import { CATALOG_KEYS } from './keys.ts';
 import {
   CatalogChangedError,
+  type LatestCatalog,
+  MissingSnapshotError,
   pruneSnapshots,
   readLatestPointer,
   readSnapshot,
@@ -59,6 +61,20 @@ export interface ImportReport {
  */
 export const IMPORT_ATTEMPTS = 10;
 
+/** The products of the snapshot `latest` names. One pruned since the pointer was read (newer
+ * imports landed meanwhile) is a lost race: the caller merges again from the newer pointer. */
+async function productsOf(latest: LatestCatalog | undefined) {
+  if (!latest) return [];
+  try {
+    return (await readSnapshot(latest.pointer.key)).products;
+  } catch (error) {
+    if (!(error instanceof MissingSnapshotError)) throw error;
+    // Still named by the pointer: a broken catalogue, not a race; merging again cannot help.
+    if ((await readLatestPointer())?.pointer.version === latest.pointer.version) throw error;
+    throw new CatalogChangedError();
+  }
+}
+
 export async function importCatalogFeed(
   feed: string | Uint8Array,
   options: ImportOptions,
@@ -78,20 +94,20 @@ export async function importCatalogFeed(
     // Events arrive at least once and failed imports are retried, so an older file can come last.
     if (newer && options.feedModifiedAt && Date.parse(newer) > options.feedModifiedAt.getTime())
       throw new FeedError(`a newer feed of ${merchant} (written ${newer}) is already imported`);
-    const current = latest ? (await readSnapshot(latest.pointer.key)).products : [];
-    const kept = current.filter((product) => product.merchant !== merchant);
-    const products = [...kept, ...parsed.products];
-    const merchants = {
-      ...latest?.pointer.merchants,
-      [merchant]: {
-        merchant_type: options.merchantType,
-        format: parsed.format,
-        product_count: parsed.products.length,
-        imported_at: nowIso(),
-        ...(options.feedModifiedAt && { feed_modified_at: options.feedModifiedAt.toISOString() }),
-      },
-    };
     try {
+      const current = await productsOf(latest);
+      const kept = current.filter((product) => product.merchant !== merchant);
+      const products = [...kept, ...parsed.products];
+      const merchants = {
+        ...latest?.pointer.merchants,
+        [merchant]: {
+          merchant_type: options.merchantType,
+          format: parsed.format,
+          product_count: parsed.products.length,
+          imported_at: nowIso(),
+          ...(options.feedModifiedAt && { feed_modified_at: options.feedModifiedAt.toISOString() }),
+        },
+      };
       const pointer = await writeSnapshot(products, merchants, latest);
       await pruneSnapshots();
       return {

@@ -56,6 +56,14 @@ export interface LatestCatalog {
   etag: string;
 }
 
+/** The snapshot a pointer named is gone: pruned since the pointer was read, as newer ones landed. */
+export class MissingSnapshotError extends Error {
+  constructor(key: string) {
+    super(`Catalog snapshot ${key} is missing`);
+    this.name = 'MissingSnapshotError';
+  }
+}
+
 /** Another import replaced the pointer between our read and our write. */
 export class CatalogChangedError extends Error {
   constructor() {
@@ -86,7 +94,7 @@ export async function readLatestPointer(): Promise<LatestCatalog | undefined> {
 
 export async function readSnapshot(key: string): Promise<CatalogSnapshot> {
   const object = await readObject(key);
-  if (!object) throw new Error(`Catalog snapshot ${key} is missing`);
+  if (!object) throw new MissingSnapshotError(key);
   return parseSnapshot(object.bytes);
 }
 

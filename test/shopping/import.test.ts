@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { runImport } from '../../scripts/catalog-import.ts';
-import { s3 } from '../../shared/aws/s3.ts';
+import { headObject, s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
@@ -548,5 +548,43 @@ describe('snapshot pruning', () => {
       CATALOG_KEYS.latest,
     ]);
     assert.deepEqual(await search('pruned lantern'), ['Pruned Lantern 100']);
+  });
+
+  it(`an import whose snapshot was pruned before it read it (${KEPT_SNAPSHOTS} imports landed meanwhile) merges again and lands`, async () => {
+    const others = Array.from({ length: KEPT_SNAPSHOTS }, (_, i) => `meanwhile${i}.example`);
+    let read: { key: string; pruned: boolean } | undefined;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: string };
+        if (context.commandName === 'GetObjectCommand' && Key && CATALOG_KEYS.versionOf(Key) && !read) {
+          read = { key: Key, pruned: false };
+          // Between this import's pointer read and its snapshot read, other merchants' imports land.
+          for (const merchant of others)
+            await importCatalogFeed(gmc([`x\tLamp\thttps://${merchant}/x\t5.00 USD`]), {
+              merchant,
+              merchantType: 'ucp',
+            });
+          read.pruned = !(await headObject(Key));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'importsMeanwhile' },
+    );
+    let report: Awaited<ReturnType<typeof importCatalogFeed>>;
+    try {
+      report = await importCatalogFeed(gmc(['l1\tLate Lamp\thttps://late.example/l1\t5.00 USD']), {
+        merchant: 'late.example',
+        merchantType: 'ucp',
+      });
+    } finally {
+      s3().middlewareStack.remove('importsMeanwhile');
+    }
+    assert.deepEqual(read?.pruned, true, 'the snapshot it first read was pruned');
+    const now = (await catalog())!;
+    assert.equal(now.pointer.version, report.version);
+    assert.deepEqual(
+      ['late.example', ...others].filter((m) => !now.products.some((p) => p.merchant === m)),
+      [],
+    );
   });
 });
