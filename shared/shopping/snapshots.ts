@@ -131,8 +131,23 @@ export async function writeSnapshot(
       }),
     );
   } catch (error) {
-    if (status(error) === 412 || status(error) === 409) throw new CatalogChangedError();
-    throw error;
+    if (status(error) !== 412 && status(error) !== 409) throw error;
+    // The SDK's resend of a write that landed (its answer lost) is refused too: the pointer names ours.
+    const named = await readLatestPointer().then(
+      (latest) => latest?.pointer.version,
+      () => undefined,
+    );
+    if (named === version) return pointer;
+    // A lost race: no pointer ever named this snapshot, and it would take one of the kept places.
+    if (named !== undefined)
+      await s3()
+        .send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }))
+        .catch((failed: unknown) =>
+          log.warn('catalog snapshot of a lost race not deleted; the next prune deletes it', {
+            error: (failed as Error).name,
+          }),
+        );
+    throw new CatalogChangedError();
   }
   return pointer;
 }

@@ -587,4 +587,71 @@ describe('snapshot pruning', () => {
       [],
     );
   });
+
+  it('deletes the snapshot of a lost pointer race at once, and takes a landed pointer write whose answer was lost for landed', async () => {
+    const status = (code: number, name: string) =>
+      Object.assign(new Error(name), { name, $metadata: code ? { httpStatusCode: code } : {} });
+    const snapshotPuts: string[] = [];
+    let pointerPuts = 0;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: string };
+        if (context.commandName !== 'PutObjectCommand') return next(args);
+        if (Key && CATALOG_KEYS.versionOf(Key)) snapshotPuts.push(Key);
+        if (Key !== CATALOG_KEYS.latest || ++pointerPuts !== 1) return next(args);
+        // The first pointer write: another import lands first, so this one is refused (412).
+        await importCatalogFeed(gmc(['w1\tWinner\thttps://winner.example/1\t1 USD']), {
+          merchant: 'winner.example',
+          merchantType: 'ucp',
+        });
+        throw status(412, 'PreconditionFailed');
+      },
+      { step: 'initialize', name: 'lostRace' },
+    );
+    let loser: Awaited<ReturnType<typeof importCatalogFeed>>;
+    try {
+      loser = await importCatalogFeed(gmc(['o1\tLoser\thttps://loser.example/1\t1 USD']), {
+        merchant: 'loser.example',
+        merchantType: 'ucp',
+      });
+    } finally {
+      s3().middlewareStack.remove('lostRace');
+    }
+    // The loser's first snapshot, the winner's, then the loser's merged again.
+    assert.equal(snapshotPuts.length, 3);
+    assert.equal(await headObject(snapshotPuts[0]!), undefined, 'the lost race’s snapshot is gone');
+    assert.equal(snapshotPuts[2], CATALOG_KEYS.snapshot(loser.version));
+    assert.ok(await headObject(snapshotPuts[1]!), 'the winner’s stays');
+
+    // A pointer write that lands with its answer lost: the SDK's resend is refused (412), as the
+    // pointer has moved, to this import's own snapshot.
+    const written: string[] = [];
+    let lost = false;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: string };
+        if (context.commandName === 'PutObjectCommand' && Key && CATALOG_KEYS.versionOf(Key))
+          written.push(Key);
+        if (context.commandName !== 'PutObjectCommand' || Key !== CATALOG_KEYS.latest || lost)
+          return next(args);
+        lost = true;
+        await next(args);
+        throw status(0, 'TimeoutError');
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'lostAnswer' },
+    );
+    let landed: Awaited<ReturnType<typeof importCatalogFeed>>;
+    try {
+      landed = await importCatalogFeed(gmc(['a1\tAnswer\thttps://answer.example/1\t1 USD']), {
+        merchant: 'answer.example',
+        merchantType: 'ucp',
+      });
+    } finally {
+      s3().middlewareStack.remove('lostAnswer');
+    }
+    assert.ok(lost);
+    assert.deepEqual(written, [CATALOG_KEYS.snapshot(landed.version)], 'one snapshot, not merged again');
+    assert.equal((await readLatestPointer())!.pointer.version, landed.version);
+    assert.ok(await headObject(written[0]!));
+  });
 });
