@@ -3,7 +3,7 @@
 import { now } from '../clock.ts';
 import { log } from '../log.ts';
 import { buildIndex, type SearchIndex } from './search-index.ts';
-import { CATALOG_SOURCE, readLatestPointer, readSnapshot } from './snapshots.ts';
+import { CATALOG_SOURCE, MissingSnapshotError, readLatestPointer, readSnapshot } from './snapshots.ts';
 
 export const RECHECK_MS = 60_000;
 
@@ -27,23 +27,31 @@ export function currentCatalog(): Promise<LoadedCatalog> {
   return refreshing;
 }
 
+/** The catalogue the pointer names now: the one in hand when it still names that. */
+async function loadLatest(at: number): Promise<LoadedCatalog> {
+  const latest = await readLatestPointer();
+  if (!latest) return { version: null, source: CATALOG_SOURCE, index: buildIndex([]), checkedAt: at };
+  if (latest.pointer.version === loaded?.version) return { ...loaded, checkedAt: at };
+  const started = performance.now();
+  const snapshot = await readSnapshot(latest.pointer.key);
+  const index = buildIndex(snapshot.products);
+  log.info('catalog loaded', {
+    version: latest.pointer.version,
+    products: index.size,
+    ms: Math.round(performance.now() - started),
+  });
+  return { version: latest.pointer.version, source: snapshot.source, index, checkedAt: at };
+}
+
 async function refresh(): Promise<LoadedCatalog> {
   const at = now().getTime();
   try {
-    const latest = await readLatestPointer();
-    if (!latest) loaded = { version: null, source: CATALOG_SOURCE, index: buildIndex([]), checkedAt: at };
-    else if (latest.pointer.version === loaded?.version) loaded.checkedAt = at;
-    else {
-      const started = performance.now();
-      const snapshot = await readSnapshot(latest.pointer.key);
-      const index = buildIndex(snapshot.products);
-      loaded = { version: latest.pointer.version, source: snapshot.source, index, checkedAt: at };
-      log.info('catalog loaded', {
-        version: loaded.version,
-        products: index.size,
-        ms: Math.round(performance.now() - started),
-      });
-    }
+    // Imports keep the newest few snapshots: one pruned between the pointer's read and its own (newer
+    // imports landed meanwhile) is followed, once, to the one the pointer names now.
+    loaded = await loadLatest(at).catch((error: unknown) => {
+      if (error instanceof MissingSnapshotError) return loadLatest(at);
+      throw error;
+    });
   } catch (error) {
     // A failed re-check keeps serving the version in hand, and tries again a minute later.
     if (!loaded) throw error;

@@ -588,6 +588,38 @@ describe('snapshot pruning', () => {
     );
   });
 
+  it(`search follows the pointer again when the snapshot it named was pruned before it was read (${KEPT_SNAPSHOTS} imports meanwhile)`, async () => {
+    await search('lantern');
+    await lantern(200);
+    let pruned: boolean | undefined;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: string };
+        if (
+          context.commandName === 'GetObjectCommand' &&
+          Key &&
+          CATALOG_KEYS.versionOf(Key) &&
+          pruned === undefined
+        ) {
+          // Between the search's pointer read and its snapshot read, imports land and prune that one
+          // (their own reads pass through here too: only the first read is the search's).
+          pruned = false;
+          for (let i = 201; i <= 200 + KEPT_SNAPSHOTS; i++) await lantern(i);
+          pruned = !(await headObject(Key));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'prunedBeforeSearchRead' },
+    );
+    try {
+      // Before, the re-check failed and the search kept serving the catalogue in hand for a minute more.
+      assert.deepEqual(await search('lantern'), [`Pruned Lantern ${200 + KEPT_SNAPSHOTS}`]);
+    } finally {
+      s3().middlewareStack.remove('prunedBeforeSearchRead');
+    }
+    assert.equal(pruned, true, 'the snapshot the pointer first named was pruned');
+  });
+
   it('deletes the snapshot of a lost pointer race at once, and takes a landed pointer write whose answer was lost for landed', async () => {
     const status = (code: number, name: string) =>
       Object.assign(new Error(name), { name, $metadata: code ? { httpStatusCode: code } : {} });
