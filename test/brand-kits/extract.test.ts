@@ -387,6 +387,18 @@ describe('DOCX guideline', () => {
     );
   });
 
+  test('a labelled line that states no address is no website, and a sentence of a voice gives no keywords', async () => {
+    const body = [
+      paragraph('Initrode Brand Guidelines', 'Title'),
+      paragraph('Website: coming soon'),
+      paragraph('Tone of voice: We sound like a friend, never a salesperson.'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.equal(draft.website_url, null);
+    assert.equal(draft.brand_voice, 'We sound like a friend, never a salesperson.');
+    assert.deepEqual(draft.tone_keywords, []);
+  });
+
   test("a section under a field's heading wins over a labelled line; a stated website over links", async () => {
     const body = [
       paragraph('Globex Brand Guidelines', 'Title'),

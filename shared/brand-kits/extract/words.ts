@@ -178,7 +178,8 @@ function toneKeywords(text: string, section: Section | null, labelled: string | 
       if (item && item.length > 2 && words(item) <= 2) found.push(item);
     }
   }
-  const stated = section?.body ?? (labelled ? [{ text: labelled }] : []);
+  // A labelled voice gives keywords when it lists them ("warm, plain"), not when it is a sentence.
+  const stated = section?.body ?? (labelled && !/[.!?]$/.test(labelled) ? [{ text: labelled }] : []);
   if (stated.length > 0) {
     for (const item of listItems(stated, 3))
       if (!/[.!?]$/.test(item) && !FIELD_HEADINGS.tone_keywords.test(item)) found.push(item.toLowerCase());
@@ -414,7 +415,9 @@ export function findLinks(
   const siteScore = (u: URL) =>
     (counts.get(hostOf(u)) ?? 0) + (handles.has(hostOf(u).split('.')[0]) ? 5 : 0) - u.pathname.length / 100;
   // A "Website:" line names the site, whatever its domain: a vendor's own guidelines state theirs.
-  const stated = labelled.website ? parseUrl(labelled.website.split(/\s+/)[0]!) : null;
+  // Only an address does ("Website: coming soon" names none).
+  const address = labelled.website ? parseUrl(labelled.website.split(/\s+/)[0]!) : null;
+  const stated = address && /\.\p{L}{2,}$/u.test(address.hostname) ? address : null;
   const best = stated ?? [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
   const website = best ? (best.pathname === '/' && !best.search ? best.origin : best.href) : null;
 
