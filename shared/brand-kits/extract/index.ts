@@ -14,7 +14,7 @@ import {
   type DocumentModel,
   timedOut,
 } from './types.ts';
-import { documentText, findLinks, findWords, labelledLines } from './words.ts';
+import { documentText, findLinks, findWords, labelledSections, labelledWebsite } from './words.ts';
 
 export type { BrandKitDraft, BrandKitExtraction, ExtractedLogo, ExtractionStats, LogoRole } from './types.ts';
 export { DocumentError } from './types.ts';
@@ -54,8 +54,8 @@ function buildDraft(
   checkDeadline(deadline);
   const fonts = findFonts(doc, deadline);
   checkDeadline(deadline);
-  const labelled = labelledLines(content);
-  const links = findLinks(doc, text, fonts.all, labelled);
+  const labelled = labelledSections(content);
+  const links = findLinks(doc, text, fonts.all, labelledWebsite(labelled));
   checkDeadline(deadline);
   const words = findWords(doc, content, text, links.website, labelled);
   checkDeadline(deadline);

@@ -92,54 +92,40 @@ function fieldSection(all: Section[], field: TextField | ListField): Section | n
   );
 }
 
-/** What a fact sheet or brief states on "Label: value" lines ("Industry: Food and beverage"). */
-export type Labelled = Partial<Record<TextField | ListField | 'website', string>>;
-
 const LABEL_LINE = /^\s*(\p{L}[\p{L}'’&/ -]{0,40}?)\s*[:：]\s*(\S.*)$/u;
 const WEBSITE_LABEL = /^(web ?site( url)?|web|url|homepage|home page)$/i;
-// Where a label fits several fields ("Target market" is an audience, "Market" an industry), the first.
-const LABELLED_FIELDS: (TextField | ListField)[] = [
-  'tagline',
-  'mission_statement',
-  'target_audience',
-  'competitors',
-  'seo_keywords',
-  'content_pillars',
-  'industry',
-  'location',
-  'imagery_style',
-  'brand_voice',
-];
 
 /**
- * The fields "Label: value" lines state, the first line of each field: a label of at most four words
- * that one field's headings match (or a website's). A value wrapped onto the next lines (a PDF's
- * sentence) goes on while they start in lower case and it has not ended.
+ * "Label: value" lines, as fact sheets and briefs state fields ("Industry: Food and beverage"), read as
+ * sections: the label (at most four words) their heading, the value their body, with the lines a PDF
+ * wrapped it onto (they go on in lower case until it ends). Put after the document's own sections, so
+ * a section under a field's heading wins over a labelled line (fieldSection takes the first).
  */
-export function labelledLines(lines: TextLine[]): Labelled {
-  const found: Labelled = {};
+export function labelledSections(lines: TextLine[]): Section[] {
+  const out: Section[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const m = LABEL_LINE.exec(lines[i]!.text);
-    if (!m) continue;
-    const label = clean(m[1]!);
-    if (words(label) > 4) continue;
-    const field = WEBSITE_LABEL.test(label)
-      ? 'website'
-      : LABELLED_FIELDS.find((f) => FIELD_HEADINGS[f].test(label));
-    if (!field || found[field] !== undefined) continue;
-    let value = clean(m[2]!);
+    const line = lines[i]!;
+    const m = LABEL_LINE.exec(line.text);
+    if (!m || words(m[1]!) > 4) continue;
+    const body = [{ ...line, text: clean(m[2]!) }];
     // Bounded: a field keeps a sentence or two of it (firstSentences).
-    for (let j = i + 1; j < lines.length && !/[.!?]$/.test(value) && value.length < 2000; j++) {
+    let length = body[0]!.text.length;
+    for (let j = i + 1; j < lines.length && !/[.!?]$/.test(lines[j - 1]!.text.trim()) && length < 2000; j++) {
       const next = lines[j]!;
       const text = next.text.trim();
-      if (next.page !== lines[i]!.page || next.level !== 0 || !/^\p{Ll}/u.test(text) || LABEL_LINE.test(text))
+      if (next.page !== line.page || next.level !== 0 || !/^\p{Ll}/u.test(text) || LABEL_LINE.test(text))
         break;
-      value = `${value} ${text}`;
+      body.push(next);
+      length += text.length;
     }
-    found[field] = value;
+    out.push({ heading: { ...line, text: clean(m[1]!) }, body });
   }
-  return found;
+  return out;
 }
+
+/** The value of a "Website:" line, when the document has one. */
+export const labelledWebsite = (labelled: Section[]) =>
+  labelled.find((section) => WEBSITE_LABEL.test(section.heading.text))?.body[0]?.text;
 
 /** Short items of a list section: bullet lines, or comma / semicolon separated runs. */
 function listItems(lines: readonly { text: string }[], maxWords = 6): string[] {
@@ -162,7 +148,7 @@ const VOICE_ADJECTIVE =
   /\b(?:tone|voice|(?:the )?way we (?:talk|speak|write|sound))\s+(?:(?:must|should|will|can)\s+)?(?:always\s+)?(?:be|is|sounds?|feels?)\s+(\p{Ll}[\p{Ll}-]{2,})(?=\s*(?:[.,;!]|$))/iu;
 const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
 
-function toneKeywords(text: string, section: Section | null, labelled: string | undefined): string[] {
+function toneKeywords(text: string, section: Section | null): string[] {
   const found: string[] = [];
   for (const sentence of sentences(text)) {
     const list =
@@ -178,20 +164,17 @@ function toneKeywords(text: string, section: Section | null, labelled: string | 
       if (item && item.length > 2 && words(item) <= 2) found.push(item);
     }
   }
-  // A labelled voice gives keywords when it lists them ("warm, plain"), not when it is a sentence.
-  const stated = section?.body ?? (labelled && !/[.!?]$/.test(labelled) ? [{ text: labelled }] : []);
-  if (stated.length > 0) {
-    for (const item of listItems(stated, 3))
+  if (section) {
+    // A line that lists them ("warm, plain"), not a sentence ("…, never a salesperson."), whose
+    // comma-separated parts are no keywords.
+    const lists = section.body.filter((line) => !/[.!?]$/.test(line.text.trim()));
+    for (const item of listItems(lists, 3))
       if (!/[.!?]$/.test(item) && !FIELD_HEADINGS.tone_keywords.test(item)) found.push(item.toLowerCase());
   }
   return [...new Set(found)].slice(0, 12);
 }
 
-function missionStatement(
-  text: string,
-  section: Section | null,
-  labelled: string | undefined,
-): string | null {
+function missionStatement(text: string, section: Section | null): string | null {
   if (section) {
     const body = joinLines(section.body);
     const quoted = /^["“]([^"”]{3,200})["”]/.exec(body)?.[1];
@@ -199,7 +182,6 @@ function missionStatement(
     const first = sentences(body)[0];
     if (first) return stripQuotes(first);
   }
-  if (labelled) return stripQuotes(sentences(labelled)[0] ?? labelled);
   const all = sentences(text);
   for (let i = 0; i < all.length; i++) {
     const s = all[i]!;
@@ -387,7 +369,7 @@ export function findLinks(
   doc: DocumentModel,
   text: string,
   knownFonts: string[],
-  labelled: Labelled = {},
+  statedWebsite?: string,
 ): LinkFindings {
   const raw = [...doc.links, ...[...text.matchAll(URL_IN_TEXT)].map((m) => m[0])];
   const fontKeys = knownFonts.map((f) => f.toLowerCase().replace(/\s+/g, ''));
@@ -416,7 +398,7 @@ export function findLinks(
     (counts.get(hostOf(u)) ?? 0) + (handles.has(hostOf(u).split('.')[0]) ? 5 : 0) - u.pathname.length / 100;
   // A "Website:" line names the site, whatever its domain: a vendor's own guidelines state theirs.
   // Only an address does ("Website: coming soon" names none).
-  const address = labelled.website ? parseUrl(labelled.website.split(/\s+/)[0]!) : null;
+  const address = statedWebsite ? parseUrl(statedWebsite.split(/\s+/)[0]!) : null;
   const stated = address && /\.\p{L}{2,}$/u.test(address.hostname) ? address : null;
   const best = stated ?? [...sites].sort((a, b) => siteScore(b) - siteScore(a))[0];
   const website = best ? (best.pathname === '/' && !best.search ? best.origin : best.href) : null;
@@ -478,22 +460,18 @@ export function findWords(
   content: TextLine[],
   text: string,
   website: string | null,
-  labelled: Labelled,
+  labelled: Section[],
 ): WordFindings {
-  const all = sections(content);
-  // A section under the field's heading, else a "Label: value" line.
+  const all = [...sections(content), ...labelled];
   const sectionText = (field: TextField, count: number) => {
     const section = fieldSection(all, field);
-    const stated = section ? joinLines(section.body) : labelled[field];
-    return stated ? firstSentences(stated, count) : null;
+    return section ? firstSentences(joinLines(section.body), count) : null;
   };
   const name = brandName(doc, text, website);
   const taglineSection = fieldSection(all, 'tagline');
   const tagline = taglineSection
     ? stripQuotes(sentences(joinLines(taglineSection.body))[0] ?? '') || null
-    : labelled.tagline
-      ? stripQuotes(labelled.tagline)
-      : coverTagline(content, name);
+    : coverTagline(content, name);
   const toneSection = fieldSection(all, 'tone_keywords');
   const location =
     sectionText('location', 1) ??
@@ -507,19 +485,14 @@ export function findWords(
     null;
   const list = (field: ListField) => {
     const section = fieldSection(all, field);
-    const stated = section?.body ?? (labelled[field] ? [{ text: labelled[field] }] : []);
-    return listItems(stated);
+    return section ? listItems(section.body) : [];
   };
   return {
     name,
     tagline,
-    mission_statement: missionStatement(
-      text,
-      fieldSection(all, 'mission_statement'),
-      labelled.mission_statement,
-    ),
+    mission_statement: missionStatement(text, fieldSection(all, 'mission_statement')),
     brand_voice: sectionText('brand_voice', 2),
-    tone_keywords: toneKeywords(text, toneSection, labelled.brand_voice),
+    tone_keywords: toneKeywords(text, toneSection),
     target_audience: audience,
     imagery_style: sectionText('imagery_style', 2),
     industry: sectionText('industry', 1),
