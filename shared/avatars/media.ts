@@ -1,8 +1,8 @@
 // The avatar's objects in the bucket: the source video (a form's, written before its record; or the
 // caller's direct upload, used where it is) and the consent recording (uploaded by the client through
 // a presigned PUT; its presence is `consent_received`).
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { headObject, s3 } from '../aws/s3.ts';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { deleteObject, headObject, s3 } from '../aws/s3.ts';
 import { config } from '../config.ts';
 import { log } from '../log.ts';
 
@@ -20,7 +20,7 @@ export async function putObject(key: string, body: Buffer, contentType: string):
 /** Clean-up after a failed multi-step write: logged, never thrown over the original outcome. */
 export async function deleteObjectQuietly(key: string): Promise<void> {
   try {
-    await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }));
+    await deleteObject(key);
   } catch (error) {
     log.warn('avatar object left behind', { key, error: (error as Error).name });
   }

@@ -1,6 +1,7 @@
 // The S3 client, one per container, created on first use (kept apart from DynamoDB's so functions
 // that never touch S3 do not bundle it).
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   type HeadObjectCommandOutput,
@@ -46,6 +47,11 @@ export async function headObject(key: string): Promise<HeadObjectCommandOutput |
     if (isMissingObject(error)) return undefined;
     throw error;
   }
+}
+
+/** Deletes the object at `key` (on the versioned bucket, a delete marker: never a version). */
+export async function deleteObject(key: string): Promise<void> {
+  await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }));
 }
 
 /** An object's first bytes, with what a HeadObject would say of it. */

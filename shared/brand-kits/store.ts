@@ -1,6 +1,6 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
-import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
+import { CopyObjectCommand } from '@aws-sdk/client-s3';
+import { deleteObject, headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
@@ -133,10 +133,7 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
 }
 
 /** Best effort: objects of a kit that was never written. */
-const discardLogos = (keys: string[]) =>
-  Promise.allSettled(
-    keys.map((Key) => s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key }))),
-  );
+const discardLogos = (keys: string[]) => Promise.allSettled(keys.map((key) => deleteObject(key)));
 
 const countKit = async (brandId: string, kitId: string, at: string) => {
   if (!(await countBrandKit(brandId, kitId, BRAND_KIT_LIMITS.perBrand, at)))

@@ -1,13 +1,8 @@
 // The catalogue in S3: one immutable object per version and a small pointer to the newest, written
 // last. Readers only ever follow the pointer, so a half-written import is never seen. After each
 // import the oldest versions are deleted, the newest few and the pointer's own kept.
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
-import { s3 } from '../aws/s3.ts';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { deleteObject, s3 } from '../aws/s3.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { newId } from '../ids.ts';
@@ -140,13 +135,11 @@ export async function writeSnapshot(
     if (named === version) return pointer;
     // A lost race: no pointer ever named this snapshot, and it would take one of the kept places.
     if (named !== undefined)
-      await s3()
-        .send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }))
-        .catch((failed: unknown) =>
-          log.warn('catalog snapshot of a lost race not deleted; the next prune deletes it', {
-            error: (failed as Error).name,
-          }),
-        );
+      await deleteObject(key).catch((failed: unknown) =>
+        log.warn('catalog snapshot of a lost race not deleted; the next prune deletes it', {
+          error: (failed as Error).name,
+        }),
+      );
     throw new CatalogChangedError();
   }
   return pointer;
@@ -187,7 +180,7 @@ export async function pruneSnapshots(): Promise<void> {
       .slice(0, -KEPT_SNAPSHOTS)
       .filter((key) => CATALOG_KEYS.versionOf(key) !== named && key !== latest.pointer.key);
     for (const key of old) {
-      await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }));
+      await deleteObject(key);
       deleted++;
     }
     if (deleted > 0) log.info('catalog snapshots pruned', { deleted, kept_version: named });
