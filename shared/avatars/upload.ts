@@ -208,11 +208,10 @@ function refuseWhileTraining(team: TeamItem, current: AvatarItem | undefined, at
 }
 
 /** Fails an avatar stuck training past the 24-hour timeout (its record kept: consent attestation,
- * source video), before the pointer moves from it. */
+ * source video), before the pointer moves from it. A provider report that landed meanwhile finished
+ * it already (the move is conditional on `training`), which frees the team as well. */
 async function failStuck(stuck: AvatarItem) {
-  const { avatar } = await moveAvatar(stuck.team_id, stuck.id, 'failed', AVATAR_TEXTS.timedOut);
-  // The provider reported meanwhile, and it still trains: it blocks.
-  if (avatar?.status === 'training') throw new ConflictError(AVATAR_TEXTS.alreadyTraining);
+  await moveAvatar(stuck.team_id, stuck.id, 'failed', AVATAR_TEXTS.timedOut);
 }
 
 function videoInRequest(file: UploadedFile): Video {
