@@ -1,7 +1,8 @@
 // ListObjectsV2 past its first page, answered as S3 answers it. s3rver makes its continuation token
 // with DES, which Node.js 17 and later (OpenSSL 3) refuse: every listing with more keys than one page
 // answered 500 InternalError. The catalogue import lists its snapshots page by page to prune them.
-// Here the listing itself is still s3rver's store; the token is the last key listed (S3's is opaque).
+// Here the listing itself is still s3rver's store; the token names the last entry listed, a key or a
+// common prefix (S3's is opaque).
 import { type KoaContext, type Next, objectOf, refuse } from './s3-conditional-writes.ts';
 
 interface ListedObject {
@@ -28,8 +29,26 @@ const xmlText = (text: string) =>
 const element = (name: string, value: string | number | boolean | undefined) =>
   value === undefined || value === '' ? '' : `<${name}>${xmlText(String(value))}</${name}>`;
 
-const tokenOf = (key: string) => Buffer.from(key, 'utf8').toString('base64url');
-const keyOf = (token: string) => Buffer.from(token, 'base64url').toString('utf8');
+/** Where a page ended: after a key, or past a common prefix (and so past every key under it). */
+interface Position {
+  after: string;
+  prefix: boolean;
+}
+const tokenOf = (position: Position) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+function positionOf(token: string): Position | undefined {
+  try {
+    const position = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    return typeof position?.after === 'string' && typeof position.prefix === 'boolean' ? position : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page's last entry in key order, a key or a common prefix. */
+function lastEntry(key: string | undefined, prefix: string | undefined): Position | undefined {
+  if (prefix !== undefined && (key === undefined || prefix > key)) return { after: prefix, prefix: true };
+  return key === undefined ? undefined : { after: key, prefix: false };
+}
 
 export const listPages =
   (store: ListingStore) =>
@@ -45,7 +64,10 @@ export const listPages =
     const token = query['continuation-token'];
     const prefix = query.prefix ?? '';
     const delimiter = query.delimiter ?? '';
-    const startAfter = token === undefined ? (query['start-after'] ?? '') : keyOf(token);
+    const from = token === undefined ? undefined : positionOf(token);
+    if (token !== undefined && !from)
+      return refuse(ctx, 400, 'InvalidArgument', 'The continuation token provided is incorrect');
+    const startAfter = from ? from.after : (query['start-after'] ?? '');
     const listed =
       maxKeys === 0
         ? { objects: [], commonPrefixes: [], isTruncated: false }
@@ -55,7 +77,9 @@ export const listPages =
             startAfter,
             maxKeys: Math.min(PAGE_LIMIT, maxKeys),
           });
-    const last = listed.objects.at(-1)?.key;
+    // Keys after a prefix that ended the page are under it: s3rver groups them into it again.
+    if (from?.prefix) listed.commonPrefixes = listed.commonPrefixes.filter((common) => common !== from.after);
+    const last = lastEntry(listed.objects.at(-1)?.key, listed.commonPrefixes.at(-1));
     ctx.status = 200;
     ctx.type = 'application/xml';
     ctx.body = [

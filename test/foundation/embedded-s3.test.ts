@@ -87,5 +87,19 @@ describe('embedded S3', () => {
       [folders.Contents?.map((object) => object.Key), folders.CommonPrefixes?.map((p) => p.Prefix)],
       [['pages/b & c.json', 'pages/d.json', 'pages/g.json'], ['pages/e/']],
     );
+    // A page that ends in a common prefix goes on after that prefix's keys: the prefix is listed once.
+    const entries: string[] = [];
+    ContinuationToken = undefined;
+    do {
+      const page = await list({ Delimiter: '/', StartAfter: 'pages/b', MaxKeys: 2, ContinuationToken });
+      entries.push(
+        ...(page.Contents ?? []).map((object) => object.Key!),
+        ...(page.CommonPrefixes ?? []).map((common) => common.Prefix!),
+      );
+      ContinuationToken = page.NextContinuationToken;
+    } while (ContinuationToken);
+    assert.deepEqual(entries.sort(), ['pages/b & c.json', 'pages/d.json', 'pages/e/', 'pages/g.json']);
+    // A token S3 did not give is refused as S3 refuses it, not a 500.
+    await assert.rejects(list({ ContinuationToken: 'not-a-token' }), { name: 'InvalidArgument' });
   });
 });
