@@ -136,7 +136,7 @@ export async function writeSnapshot(
     // A lost race: no pointer ever named this snapshot, and it would take one of the kept places.
     if (named !== undefined)
       await deleteObject(key).catch((failed: unknown) =>
-        log.warn('catalog snapshot of a lost race not deleted; the next prune deletes it', {
+        log.warn('catalog snapshot of a lost race not deleted; a later prune deletes it', {
           error: (failed as Error).name,
         }),
       );

@@ -686,4 +686,54 @@ describe('snapshot pruning', () => {
     assert.equal((await readLatestPointer())!.pointer.version, landed.version);
     assert.ok(await headObject(written[0]!));
   });
+
+  it('a lost race whose snapshot cannot be deleted still lands, warns, and a later prune deletes the snapshot', async () => {
+    const status = (code: number, name: string) =>
+      Object.assign(new Error(name), { name, $metadata: { httpStatusCode: code } });
+    let loserSnapshot: string | undefined;
+    let pointerPuts = 0;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: string };
+        if (context.commandName === 'DeleteObjectCommand' && Key === loserSnapshot)
+          throw status(503, 'SlowDown');
+        if (context.commandName !== 'PutObjectCommand') return next(args);
+        if (Key && CATALOG_KEYS.versionOf(Key)) loserSnapshot ??= Key;
+        if (Key !== CATALOG_KEYS.latest || ++pointerPuts !== 1) return next(args);
+        await lantern(100);
+        throw status(412, 'PreconditionFailed');
+      },
+      { step: 'initialize', name: 'lostRaceUndeleted' },
+    );
+    const warnings: string[] = [];
+    const { warn } = console;
+    const level = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'info';
+    console.warn = (line: string) => warnings.push(line);
+    let loser: Awaited<ReturnType<typeof importCatalogFeed>>;
+    try {
+      loser = await importCatalogFeed(gmc(['u1\tUndeleted\thttps://undeleted.example/1\t1 USD']), {
+        merchant: 'undeleted.example',
+        merchantType: 'ucp',
+      });
+    } finally {
+      s3().middlewareStack.remove('lostRaceUndeleted');
+      console.warn = warn;
+      process.env.LOG_LEVEL = level;
+    }
+    assert.equal((await readLatestPointer())!.pointer.version, loser.version);
+    assert.notEqual(CATALOG_KEYS.snapshot(loser.version), loserSnapshot, 'merged again into a new snapshot');
+    assert.ok(await headObject(loserSnapshot!), 'the lost race’s snapshot is left');
+    const logged = warnings.map((line) => JSON.parse(line));
+    assert.deepEqual(
+      logged
+        .filter((line) => line.message.includes('lost race'))
+        .map(({ level, error }) => ({ level, error })),
+      [{ level: 'warn', error: 'SlowDown' }],
+      'the failed delete is logged',
+    );
+    // Once newer imports outnumber the kept places, it is pruned with the rest.
+    for (let i = 0; i < KEPT_SNAPSHOTS; i++) await lantern(200 + i);
+    assert.equal(await headObject(loserSnapshot!), undefined, 'pruned');
+  });
 });
