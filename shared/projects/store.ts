@@ -1,7 +1,7 @@
 // Projects. Totals are counters on the project item (kept by every task write), so a read is one
 // bounded Query whatever the project's size: the project item plus a preview of its first tasks.
 // The whole task list is paged by id (UUIDv7: creation order) through listProjectTasks.
-import { nowIso } from '../clock.ts';
+import { now } from '../clock.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
 import {
   addToCounters,
@@ -15,7 +15,7 @@ import {
   queryPartition,
 } from '../db/store.ts';
 import { createOnce, type Identity, ownClaim } from '../idempotency.ts';
-import { newId, stableIdAt } from '../ids.ts';
+import { newIdAt, stableIdAt } from '../ids.ts';
 import { projectKeys, TASK_PREFIX } from './keys.ts';
 import {
   type CreateProjectInput,
@@ -210,7 +210,8 @@ export async function listProjectTasks(
 export async function addProjectTask(projectId: string, input: ProjectTaskInput): Promise<ProjectTask> {
   const project = await getItem<ProjectItem>(projectKeys.project(projectId));
   if (!project) throw new Error(`No project ${projectId}`);
-  const item = taskItem(projectId, newId(), input, nowIso());
+  const at = now();
+  const item = taskItem(projectId, newIdAt(at), input, at.toISOString());
   // The task is listed once written: if its counters cannot follow, or its own write fails (which
   // may have landed, its answer lost), it goes again (a retry adds it anew), so no list holds a task
   // the counts leave out.

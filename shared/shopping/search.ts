@@ -1,7 +1,7 @@
 // Endpoint 5: search the loaded catalogue within one of the caller's sessions, and remember the search.
-import { nowIso } from '../clock.ts';
+import { now } from '../clock.ts';
 import { getItem, ownedBy } from '../db/store.ts';
-import { newId } from '../ids.ts';
+import { newIdAt } from '../ids.ts';
 import { toSearchResult } from './catalog.ts';
 import { shoppingKeys } from './keys.ts';
 import { currentCatalog } from './loaded-catalog.ts';
@@ -19,8 +19,10 @@ export async function searchProducts(
   ownedBy(await getItem<ShoppingSessionItem>(shoppingKeys.session(sessionId)), userId, SESSION_RESOURCE);
   const { index, source, version } = await catalog;
   const { results, total_count } = index.search(input);
+  // Listed newest first by id: the id is made at created_at's instant, so the two orders agree.
+  const at = now();
   await recordSearch({
-    id: newId(),
+    id: newIdAt(at),
     session_id: sessionId,
     query: input.query,
     merchant_type: input.merchant_type,
@@ -31,7 +33,7 @@ export async function searchProducts(
     returned_count: results.length,
     source,
     catalog_version: version,
-    created_at: nowIso(),
+    created_at: at.toISOString(),
   });
   return {
     query: input.query,

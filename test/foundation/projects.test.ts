@@ -213,6 +213,11 @@ describe('projects', () => {
       [read.updated_at, read.task_count, read.completed_count, read.total_budget_usd],
       [at(2).toISOString(), 2, 1, 3],
     );
+    // Listed by id, in creation order: each id is made at its task's created_at.
+    assert.deepEqual(
+      read.project_tasks.map((task: { title: string }) => task.title),
+      ['landed second', 'landed first'],
+    );
   });
 
   it('a task whose counters cannot be written is taken back: no task is listed that the counts leave out', async () => {

@@ -378,6 +378,16 @@ describe('POST /shopping/sessions/{id}/search', () => {
     await search({ query: 'mug' }, h.other.token, id);
     const again = await h.call('GET', `/api/v1/shopping/sessions/${id}`);
     assert.equal(again.body.recent_searches[0].query, 'mug 20');
+    // Listed by id, in created_at's order: the id is made at the service's clock (here an hour back).
+    setClock(new Date(Date.now() - 3_600_000));
+    try {
+      assert.equal((await search({ query: 'mug an hour ago' }, undefined, id)).status, 200);
+    } finally {
+      setClock(undefined);
+    }
+    const listed = (await h.call('GET', `/api/v1/shopping/sessions/${id}`)).body.recent_searches;
+    const times = listed.map((s: { created_at: string }) => s.created_at);
+    assert.deepEqual(times, [...times].sort().reverse());
   });
 
   it('answers one result per variant group: the best variant that passes the filters', async () => {
