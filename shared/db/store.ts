@@ -91,6 +91,9 @@ export interface QueryOptions {
   index?: IndexName;
   /** Continue after this sort key (cursor paging; base table only). */
   startAfter?: string;
+  /** An access check started beside the read: every page after the first waits for it, so a request
+   * it refuses (it rejects) reads one page, not a deep window of someone else's items. */
+  checked?: Promise<unknown>;
 }
 
 const queryInput = (partition: string, options: QueryOptions): QueryCommandInput => {
@@ -129,6 +132,7 @@ export async function queryPartition<T extends object>(
   const items: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
+    if (startKey) await options.checked;
     const input = queryInput(partition, { ...options, limit: options.limit - items.length });
     const page = await dynamo().send(
       new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
@@ -189,20 +193,21 @@ export async function queryAfter<T extends { id: string }>(
  * `offset` + the items it holds (or before its last). */
 export async function queryWindow<T extends object>(
   partition: string,
-  options: Pick<QueryOptions, 'index'> & {
+  options: Pick<QueryOptions, 'index' | 'checked'> & {
     prefix: string;
     offset: number;
     limit: number;
     before?: string | null;
   } & PageBudget,
 ): Promise<T[]> {
-  const { prefix, offset, limit, before, maxBytes, index } = options;
+  const { prefix, offset, limit, before, maxBytes, index, checked } = options;
   const cursor = before == null ? undefined : `${prefix}${before}`;
   // A key condition has no exclusive bound beside a prefix: the range from the prefix to the cursor
   // holds the cursor's own key, so one item more is read and the cursor's item, where it is there
   // (it comes first), left out. Every key in that range begins with the prefix, as the cursor does.
   const items = await queryPartition<T>(partition, {
     index,
+    checked,
     newestFirst: true,
     ...(cursor === undefined ? { prefix } : { between: [prefix, cursor] as const }),
     limit: offset + limit + (cursor === undefined ? 0 : 1),

@@ -6,7 +6,7 @@ import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.t
 import { ConflictError } from '../http/errors.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
-import { getMember, requireMember, workspaceNotFound } from './members.ts';
+import { requireMember } from './members.ts';
 import type {
   CreateWorkspaceTaskInput,
   ListWorkspaceTasksInput,
@@ -112,9 +112,10 @@ function newTaskItem(
 }
 
 /**
- * One wave: the member check beside the window's Query (the partition's `WTASK#` items, where a
+ * One wave: the member check beside the window's first Query (the partition's `WTASK#` items, where a
  * task created a moment ago is listed; or gsi1 for one status, eventually consistent as every index
- * read), newest first. The window reads offset + limit items (offset is capped).
+ * read), newest first. The window reads offset + limit items (offset is capped), its pages after the
+ * first only once the check has passed: a non-member's deep offset reads one page, then 404.
  */
 export async function listWorkspaceTasks(
   userId: string,
@@ -122,9 +123,10 @@ export async function listWorkspaceTasks(
   query: ListWorkspaceTasksInput,
 ): Promise<WorkspaceTask[]> {
   const { status, ...page } = query;
-  const window = { ...page, prefix: workspaceKeys.taskPrefix };
-  const [member, items] = await Promise.all([
-    getMember(userId, workspaceId),
+  const checked = requireMember(userId, workspaceId);
+  const window = { ...page, prefix: workspaceKeys.taskPrefix, checked };
+  const [, items] = await Promise.all([
+    checked,
     status === null
       ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), window)
       : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, status), {
@@ -132,7 +134,6 @@ export async function listWorkspaceTasks(
           index: 'gsi1',
         }),
   ]);
-  if (!member) throw workspaceNotFound();
   return items.map(toWorkspaceTask);
 }
 

@@ -294,6 +294,37 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     }
   });
 
+  it("reads one page for a non-member's deep offset before its 404, not the whole window", async () => {
+    const client = dynamo();
+    // Pages of 4 tasks, as DynamoDB's 1 MB page ends them over large tasks.
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
+        return next(args);
+      },
+      { step: 'initialize', name: 'shortPages' },
+    );
+    const recorder = recordDynamoRequests();
+    const queries = () => recorder.commands().filter((c) => c === 'QueryCommand').length;
+    try {
+      for (const status of ['', '&status=pending']) {
+        recorder.clear();
+        const res = await list(`?offset=40&limit=10${status}`, h.other.token);
+        assert.equal(res.status, 404);
+        assert.equal(queries(), 1, `status ${status || 'none'}`);
+      }
+      // A member's window reads on, page after page.
+      recorder.clear();
+      const res = await list('?offset=40&limit=10');
+      sameIds(res.body, expected.slice(40, 50));
+      assert.equal(queries(), Math.ceil(50 / 4));
+    } finally {
+      recorder.stop();
+      client.middlewareStack.remove('shortPages');
+    }
+  });
+
   it('filters by status exactly, from gsi1 with no Scan and no FilterExpression', async () => {
     const commands: { name: string; input: Record<string, unknown> }[] = [];
     const client = dynamo();
