@@ -5,7 +5,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { RequestValidationError } from './errors.ts';
 import { isObject } from './fields.ts';
-import { decodePythonJson } from './python-json.ts';
+import { decodePythonNumbers, PythonNumber } from './python-json.ts';
 
 export const SECRET_MASK = '**********';
 
@@ -13,32 +13,63 @@ export const SECRET_MASK = '**********';
 // client's slip should not send its secret back.
 const isSecret = (key: string, fields: readonly string[]) => fields.includes(key) || /secret/i.test(key);
 
-/** The non-empty strings the body holds under a secret's name, at any depth. */
-const secretValues = (value: unknown, fields: readonly string[], into: string[] = []): string[] => {
-  if (Array.isArray(value)) for (const entry of value) secretValues(entry, fields, into);
-  else if (isObject(value))
+/** A number as a 422 echoes it: a float literal or big integer as Python prints it (PythonNumber),
+ * else as JSON writes it. */
+const numberText = (value: number | PythonNumber) =>
+  value instanceof PythonNumber ? value.repr : JSON.stringify(value);
+
+/** The values the body sends under a secret's name, at any depth (a list or an object under it too),
+ * as text: its non-empty strings, and its numbers as a 422 echoes them. */
+const secretValues = (value: unknown, fields: readonly string[], under = false, into: string[] = []) => {
+  if (under && typeof value === 'string') {
+    if (value !== '') into.push(value);
+  } else if (under && (typeof value === 'number' || value instanceof PythonNumber))
+    into.push(numberText(value));
+  else if (Array.isArray(value)) for (const entry of value) secretValues(entry, fields, under, into);
+  else if (isObject(value) && !(value instanceof PythonNumber))
     for (const [key, entry] of Object.entries(value))
-      if (isSecret(key, fields) && typeof entry === 'string' && entry !== '') into.push(entry);
-      else secretValues(entry, fields, into);
+      secretValues(entry, fields, under || isSecret(key, fields), into);
   return into;
 };
 
+/** The body's numbers whose text holds one of the secrets (their values, as the 422 items echo them). */
+const numbersHolding = (value: unknown, secrets: readonly string[], into = new Set<number>()) => {
+  if (typeof value === 'number' || value instanceof PythonNumber) {
+    const text = numberText(value);
+    if (secrets.some((secret) => text.includes(secret)))
+      into.add(value instanceof PythonNumber ? value.value : value);
+  } else if (Array.isArray(value)) for (const entry of value) numbersHolding(entry, secrets, into);
+  else if (isObject(value)) for (const entry of Object.values(value)) numbersHolding(entry, secrets, into);
+  return into;
+};
+
+interface SentSecrets {
+  texts: string[];
+  numbers: Set<number>;
+}
+
 /** The secrets the request's JSON body carries: a copy of one under another name (`{"client_id":
- * {"key": "<secret>"}}`, a note quoting it) is masked too, wherever the echo shows it. */
-const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): string[] => {
-  if (!event.body) return [];
+ * {"key": "<secret>"}}`, a note quoting it, its digits sent as a number) is masked too, wherever the
+ * echo shows it. Numbers are read as the 422 echoes them (big integers with every digit). */
+const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): SentSecrets => {
+  const none = { texts: [], numbers: new Set<number>() };
+  if (!event.body) return none;
   const text = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
   try {
-    const decoded = decodePythonJson(text);
-    return decoded.ok ? secretValues(decoded.value, fields) : [];
+    const decoded = decodePythonNumbers(text);
+    if (!decoded.ok) return none;
+    const texts = secretValues(decoded.value, fields);
+    return { texts, numbers: texts.length ? numbersHolding(decoded.value, texts) : new Set() };
   } catch {
-    return []; // too deep to parse: no body item echoes anything then
+    return none; // too deep to parse: no body item echoes anything then
   }
 };
 
-const masked = (value: unknown, fields: readonly string[], secrets: readonly string[]): unknown => {
-  const holdsSecret = (text: string) => secrets.some((secret) => text.includes(secret));
+const masked = (value: unknown, fields: readonly string[], secrets: SentSecrets): unknown => {
+  const holdsSecret = (text: string) => secrets.texts.some((secret) => text.includes(secret));
   if (typeof value === 'string') return holdsSecret(value) ? SECRET_MASK : value;
+  if (typeof value === 'number')
+    return secrets.numbers.has(value) || holdsSecret(JSON.stringify(value)) ? SECRET_MASK : value;
   if (Array.isArray(value)) return value.map((entry) => masked(entry, fields, secrets));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
@@ -55,7 +86,7 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj<APIGa
     if (!(error instanceof RequestValidationError)) return;
     const secrets = error.items.some((item) => item.loc[0] === 'body')
       ? sentSecrets(request.event, fields)
-      : [];
+      : { texts: [], numbers: new Set<number>() };
     for (const item of error.items) {
       if (item.loc[0] !== 'body') continue;
       const field = item.loc[1];

@@ -346,6 +346,54 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       ],
     ],
     [
+      "the secret's digits are sent again as a number in client_id (the echo masks the number)",
+      { client_id: 4815162342, client_secret: '4815162342' },
+      [
+        {
+          type: 'string_type',
+          loc: ['body', 'client_id'],
+          msg: 'Input should be a valid string',
+          input: MASK,
+        },
+      ],
+    ],
+    [
+      'client_id missing, the secret sent inside a list and again in a note (the echoed body masks both)',
+      { client_secret: ['listed-secret-7f3a9b'], note: 'copy: listed-secret-7f3a9b' },
+      [
+        {
+          type: 'missing',
+          loc: ['body', 'client_id'],
+          msg: 'Field required',
+          input: { client_secret: MASK, note: MASK },
+        },
+        {
+          type: 'string_type',
+          loc: ['body', 'client_secret'],
+          msg: 'Input should be a valid string',
+          input: MASK,
+        },
+      ],
+    ],
+    [
+      'client_id missing, the secret sent as a number and again in a note (the echoed body masks both)',
+      { client_secret: 4815162342, note: 'copy: 4815162342' },
+      [
+        {
+          type: 'missing',
+          loc: ['body', 'client_id'],
+          msg: 'Field required',
+          input: { client_secret: MASK, note: MASK },
+        },
+        {
+          type: 'string_type',
+          loc: ['body', 'client_secret'],
+          msg: 'Input should be a valid string',
+          input: MASK,
+        },
+      ],
+    ],
+    [
       'the body is a list',
       [CLIENT_ID, SECRET],
       [
@@ -439,6 +487,20 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       assert.deepEqual((await h.call('GET', `/api/v1/workspaces/${id}/integrations`)).body, []);
     });
   }
+
+  it('masks a number whose digits hold the secret, every digit as sent (beyond a double)', async () => {
+    const id = await newWorkspace();
+    const digits = '98765432109876543210';
+    const res = await h.call('PUT', credentialsUrl(id), {
+      body: `{"client_id": ${digits}, "client_secret": "${digits}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      { type: 'string_type', loc: ['body', 'client_id'], msg: 'Input should be a valid string', input: MASK },
+    ]);
+    assert.ok(!res.text.includes(digits), res.text);
+  });
 
   it('a missing body answers input null, as on every route (there is nothing to hide)', async () => {
     const id = await newWorkspace();
