@@ -302,8 +302,8 @@ const readMembers = (teamId: string) =>
  * keys (offset ≤ 10,000), page after page past 1 MB, so only a deep offset costs more than one request. */
 const newestPage =
   <T extends object>(prefix: string, maxBytes: number) =>
-  (teamId: string, page: Page) =>
-    queryWindow<T>(teamKeys.partition(teamId), { prefix, ...page, maxBytes });
+  (teamId: string, page: Page, checked?: Promise<unknown>) =>
+    queryWindow<T>(teamKeys.partition(teamId), { prefix, ...page, maxBytes, checked });
 
 const readTasks = newestPage<TaskItem>(TEAM_PREFIX.task, TEAM_BYTES.tasks);
 const readActivity = newestPage<ActivityItem>(TEAM_PREFIX.activity, TEAM_BYTES.activity);
@@ -358,14 +358,18 @@ export async function getTeam(userId: string, teamId: string): Promise<TeamWithM
   return toTeamWithMembers(ownedBy(team, userId, 'Team'), members, activity);
 }
 
+// The owner check runs beside the list's first page, and the pages after it wait for the check: another
+// user's deep offset reads one page before its 404, not `offset + limit` items.
 export async function listTeamTasks(userId: string, teamId: string, page: Page): Promise<TeamTaskList> {
-  const [team, tasks] = await Promise.all([readTeam(teamId), readTasks(teamId, page)]);
-  return toTaskList(ownedBy(team, userId, 'Team'), tasks);
+  const checked = getOwnedTeam(userId, teamId);
+  const [team, tasks] = await Promise.all([checked, readTasks(teamId, page, checked)]);
+  return toTaskList(team, tasks);
 }
 
 export async function listTeamActivity(userId: string, teamId: string, page: Page): Promise<ActivityList> {
-  const [team, activity] = await Promise.all([readTeam(teamId), readActivity(teamId, page)]);
-  return toActivityList(ownedBy(team, userId, 'Team'), activity);
+  const checked = getOwnedTeam(userId, teamId);
+  const [team, activity] = await Promise.all([checked, readActivity(teamId, page, checked)]);
+  return toActivityList(team, activity);
 }
 
 export async function getStrategyHistory(userId: string, teamId: string): Promise<StrategyHistory> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { createBrand } from '../../shared/brands/store.ts';
 import { DICT_MAX_BYTES } from '../../shared/http/fields.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
@@ -13,7 +14,7 @@ import {
   setCanvasLayout,
   updateTeam,
 } from '../../shared/teams/agents.ts';
-import { dynamoRequestsOf } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
 
@@ -811,6 +812,40 @@ describe('access', () => {
     const read = await h.call('GET', teamPath(team.id));
     assert.equal(read.body.status, 'active');
     assert.equal(read.body.cancelled_at, null);
+  });
+
+  it("reads one page for another user's deep offset on the task and activity lists before its 404", async () => {
+    const { team } = await createBusyTeam(h, { tasks: 30, activity: 30 });
+    // Pages of 4 items, as DynamoDB's 1 MB page ends them over large tasks.
+    const shortPages = 'shortTeamPages';
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
+        return next(args);
+      },
+      { step: 'initialize', name: shortPages },
+    );
+    const recorder = recordDynamoRequests();
+    const queries = () => recorder.commands().filter((command) => command === 'QueryCommand').length;
+    try {
+      for (const list of ['/tasks', '/activity']) {
+        recorder.clear();
+        const refused = await h.call('GET', teamPath(team.id, `${list}?offset=20&limit=10`), {
+          token: h.other.token,
+        });
+        assert.equal(refused.status, 404, list);
+        assert.equal(queries(), 1, `${list}: one page, then 404`);
+        // The owner's window reads on, page after page.
+        recorder.clear();
+        const read = await h.call('GET', teamPath(team.id, `${list}?offset=20&limit=10`));
+        assert.equal(read.status, 200, list);
+        assert.ok(queries() > 5, `${list}: ${queries()} Queries for the owner`);
+      }
+    } finally {
+      recorder.stop();
+      dynamo().middlewareStack.remove(shortPages);
+    }
   });
 
   it('answers 404 for an unknown team on every team route', async () => {
