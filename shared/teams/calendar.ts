@@ -4,7 +4,7 @@
 // entries and stores nothing twice. The rules are in docs/teams.md.
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
-import { deleteItem, ownedBy, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
+import { deleteItem, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
 import type { TABLE_INDEXES } from '../db/table.ts';
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
@@ -23,8 +23,8 @@ import {
 } from './schemas.ts';
 import { slotPool } from './slot-pool.ts';
 import {
+  getOwnedTeam,
   type MemberItem,
-  readTeam,
   subscriptionEndsAt,
   type TaskItem,
   type TeamItem,
@@ -326,8 +326,9 @@ const utcMidnight = (date: string) => Date.parse(`${date}T00:00:00Z`);
 const aroundMidnight = (date: string, marginMs: number) =>
   new Date(utcMidnight(date) + marginMs).toISOString();
 
-const readStoredEntries = (teamId: string, period: Period) =>
+const readStoredEntries = (teamId: string, period: Period, checked: Promise<unknown>) =>
   queryPartition<CalendarEntryItem>(teamKeys.partition(teamId), {
+    checked,
     prefix: teamKeys.calendarPeriod(period.key),
     limit: MAX_STORED_ENTRIES,
   });
@@ -341,9 +342,10 @@ const readStoredEntries = (teamId: string, period: Period) =>
  * (one Query each): their tasks count towards the week's cadence.
  * BETWEEN is inclusive, but the sort keys are `<scheduled_for>#<id>`: the ranges do not overlap.
  */
-const readScheduledTasks = (teamId: string, period: Period) => {
+const readScheduledTasks = (teamId: string, period: Period, checked: Promise<unknown>) => {
   const query = (between: [string, string], newestFirst: boolean) =>
     queryPartition<ScheduledTask>(teamKeys.schedulePartition(teamId), {
+      checked,
       // Its fields only: gsi1 holds whole tasks, up to 400 KB each, a page of 1 MB every two or three.
       index: 'gsi1_calendar',
       between,
@@ -386,20 +388,24 @@ export async function generateCalendar(
   const spans = [...candidates.values()];
 
   // Wave 1: the team, its members, and per candidate period its scheduled tasks (gsi1) and what
-  // earlier runs stored.
-  const [team, members, byPeriod] = await Promise.all([
-    readTeam(teamId),
+  // earlier runs stored (their pages after the first wait for the owner check: another user's
+  // request reads one of each).
+  const checked = getOwnedTeam(userId, teamId);
+  const [owned, members, byPeriod] = await Promise.all([
+    checked,
     queryPartition<MemberItem>(teamKeys.partition(teamId), {
       prefix: TEAM_PREFIX.member,
       limit: TEAM_LIMITS.members,
     }),
     Promise.all(
       spans.map((candidate) =>
-        Promise.all([readScheduledTasks(teamId, candidate), readStoredEntries(teamId, candidate)]),
+        Promise.all([
+          readScheduledTasks(teamId, candidate, checked),
+          readStoredEntries(teamId, candidate, checked),
+        ]),
       ),
     ),
   ]);
-  const owned = ownedBy(team, userId, 'Team');
   const timeZone = teamTimeZone(owned);
   const period = periodOf(request.period, request.start ?? localDate(at, timeZone));
   if (request.start !== undefined) checkStart(request.start, period, owned, at, timeZone);

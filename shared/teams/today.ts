@@ -2,7 +2,7 @@
 // the team's time zone. One wave: the team, its newest cycle and the loop instances of yesterday and
 // today (by their UTC `scheduled_at` sort key), in parallel. The rules are in docs/teams.md.
 import { now } from '../clock.ts';
-import { ownedBy, queryPartition, withinPageBudget } from '../db/store.ts';
+import { queryPartition, withinPageBudget } from '../db/store.ts';
 import type { LoopInstanceItem } from './agents.ts';
 import { teamKeys } from './keys.ts';
 import {
@@ -13,7 +13,7 @@ import {
   TEAM_LIMITS,
   type TodayView,
 } from './schemas.ts';
-import { type CycleItem, readCycles, readTeam, type TeamItem, teamTimeZone } from './store.ts';
+import { type CycleItem, getOwnedTeam, readCycles, type TeamItem, teamTimeZone } from './store.ts';
 import { addDays, daysBetween, localDate, startOfDay } from './time.ts';
 
 export const LOOP_STATUS = {
@@ -127,8 +127,15 @@ export function buildTodayView(
 }
 
 /** The loop instances scheduled in [from, to): one key range of the team partition. */
-const readLoops = (teamId: string, from: number, to: number, newestFirst: boolean) =>
+const readLoops = (
+  teamId: string,
+  from: number,
+  to: number,
+  newestFirst: boolean,
+  checked: Promise<unknown>,
+) =>
   queryPartition<LoopInstanceItem>(teamKeys.partition(teamId), {
+    checked,
     // `LOOP#<to>` sorts before every `LOOP#<to>#<id>`, so the upper bound is exclusive.
     between: [teamKeys.loopAt(new Date(from).toISOString()), teamKeys.loopAt(new Date(to).toISOString())],
     newestFirst,
@@ -142,14 +149,15 @@ export async function getToday(userId: string, teamId: string): Promise<TodayVie
   // zone's yesterday began between now − 50 h and now − 23 h, and its tomorrow begins before
   // now + 26 h. Two Queries split at now − 23 h, the earlier newest first and the later oldest
   // first: each reaches the team's own instances before another zone's, so those cannot use up the cap.
-  const [team, cycles, earlier, later] = await Promise.all([
-    readTeam(teamId),
+  // The loops' pages after their first wait for the owner check: another user's request reads one.
+  const checked = getOwnedTeam(userId, teamId);
+  const [owned, cycles, earlier, later] = await Promise.all([
+    checked,
     readCycles(teamId, CYCLES_READ),
-    readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true),
-    readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false),
+    readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true, checked),
+    readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false, checked),
   ]);
   const loops = [...earlier, ...later];
-  const owned = ownedBy(team, userId, 'Team');
   const { readFrom, to } = todayWindow(at, teamTimeZone(owned));
   const inWindow = loops.filter((loop) => {
     const ms = Date.parse(loop.scheduled_at);

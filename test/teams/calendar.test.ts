@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { now, setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
@@ -612,6 +613,52 @@ describe('calendar generation', () => {
       `${taskQueries.length} Queries of the tasks, ${recorder.waves()} waves`,
     );
     assert.equal(recorder.waves(), 1);
+  });
+
+  it('reads one page of each Query for another user’s request before its 404; the owner reads on', async () => {
+    setClock(new Date('2026-11-02T00:00:00Z'));
+    const { team, leo } = await parisTeam();
+    await addTasks(
+      team.id,
+      Array.from({ length: 30 }, (_, i) => ({
+        task_type: 'social_post',
+        title: `Task ${i}`,
+        platform: 'instagram',
+        scheduled_for: new Date(Date.parse('2026-11-04T08:00:00Z') + i * 3_600_000).toISOString(),
+        assigned_member_id: leo.id,
+      })),
+    );
+    // Pages of 4 items, as DynamoDB's 1 MB page would end them over many more.
+    const shortPages = 'shortCalendarPages';
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
+        return next(args);
+      },
+      { step: 'initialize', name: shortPages },
+    );
+    try {
+      const queries = async (token?: string) => {
+        const recorder = recordDynamoRequests();
+        const res = await h
+          .call('POST', `/api/v1/teams/${team.id}/calendar/generate?period=monthly`, { token })
+          .finally(() => recorder.stop());
+        const reads = recorder.requests.filter((request) => request.command === 'QueryCommand');
+        const ranges = new Set(
+          reads.map((request) => JSON.stringify(request.input.ExpressionAttributeValues)),
+        );
+        return { status: res.status, queries: reads.length, ranges: ranges.size };
+      };
+      const refused = await queries(h.other.token);
+      assert.equal(refused.status, 404);
+      assert.equal(refused.queries, refused.ranges, 'one page per Query');
+      const owner = await queries();
+      assert.equal(owner.status, 200);
+      assert.ok(owner.queries > owner.ranges, `${owner.queries} Queries over ${owner.ranges} ranges`);
+    } finally {
+      dynamo().middlewareStack.remove(shortPages);
+    }
   });
 
   it('plans another period from `start`, and leaves a slot nobody can do unassigned', async () => {

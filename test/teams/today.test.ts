@@ -12,7 +12,7 @@ import {
   updateTask,
 } from '../../shared/teams/agents.ts';
 import { loopId } from '../../shared/teams/keys.ts';
-import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, type RecordedRequest, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -355,6 +355,11 @@ describe('today view', () => {
     assert.equal((await h.call('GET', `/api/v1/teams/${team.id}/tasks`)).body.total, 1);
   });
 
+  const isLoopQuery = (request: RecordedRequest) =>
+    String(
+      (request.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':from'],
+    ).startsWith('LOOP#');
+
   it('reads on past a 1 MB page: the instances after it are in the view, nothing cut at the first page', async () => {
     // 1,400 instances this morning with their stored fields at their limits (a status no list shows, 10
     // signals of 64 astral code points), then 20 upcoming this evening, all in the later Query of the
@@ -393,13 +398,16 @@ describe('today view', () => {
     assert.equal(result.body.upcoming.at(-1).scheduled_at, '2026-11-20T18:19:00.000Z');
     // The later Query went on page after page (3 in dynalite), each asking for what its cap leaves:
     // waves one after another, where rows this small would have been one.
-    const loops = recorder.requests.filter((r) =>
-      String(
-        (r.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':from'],
-      ).startsWith('LOOP#'),
-    );
+    const loops = recorder.requests.filter(isLoopQuery);
     assert.ok(loops.length > 2, `${loops.length} loop Queries`); // 4 here: pages of 587 rows
     assert.ok(recorder.waves() > 1, `${recorder.waves()} waves`); // 3
+    // Another user's request reads each Query's first page, then 404: only the owner reads on.
+    const stranger = recordDynamoRequests();
+    const refused = await h
+      .call('GET', `/api/v1/teams/${team.id}/today`, { token: h.other.token })
+      .finally(() => stranger.stop());
+    assert.equal(refused.status, 404);
+    assert.equal(stranger.requests.filter(isLoopQuery).length, 2);
   });
 
   it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
