@@ -86,8 +86,9 @@ export async function importCatalogFeed(
     trackingParams: options.trackingParams,
     format: options.format,
   });
-  // A header-only export is far more often a broken export than a merchant with nothing to sell.
-  if (parsed.products.length === 0) throw new FeedError('feed has no products');
+  // A header-only export is far more often a broken export than a merchant with nothing to sell; a
+  // feed that withholds every row from search is the merchant's word, and empties its catalogue.
+  if (parsed.products.length === 0 && parsed.withheld === 0) throw new FeedError('feed has no products');
   for (let attempt = 1; ; attempt++) {
     const latest = await readLatestPointer();
     const newer = latest?.pointer.merchants[merchant]?.feed_modified_at;

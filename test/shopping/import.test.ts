@@ -48,6 +48,24 @@ const idsOf = (products: { merchant: string; id: string }[]) =>
 
 const gmc = (rows: string[]) => ['id\ttitle\tlink\tprice', ...rows].join('\n');
 
+/** The titles a search for `query` answers, once this process's search has re-read the pointer: the
+ * clock moves on past each re-check before (the demo seed's too), as it cannot move back. */
+let ahead = 0;
+const search = async (query: string) => {
+  ahead += 10 * RECHECK_MS;
+  setClock(new Date(Date.now() + ahead));
+  try {
+    const session = await h.call('POST', '/api/v1/shopping/sessions', { json: {} });
+    const res = await h.call('POST', `/api/v1/shopping/sessions/${session.body.id}/search`, {
+      json: { query },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body.results.map((result: { title: string }) => result.title);
+  } finally {
+    setClock(undefined);
+  }
+};
+
 describe('catalogue import', () => {
   it('before any import, search answers with an empty catalogue', async () => {
     const session = await h.call('POST', '/api/v1/shopping/sessions', { json: {} });
@@ -471,24 +489,6 @@ describe('snapshot pruning', () => {
       merchant: 'prune.example',
       merchantType: 'ucp',
     });
-  /** The titles a search for `query` answers, once this process's search has re-read the pointer: the
-   * clock moves on past each re-check before (the demo seed's too), as it cannot move back. */
-  let ahead = 0;
-  const search = async (query: string) => {
-    ahead += 10 * RECHECK_MS;
-    setClock(new Date(Date.now() + ahead));
-    try {
-      const session = await h.call('POST', '/api/v1/shopping/sessions', { json: {} });
-      const res = await h.call('POST', `/api/v1/shopping/sessions/${session.body.id}/search`, {
-        json: { query },
-      });
-      assert.equal(res.status, 200, res.text);
-      return res.body.results.map((result: { title: string }) => result.title);
-    } finally {
-      setClock(undefined);
-    }
-  };
-
   it(`importing ${KEPT_SNAPSHOTS + 3} times leaves the newest ${KEPT_SNAPSHOTS} snapshots and the pointer, whatever the listing's page size; search still answers`, async () => {
     // Two keys a page (S3 pages at 1,000): the prune must follow the continuation tokens.
     s3().middlewareStack.add(
@@ -735,5 +735,39 @@ describe('snapshot pruning', () => {
     // Once newer imports outnumber the kept places, it is pruned with the rest.
     for (let i = 0; i < KEPT_SNAPSHOTS; i++) await lantern(200 + i);
     assert.equal(await headObject(loserSnapshot!), undefined, 'pruned');
+  });
+});
+
+describe('feeds that withhold rows from search', () => {
+  it('a feed that withholds every row from search takes the merchant’s products out of search', async () => {
+    const put = (file: string, flag: string) =>
+      s3().send(
+        new PutObjectCommand({
+          Bucket: config.bucketName,
+          Key: `catalog/feeds/acp/optout.example/${file}`,
+          Body: [
+            'item_id,title,url,price,enable_search',
+            `o1,Optout Beacon,https://optout.example/1,20.00 USD,${flag}`,
+            `o2,Optout Beacon XL,https://optout.example/2,30.00 USD,${flag}`,
+          ].join('\n'),
+        }),
+      );
+    const run = async (file: string) =>
+      (await importHandler({ detail: { object: { key: `catalog/feeds/acp/optout.example/${file}` } } }))[0];
+    await put('monday.csv', 'true');
+    assert.equal(((await run('monday.csv')) as { imported: number }).imported, 2);
+    assert.deepEqual(await search('optout beacon'), ['Optout Beacon', 'Optout Beacon XL']);
+    await sleep(1100); // Last-Modified counts whole seconds
+    await put('tuesday.csv', 'false');
+    // Before, refused as "feed has no products": both stayed in search against the merchant's opt-out.
+    const report = (await run('tuesday.csv')) as { imported: number; withheld: number; refused?: string };
+    assert.equal(report.refused, undefined);
+    assert.deepEqual([report.imported, report.withheld], [0, 2]);
+    assert.deepEqual(
+      (await catalog())!.products.filter((p) => p.merchant === 'optout.example'),
+      [],
+    );
+    assert.equal((await catalog())!.pointer.merchants['optout.example']?.product_count, 0);
+    assert.deepEqual(await search('optout beacon'), []);
   });
 });
