@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import {
   parseSnapshot,
@@ -469,6 +470,69 @@ describe('parseFeed: Google Merchant Center', () => {
     assert.deepEqual(
       parseFeed('id,title,link,price\n', { merchant: 'shop.com', merchantType: 'affiliate' }).products,
       [],
+    );
+  });
+});
+
+describe('parseFeed: long hostile fields', () => {
+  /**
+   * The feed parsed in a child process stopped after `GUARD_MS`: a pattern that backtracks holds the
+   * thread, so only another process can stop it. Not a budget: the code before needed hours for the
+   * price below (cubic: 10 s at 1,000 spaces, 494 s at 4,000) and minutes for the title (quadratic:
+   * 2.7 s at 40,000 `<`); each takes milliseconds now.
+   */
+  const GUARD_MS = 60_000;
+  const parseInChild = (feed: string) => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { readFileSync } from 'node:fs';
+         import { parseFeed } from './shared/shopping/feeds.ts';
+         const feed = readFileSync(0, 'utf8');
+         console.log(JSON.stringify(parseFeed(feed, { merchant: 'hostile.example', merchantType: 'ucp' })));`,
+      ],
+      { input: feed, encoding: 'utf8', timeout: GUARD_MS, maxBuffer: 64 * 1024 * 1024 },
+    );
+    assert.equal(child.signal, null, `the parse was still running after ${GUARD_MS} ms`);
+    assert.equal(child.status, 0, child.stderr);
+    return JSON.parse(child.stdout) as ReturnType<typeof parseFeed>;
+  };
+  const feed = (...rows: string[]) => ['id\ttitle\tlink\tprice', ...rows].join('\n');
+
+  test('a price with long runs of spaces that is no price skips its row at once', () => {
+    const spaces = ' '.repeat(20_000);
+    const { products, errors } = parseInChild(
+      feed(
+        `p1\tLamp\thttps://hostile.example/1\tUSD${spaces}1${spaces}x`,
+        `p2\tRug\thttps://hostile.example/2\tUSD${spaces}15.00`,
+      ),
+    );
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [2],
+    );
+    assert.match(errors[0]!.reason, /is not a price like "15\.00 USD"$/);
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents]),
+      [['p2', 1500]],
+    );
+  });
+
+  test('a text of many "<" with no ">" is read at once, as text, its tags dropped', () => {
+    const many = '<'.repeat(400_000);
+    const { products } = parseInChild(
+      feed(
+        `p1\t${many} Lamp\thttps://hostile.example/1\t5.00 USD`,
+        `p2\tLamp <b>bright</b> ${many}\thttps://hostile.example/2\t5.00 USD`,
+      ),
+    );
+    assert.deepEqual(
+      products.map((p) => p.title),
+      [`${'<'.repeat(MAX_TITLE_LENGTH - 1)}…`, `Lamp bright ${'<'.repeat(MAX_TITLE_LENGTH - 13)}…`],
     );
   });
 });
