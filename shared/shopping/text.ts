@@ -24,12 +24,17 @@ const NON_ASCII_RE = /[\u0080-\uffff]/;
 // found by "acme"); as the symbols they are (like ® and ©), they separate words.
 const WORD_MARKS_RE = /[\u2120\u2122]/g; // ℠ ™
 
+// A soft hyphen is invisible: only a hint where a word may break. Feed texts drop it as they are read;
+// a query pasted from a page that hyphenates ("Schnür\u00adsenkel") must not be cut at it either.
+const SOFT_HYPHEN_RE = /\u00ad/g;
+
 /** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
 export const foldText = (text: string): string => {
   const lower = text.toLowerCase();
   if (!NON_ASCII_RE.test(lower)) return lower;
   return (
     lower
+      .replace(SOFT_HYPHEN_RE, '')
       .replace(WORD_MARKS_RE, ' ')
       .normalize('NFKD')
       // Compatibility forms may decompose to capitals (Ⅻ is XII, ℃ is °C).

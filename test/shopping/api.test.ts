@@ -66,6 +66,9 @@ const SHIRTS = [
   'LIN,Linen Shirt,https://shirts.example/lin,50.00 USD,',
 ].join('\n');
 
+// A word as shoppers paste it from a page that hyphenates it: with a soft hyphen in it.
+const ODD = 'id,title,link,price\nL1,Gewachste Schnürsenkel,https://odd.example/l1,4.00 EUR';
+
 const search = (json: unknown, token?: string, id = session) =>
   h.call('POST', `/api/v1/shopping/sessions/${id}/search`, { json, token });
 
@@ -79,6 +82,7 @@ before(async () => {
   await importCatalogFeed(ACP, { merchant: 'kitchen.example', merchantType: 'acp' });
   await importCatalogFeed(UCP, { merchant: 'home.example', merchantType: 'ucp' });
   await importCatalogFeed(SHIRTS, { merchant: 'shirts.example', merchantType: 'affiliate' });
+  await importCatalogFeed(ODD, { merchant: 'odd.example', merchantType: 'affiliate' });
   session = (await h.call('POST', '/api/v1/shopping/sessions', { json: { title: 'Running' } })).body.id;
 });
 after(async () => {
@@ -388,6 +392,14 @@ describe('POST /shopping/sessions/{id}/search', () => {
     const listed = (await h.call('GET', `/api/v1/shopping/sessions/${id}`)).body.recent_searches;
     const times = listed.map((s: { created_at: string }) => s.created_at);
     assert.deepEqual(times, [...times].sort().reverse());
+  });
+
+  it('a word pasted with a soft hyphen in it finds the product, as the feed’s own are dropped', async () => {
+    const res = await search({ query: 'Schnür\u00adsenkel' });
+    assert.deepEqual(
+      res.body.results.map((r: { title: string }) => r.title),
+      ['Gewachste Schnürsenkel'],
+    );
   });
 
   it('answers one result per variant group: the best variant that passes the filters', async () => {
