@@ -283,7 +283,9 @@ const stripTags = (text: string): string => {
 /** Feeds carry stray HTML in titles and descriptions; the index and the API want plain text. */
 const cleanText = (value: unknown): string => {
   if (typeof value !== 'string' && typeof value !== 'number') return '';
-  let s = String(value);
+  // JSON Lines may escape half a surrogate pair (an exporter that cut a title in UTF-16 units): it is
+  // U+FFFD, as a reference to no character is, so no answer carries text a strict client refuses.
+  let s = String(value).toWellFormed();
   if (s.includes('<')) s = stripTags(s);
   // Every HTML character reference ending in ';' ("Caf&eacute;", "&ndash;", "&#233;"), as a browser
   // reads it; an unknown name stays as written.

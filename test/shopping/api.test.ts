@@ -66,8 +66,17 @@ const SHIRTS = [
   'LIN,Linen Shirt,https://shirts.example/lin,50.00 USD,',
 ].join('\n');
 
-// A word as shoppers paste it from a page that hyphenates it: with a soft hyphen in it.
+// Text as shoppers paste it and exporters write it: a word with a soft hyphen (a page that hyphenates
+// it), and a JSON Lines title that a JavaScript exporter cut inside a surrogate pair (JSON.stringify
+// writes the half left as the escape \ud83e).
 const ODD = 'id,title,link,price\nL1,Gewachste Schnürsenkel,https://odd.example/l1,4.00 EUR';
+const CUT = JSON.stringify({
+  id: 'S1',
+  title: 'Cosy Wool Slippers \u{1F9E6}'.slice(0, -1),
+  url: 'https://cut.example/s1',
+  price: 2900,
+  currency: 'EUR',
+});
 
 const search = (json: unknown, token?: string, id = session) =>
   h.call('POST', `/api/v1/shopping/sessions/${id}/search`, { json, token });
@@ -83,6 +92,7 @@ before(async () => {
   await importCatalogFeed(UCP, { merchant: 'home.example', merchantType: 'ucp' });
   await importCatalogFeed(SHIRTS, { merchant: 'shirts.example', merchantType: 'affiliate' });
   await importCatalogFeed(ODD, { merchant: 'odd.example', merchantType: 'affiliate' });
+  await importCatalogFeed(CUT, { merchant: 'cut.example', merchantType: 'ucp' });
   session = (await h.call('POST', '/api/v1/shopping/sessions', { json: { title: 'Running' } })).body.id;
 });
 after(async () => {
@@ -399,6 +409,14 @@ describe('POST /shopping/sessions/{id}/search', () => {
     assert.deepEqual(
       res.body.results.map((r: { title: string }) => r.title),
       ['Gewachste Schnürsenkel'],
+    );
+  });
+
+  it('a title cut inside a surrogate pair answers well-formed text, the half left as U+FFFD', async () => {
+    const res = await search({ query: 'cosy slippers' });
+    assert.deepEqual(
+      res.body.results.map((r: { title: string }) => r.title),
+      ['Cosy Wool Slippers \ufffd'],
     );
   });
 
