@@ -263,19 +263,25 @@ export const MAX_TITLE_LENGTH = 500;
  */
 export const MAX_LINK_LENGTH = 2000;
 
+/** What may follow a `<` that opens a tag, as a browser reads HTML: a letter (`<b>`), `/` (`</b>`), `!`
+ * (`<!-- -->`) or `?`. Any other `<` is text: `USB-C <-> HDMI`, `<2 Pack>`, `< 3 years`. */
+const TAG_START = /[A-Za-z/!?]/;
+
 /**
- * Each `<…>` becomes a space. By hand, not `/<[^>]*>/g`: that scans from every `<` to the text's end
- * when no `>` follows, quadratic in the text (a field of 40,000 `<` took 2.7 s).
+ * Each tag (`<b>`, `</p>`, `<br/>`) becomes a space. By hand, not `/<[^>]*>/g`: that scans from every
+ * `<` to the text's end when no `>` follows, quadratic in the text (a field of 40,000 `<` took 2.7 s).
  */
 const stripTags = (text: string): string => {
   let out = '';
   let from = 0;
-  for (let open = text.indexOf('<'); open !== -1; open = text.indexOf('<', from)) {
+  for (let open = text.indexOf('<'); open !== -1; open = text.indexOf('<', open + 1)) {
+    if (!TAG_START.test(text.charAt(open + 1))) continue;
     const close = text.indexOf('>', open + 1);
-    // No `>` after this `<`, so none after any later one: the rest is text.
+    // No `>` after this tag's `<`, so none after any later one: the rest is text.
     if (close === -1) break;
     out += `${text.slice(from, open)} `;
     from = close + 1;
+    open = close;
   }
   return out + text.slice(from);
 };

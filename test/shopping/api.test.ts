@@ -69,7 +69,12 @@ const SHIRTS = [
 // Text as shoppers paste it and exporters write it: a word with a soft hyphen (a page that hyphenates
 // it), and a JSON Lines title that a JavaScript exporter cut inside a surrogate pair (JSON.stringify
 // writes the half left as the escape \ud83e).
-const ODD = 'id,title,link,price\nL1,Gewachste Schnürsenkel,https://odd.example/l1,4.00 EUR';
+const ODD = [
+  'id,title,link,price',
+  'L1,Gewachste Schnürsenkel,https://odd.example/l1,4.00 EUR',
+  // A '<' that opens no tag is text, as a browser reads it; the tags around it are dropped.
+  'L2,USB-C <-> HDMI Adapter <2 Pack> <b>4K</b>,https://odd.example/l2,19.00 EUR',
+].join('\n');
 const CUT = JSON.stringify({
   id: 'S1',
   title: 'Cosy Wool Slippers \u{1F9E6}'.slice(0, -1),
@@ -409,6 +414,14 @@ describe('POST /shopping/sessions/{id}/search', () => {
     assert.deepEqual(
       res.body.results.map((r: { title: string }) => r.title),
       ['Gewachste Schnürsenkel'],
+    );
+  });
+
+  it('a "<" in a title that opens no HTML tag is kept as text, the tags around it dropped', async () => {
+    const res = await search({ query: 'hdmi adapter' });
+    assert.deepEqual(
+      res.body.results.map((r: { title: string }) => r.title),
+      ['USB-C <-> HDMI Adapter <2 Pack> 4K'],
     );
   });
 
