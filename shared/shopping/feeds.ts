@@ -49,23 +49,31 @@ class RowError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Prices
 
-const minorDigitsCache = new Map<string, number>();
 // ICU formats any three letters as a currency ("12 pcs" would be 12.00 PCS); only known codes pass.
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 /**
- * Decimal places of a currency's minor unit (2 for USD, 0 for JPY, 3 for KWD), from ICU. Every price
- * passes through here, so it is also where a currency code is checked.
+ * ISO 4217's minor units of the currencies where they are not 2. Not ICU's: its digits are a display
+ * convention (0 for IDR, HUF, COP, PKR, IQD and 12 more, where ISO has 2 or 3), which a client scaling
+ * `price_cents` by ISO, and a JSON Lines feed giving minor units (ACP's, as payment APIs count them),
+ * read a hundredfold apart; and they can change with Node.js's ICU, which would rescale prices.
+ */
+const ISO_MINOR_DIGITS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(
+    'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' ').map((code) => [code, 0]),
+  ),
+  ...Object.fromEntries('BHD IQD JOD KWD LYD OMR TND'.split(' ').map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
+};
+
+/**
+ * Decimal places of a currency's minor unit (2 for USD and IDR, 0 for JPY, 3 for KWD), by ISO 4217.
+ * Every price passes through here, so it is also where a currency code is checked.
  */
 export const currencyMinorDigits = (currency: string): number => {
-  let digits = minorDigitsCache.get(currency);
-  if (digits === undefined) {
-    if (!CURRENCIES.has(currency)) throw new RowError(`"${currency}" is not an ISO 4217 currency code`);
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-      .maximumFractionDigits as number;
-    minorDigitsCache.set(currency, digits);
-  }
-  return digits;
+  if (!CURRENCIES.has(currency)) throw new RowError(`"${currency}" is not an ISO 4217 currency code`);
+  return ISO_MINOR_DIGITS[currency] ?? 2;
 };
 
 const SPACES_RE = /[\s\u00a0\u202f\u2009']/g;

@@ -106,7 +106,7 @@ describe('prices with a leading 0 or dots grouping thousands', () => {
   });
 
   test('dots grouping thousands with no decimals are read: "1.299.000 IDR" as "1,299,000 IDR" is', () => {
-    assert.deepEqual(parsePrice('1.299.000 IDR'), { amount_minor: 1299000, currency: 'IDR' }); // ICU: 0 decimals
+    assert.deepEqual(parsePrice('1.299.000 IDR'), { amount_minor: 129900000, currency: 'IDR' }); // ISO: 2 decimals
     assert.deepEqual(parsePrice('1.299.000 IDR'), parsePrice('1,299,000 IDR'));
     assert.deepEqual(parsePrice('12.500.000 JPY'), { amount_minor: 12500000, currency: 'JPY' });
     assert.deepEqual(parsePrice('1.299.000,50 EUR'), { amount_minor: 129900050, currency: 'EUR' });
@@ -154,6 +154,31 @@ describe('currencies', () => {
       jsonFeed.errors.map((e) => e.line),
       [1, 3],
     );
+  });
+});
+
+describe('minor units, by ISO 4217', () => {
+  test('a written price and a JSON Lines amount in minor units agree, where ICU shows fewer decimals than ISO has', () => {
+    // ICU formats these with no decimals; ISO 4217 (payment APIs, ACP feeds) gives them 2 or 3.
+    for (const [text, minor, currency] of [
+      ['15000 IDR', 1500000, 'IDR'],
+      ['4990 HUF', 499000, 'HUF'],
+      ['25.000 IQD', 25000, 'IQD'],
+      ['1500 JPY', 1500, 'JPY'],
+      ['12.99 USD', 1299, 'USD'],
+    ] as const) {
+      assert.deepEqual(parsePrice(text), { amount_minor: minor, currency }, text);
+      const row = JSON.stringify({
+        id: 'a',
+        title: 'Rope',
+        url: 'https://shop.com/a',
+        price: { amount: minor, currency },
+      });
+      const { products } = parseFeed(row, { merchant: 'shop.com', merchantType: 'ucp' });
+      assert.equal(products[0]?.price_cents, parsePrice(text).amount_minor, `${text} in JSON Lines`);
+    }
+    // A dot before three digits is IQD's decimal point, as KWD's is.
+    assert.deepEqual(parsePrice('1.299 IQD'), { amount_minor: 1299, currency: 'IQD' });
   });
 });
 
