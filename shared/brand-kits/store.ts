@@ -87,8 +87,8 @@ export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
 
 /**
  * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). A direct upload is
- * checked first (HeadObject): one that is not an image (it may be a video or a PDF) is never copied, is
- * a 422 at its field, and the save's other copies are deleted. Draft logos are our own PNGs and kit
+ * checked first (HeadObject): one not there is a 404, one that is not an image (it may be a video or a
+ * PDF) is never copied, is a 422 at its field; either way the save's other copies are deleted. Draft logos are our own PNGs and kit
  * logos copies of checked sources, so those are copied at once.
  */
 async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
@@ -102,9 +102,11 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
       let mediaType: string | undefined;
       if (isOwnUploadKey(userId, source)) {
         const head = await headObject(source);
-        mediaType = head && bareMediaType(head.ContentType);
-        // No object: the copy below fails with the 404 a missing logo gets.
-        if (mediaType !== undefined && !LOGO_MEDIA_TYPES.has(mediaType)) return { role, source };
+        // No object is a 404 here, not at the copy: its URL's PUT may land between the two, and the
+        // copy would take whatever it stored (a video) unchecked. Once there, an upload stays as it is.
+        if (!head) throw new NotFoundError('Logo');
+        mediaType = bareMediaType(head.ContentType);
+        if (!LOGO_MEDIA_TYPES.has(mediaType)) return { role, source };
       }
       const key = brandKitLogoKey(userId, kitId, role, source, mediaType);
       await s3().send(

@@ -627,6 +627,46 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     assert.equal(saved.body.logo_key, `brand-kits/${h.owner.id}/${saved.body.id}/logo.png`);
   });
 
+  it('refuses a logo upload not there at its type check, even when its PUT lands before the copy', async () => {
+    // The client PUTs a video to its URL right after the save's HeadObject found nothing.
+    const video = new Uint8Array(64);
+    const draftLogo = (await generate(fileForm(pdf))).body.logo_key;
+    const slot = await h.call('POST', '/api/v1/uploads', {
+      json: { filename: 'logo.mp4', content_type: 'video/mp4', size: video.length },
+    });
+    const client = s3();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'HeadObjectCommand') return next(args);
+        client.middlewareStack.remove('putLandsAfterHead');
+        try {
+          return await next(args);
+        } finally {
+          const put = await fetch(slot.body.upload_url, {
+            method: 'PUT',
+            headers: slot.body.headers,
+            body: video,
+          });
+          assert.equal(put.status, 200);
+        }
+      },
+      { step: 'initialize', name: 'putLandsAfterHead' },
+    );
+    const before = await kitLogos();
+    try {
+      // The draft logo's copy, made beside the check, is deleted with the refusal.
+      const res = await save({ name: 'Late video', logo_key: slot.body.key, logo_icon_key: draftLogo });
+      assert.equal(res.status, 404, res.text);
+      assert.deepEqual(res.body, { detail: 'Logo not found' });
+    } finally {
+      client.middlewareStack.remove('putLandsAfterHead');
+    }
+    assert.equal(await kitLogos(), before);
+    // Now that it is there, it is what it is: not an image.
+    const again = await save({ name: 'Late video', logo_key: slot.body.key });
+    assert.equal(again.status, 422, again.text);
+  });
+
   it('names a logo copy by the image type it holds, not by the extension of the upload’s file name', async () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);
     const noExtension = await upload(jpeg, h.owner.token, 'brand-mark', 'image/jpeg');
