@@ -71,8 +71,8 @@ export async function generateDraft(
 /**
  * The draft as `POST /brand-kits` takes it back, so that a draft saves as returned: a text past its
  * field's limit is cut at a word and ends in '…' (a website URL is dropped: a cut URL names another
- * page), keyword items outside 1–200 characters are left out, lists and the palette kept to the
- * save's counts (the palette lists the colours with a role first).
+ * page, and so is a social link past the same limit), keyword items outside 1–200 characters are left
+ * out, lists and the palette kept to the save's counts (the palette lists the colours with a role first).
  */
 function savable(draft: ExtractedDraft): ExtractedDraft {
   const fitted = { ...draft };
@@ -87,6 +87,20 @@ function savable(draft: ExtractedDraft): ExtractedDraft {
       .filter((item) => item.length > 0 && codePointLength(item) <= BRAND_KIT_LIMITS.listItem)
       .slice(0, BRAND_KIT_LIMITS.listItems);
   fitted.color_palette = fitted.color_palette?.slice(0, BRAND_KIT_LIMITS.palette) ?? null;
+  // A social link is held to a website_url's limit, and left out past it with the handle read from it
+  // (a cut URL names another page): a document's link may be any length, a saved object at most
+  // 16 KiB, which one link of at most 500 characters per known network stays well within.
+  const tooLong = Object.entries(fitted.social_links ?? {}).flatMap(([network, url]) =>
+    codePointLength(url) > TEXT_MAX.website_url ? [network] : [],
+  );
+  if (tooLong.length > 0) {
+    const without = (links: Record<string, string> | null) => {
+      const kept = Object.entries(links ?? {}).filter(([network]) => !tooLong.includes(network));
+      return kept.length > 0 ? Object.fromEntries(kept) : null;
+    };
+    fitted.social_links = without(fitted.social_links);
+    fitted.social_profiles = without(fitted.social_profiles);
+  }
   return fitted;
 }
 

@@ -494,6 +494,27 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     }
   });
 
+  it('saves a draft as it was returned, however long the links it found (a 422 before)', async () => {
+    // A link past a website_url's limit is left out with the handle read from it; one at it stays.
+    const parts = docxParts();
+    const edit = (entry: string, from: string, to: string) => {
+      parts[entry] = strToU8(new TextDecoder().decode(parts[entry]).replace(from, to));
+    };
+    const long = `https://www.linkedin.com/company/globex?ref=${'a'.repeat(17_000)}`;
+    const atLimit = 'https://instagram.com/globex?ref=';
+    const kept = atLimit + 'b'.repeat(BRAND_KIT_LIMITS.url - atLimit.length);
+    edit('word/_rels/document.xml.rels', 'https://www.linkedin.com/company/globex', long);
+    edit('word/document.xml', '</w:body>', `${paragraph(`Instagram: ${kept}`)}</w:body>`);
+    const drafted = await generate(fileForm(zipSync(parts)));
+    assert.equal(drafted.status, 200, drafted.text.slice(0, 200));
+    const saved = await save(drafted.body);
+    assert.equal(saved.status, 201, saved.text.slice(0, 200));
+    assert.deepEqual(
+      [saved.body.social_links, saved.body.social_profiles],
+      [{ instagram: kept }, { instagram: 'globex' }],
+    );
+  });
+
   it('keeps a logo URL given without a key as it is', async () => {
     const res = await save({ logo_url: 'https://cdn.example/logo.svg' });
     assert.equal(res.body.logo_url, 'https://cdn.example/logo.svg');
