@@ -290,8 +290,9 @@ const toBriefHistory = (briefs: BriefItem[]): BriefHistory => ({
 
 export const readTeam = (teamId: string) => getItem<TeamItem>(teamKeys.team(teamId));
 
-const readMembers = (teamId: string) =>
+const readMembers = (teamId: string, checked?: Promise<unknown>) =>
   queryPartition<MemberItem>(teamKeys.partition(teamId), {
+    checked,
     prefix: TEAM_PREFIX.member,
     limit: TEAM_LIMITS.members,
   });
@@ -320,16 +321,18 @@ export const readCycles = (teamId: string, limit: number) =>
 
 /** The strategy history: the newest cycles, ending early where their strategies would pass its budget
  * (an agent's content_strategy has no bound of its own). */
-const readStrategyHistory = (teamId: string) =>
+const readStrategyHistory = (teamId: string, checked: Promise<unknown>) =>
   queryWindow<CycleItem>(teamKeys.partition(teamId), {
+    checked,
     prefix: TEAM_PREFIX.cycle,
     offset: 0,
     limit: TEAM_LIMITS.strategies,
     maxBytes: TEAM_BYTES.strategies,
   });
 
-const readBriefs = (teamId: string) =>
+const readBriefs = (teamId: string, checked: Promise<unknown>) =>
   queryPartition<BriefItem>(teamKeys.partition(teamId), {
+    checked,
     prefix: TEAM_PREFIX.brief,
     newestFirst: true,
     limit: TEAM_LIMITS.briefs,
@@ -348,18 +351,21 @@ export async function getOwnedTeam(userId: string, teamId: string): Promise<Team
 export const listTeams = (userId: string, page: OwnerPage): Promise<TeamDetail[]> =>
   listOwned({ partition: teamKeys.ownerPartition(userId), prefix: teamKeys.ownerPrefix }, page, toTeamDetail);
 
+// The owner check runs beside each Query's first page, and the pages after it wait for the check:
+// another user's request reads one page of each before its 404, not `offset + limit` items (a deep
+// offset) nor the pages a list of large records takes (the dashboard's lists, the strategy history).
+
 /** GET /teams/{id}: the team with its members, latest activity and content cadence (one wave). */
 export async function getTeam(userId: string, teamId: string): Promise<TeamWithMembers> {
+  const checked = getOwnedTeam(userId, teamId);
   const [team, members, activity] = await Promise.all([
-    readTeam(teamId),
-    readMembers(teamId),
-    readActivity(teamId, RECENT_ACTIVITY_PAGE),
+    checked,
+    readMembers(teamId, checked),
+    readActivity(teamId, RECENT_ACTIVITY_PAGE, checked),
   ]);
-  return toTeamWithMembers(ownedBy(team, userId, 'Team'), members, activity);
+  return toTeamWithMembers(team, members, activity);
 }
 
-// The owner check runs beside the list's first page, and the pages after it wait for the check: another
-// user's deep offset reads one page before its 404, not `offset + limit` items.
 export async function listTeamTasks(userId: string, teamId: string, page: Page): Promise<TeamTaskList> {
   const checked = getOwnedTeam(userId, teamId);
   const [team, tasks] = await Promise.all([checked, readTasks(teamId, page, checked)]);
@@ -373,30 +379,30 @@ export async function listTeamActivity(userId: string, teamId: string, page: Pag
 }
 
 export async function getStrategyHistory(userId: string, teamId: string): Promise<StrategyHistory> {
-  const [team, cycles] = await Promise.all([readTeam(teamId), readStrategyHistory(teamId)]);
-  ownedBy(team, userId, 'Team');
+  const checked = getOwnedTeam(userId, teamId);
+  const [, cycles] = await Promise.all([checked, readStrategyHistory(teamId, checked)]);
   return toStrategyHistory(cycles);
 }
 
 export async function getStrategyBriefs(userId: string, teamId: string): Promise<BriefHistory> {
-  const [team, briefs] = await Promise.all([readTeam(teamId), readBriefs(teamId)]);
-  ownedBy(team, userId, 'Team');
+  const checked = getOwnedTeam(userId, teamId);
+  const [, briefs] = await Promise.all([checked, readBriefs(teamId, checked)]);
   return toBriefHistory(briefs);
 }
 
 /** Spec 4: every sub-resource read at once, one wave of seven single-partition requests. */
 export async function getDashboard(userId: string, teamId: string): Promise<Dashboard> {
-  const [team, members, tasks, activity, cycles, briefs, canvas] = await Promise.all([
-    readTeam(teamId),
-    readMembers(teamId),
-    readTasks(teamId, DASHBOARD_PAGE),
+  const checked = getOwnedTeam(userId, teamId);
+  const [owned, members, tasks, activity, cycles, briefs, canvas] = await Promise.all([
+    checked,
+    readMembers(teamId, checked),
+    readTasks(teamId, DASHBOARD_PAGE, checked),
     // The activity page starts with the team's recent activity: one read serves both.
-    readActivity(teamId, DASHBOARD_PAGE),
-    readStrategyHistory(teamId),
-    readBriefs(teamId),
+    readActivity(teamId, DASHBOARD_PAGE, checked),
+    readStrategyHistory(teamId, checked),
+    readBriefs(teamId, checked),
     readCanvas(teamId),
   ]);
-  const owned = ownedBy(team, userId, 'Team');
   return {
     team: toTeamWithMembers(owned, members, activity),
     tasks: toTaskList(owned, tasks),

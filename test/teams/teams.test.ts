@@ -848,6 +848,50 @@ describe('access', () => {
     }
   });
 
+  it("reads one page of each Query for another user's dashboard, team, strategy history and briefs before its 404", async () => {
+    const { team } = await createBusyTeam(h, { tasks: 30, activity: 30 });
+    for (let i = 0; i < 12; i++)
+      await addCycle(team.id, { start_date: '2026-01-01', end_date: '2026-01-15', content_strategy: { i } });
+    for (let i = 0; i < 12; i++)
+      await addBrief(team.id, { cycle_instance_id: team.id, content: `Brief ${i}` });
+    // Pages of 4 items, as DynamoDB's 1 MB page ends them over large tasks, entries or strategies.
+    const shortPages = 'shortTeamReadPages';
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
+        return next(args);
+      },
+      { step: 'initialize', name: shortPages },
+    );
+    const recorder = recordDynamoRequests();
+    const queries = () => recorder.commands().filter((command) => command === 'QueryCommand').length;
+    try {
+      // The Queries each read makes: one page each for another user.
+      const reads: [string, number][] = [
+        ['/dashboard', 5], // members, tasks, activity, strategy history, briefs
+        ['', 2], // members, recent activity
+        ['/strategy-history', 1],
+        ['/strategy-briefs', 1],
+      ];
+      for (const [read, pages] of reads) {
+        recorder.clear();
+        const refused = await h.call('GET', teamPath(team.id, read), { token: h.other.token });
+        assert.equal(refused.status, 404, read);
+        assert.deepEqual(refused.body, { detail: 'Team not found' }, read);
+        assert.equal(queries(), pages, `${read}: one page a Query, then 404`);
+        // The owner's reads page on.
+        recorder.clear();
+        const owned = await h.call('GET', teamPath(team.id, read));
+        assert.equal(owned.status, 200, read);
+        assert.ok(queries() > pages, `${read}: ${queries()} Queries for the owner`);
+      }
+    } finally {
+      recorder.stop();
+      dynamo().middlewareStack.remove(shortPages);
+    }
+  });
+
   it('answers 404 for an unknown team on every team route', async () => {
     for (const route of teamScoped) {
       const res = await h.call(
