@@ -449,8 +449,15 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
   }
 }
 
+/** Refused (nothing written) where the new status would take the cycle past its share of the dashboard,
+ * as addCycle refuses a cycle: a page always holds its first cycle, whatever it weighs. Only the status
+ * changes after addCycle, so the cycle as read with the new status is what the write leaves. */
 export async function updateCycleStatus(teamId: string, instanceNumber: number, status: string) {
-  await setFields(teamKeys.cycle(teamId, instanceNumber), { strategy_status: status });
+  const keys = teamKeys.cycle(teamId, instanceNumber);
+  const cycle = await getItem<CycleItem & Keys>(keys);
+  if (!cycle) throw new Error(`No item ${keys.pk} ${keys.sk}`);
+  checkBytes('strategy cycle', { ...cycle, strategy_status: status }, TEAM_BYTES.strategies);
+  await setFields(keys, { strategy_status: status });
 }
 
 export async function addBrief(

@@ -12,8 +12,10 @@ import {
   addMember,
   addTask,
   setCanvasLayout,
+  updateCycleStatus,
   updateTeam,
 } from '../../shared/teams/agents.ts';
+import { TEAM_BYTES } from '../../shared/teams/schemas.ts';
 import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
@@ -765,6 +767,24 @@ describe('dashboard', () => {
     assert.equal(result.body.items.length, 50);
     assert.equal(waves, 1);
     assert.deepEqual(commands, ['GetItemCommand', 'QueryCommand']);
+  });
+
+  it('refuses a cycle status that would take the cycle past its share of the dashboard, writing nothing', async () => {
+    const team = await createTeam(h);
+    await addCycle(team.id, { start_date: '2026-01-01', end_date: '2026-01-15' });
+    // 300,000 control characters: a DynamoDB item under 400 KB, 2.1 MB as sent (7 bytes each), past the
+    // strategy history's 1 MiB alone (a page always holds its first cycle).
+    await assert.rejects(
+      updateCycleStatus(team.id, 1, '\u0001'.repeat(300_000)),
+      /Invalid strategy cycle: \d+ bytes as sent, more than the 1048576 it may weigh/,
+    );
+    const history = await h.call('GET', teamPath(team.id, '/strategy-history'));
+    assert.ok(sentBytes(history.text) <= TEAM_BYTES.strategies, `${sentBytes(history.text)} bytes as sent`);
+    assert.equal(history.body.strategies[0].strategy_status, 'active');
+    await updateCycleStatus(team.id, 1, 'completed');
+    const updated = await h.call('GET', teamPath(team.id, '/strategy-history'));
+    assert.equal(updated.body.strategies[0].strategy_status, 'completed');
+    await assert.rejects(updateCycleStatus(team.id, 2, 'completed'), /No item/);
   });
 
   it('every Query of the team reads carries a Limit and no filter', async () => {
