@@ -101,3 +101,20 @@ export async function dynamoRequestsOf<T>(
     recorder.stop();
   }
 }
+
+/**
+ * Queries that end every `items` items, as DynamoDB's 1 MB pages end them over large ones: small test
+ * items then stand for a partition of large ones. Returns the undo.
+ */
+export function shortDynamoPages(items: number): () => void {
+  const name = `short-pages-${++recorders}`;
+  dynamo().middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { Limit?: number };
+      if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, items);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => dynamo().middlewareStack.remove(name);
+}

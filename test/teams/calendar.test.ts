@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { now, setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
-import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
 
@@ -629,15 +628,7 @@ describe('calendar generation', () => {
       })),
     );
     // Pages of 4 items, as DynamoDB's 1 MB page would end them over many more.
-    const shortPages = 'shortCalendarPages';
-    dynamo().middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Limit?: number };
-        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
-        return next(args);
-      },
-      { step: 'initialize', name: shortPages },
-    );
+    const undoShortPages = shortDynamoPages(4);
     try {
       const queries = async (token?: string) => {
         const recorder = recordDynamoRequests();
@@ -657,7 +648,7 @@ describe('calendar generation', () => {
       assert.equal(owner.status, 200);
       assert.ok(owner.queries > owner.ranges, `${owner.queries} Queries over ${owner.ranges} ranges`);
     } finally {
-      dynamo().middlewareStack.remove(shortPages);
+      undoShortPages();
     }
   });
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { createBrand } from '../../shared/brands/store.ts';
 import { DICT_MAX_BYTES } from '../../shared/http/fields.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
@@ -16,7 +15,7 @@ import {
   updateTeam,
 } from '../../shared/teams/agents.ts';
 import { TEAM_BYTES } from '../../shared/teams/schemas.ts';
-import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
+import { dynamoRequestsOf, recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createBusyTeam, createTeam, TEAM_BODY } from './fixtures.ts';
 
@@ -837,15 +836,7 @@ describe('access', () => {
   it("reads one page for another user's deep offset on the task and activity lists before its 404", async () => {
     const { team } = await createBusyTeam(h, { tasks: 30, activity: 30 });
     // Pages of 4 items, as DynamoDB's 1 MB page ends them over large tasks.
-    const shortPages = 'shortTeamPages';
-    dynamo().middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Limit?: number };
-        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
-        return next(args);
-      },
-      { step: 'initialize', name: shortPages },
-    );
+    const undoShortPages = shortDynamoPages(4);
     const recorder = recordDynamoRequests();
     const queries = () => recorder.commands().filter((command) => command === 'QueryCommand').length;
     try {
@@ -864,7 +855,7 @@ describe('access', () => {
       }
     } finally {
       recorder.stop();
-      dynamo().middlewareStack.remove(shortPages);
+      undoShortPages();
     }
   });
 
@@ -875,15 +866,7 @@ describe('access', () => {
     for (let i = 0; i < 12; i++)
       await addBrief(team.id, { cycle_instance_id: team.id, content: `Brief ${i}` });
     // Pages of 4 items, as DynamoDB's 1 MB page ends them over large tasks, entries or strategies.
-    const shortPages = 'shortTeamReadPages';
-    dynamo().middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Limit?: number };
-        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
-        return next(args);
-      },
-      { step: 'initialize', name: shortPages },
-    );
+    const undoShortPages = shortDynamoPages(4);
     const recorder = recordDynamoRequests();
     const queries = () => recorder.commands().filter((command) => command === 'QueryCommand').length;
     try {
@@ -908,7 +891,7 @@ describe('access', () => {
       }
     } finally {
       recorder.stop();
-      dynamo().middlewareStack.remove(shortPages);
+      undoShortPages();
     }
   });
 

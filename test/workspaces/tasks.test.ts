@@ -12,7 +12,7 @@ import {
   createWorkspaceTasks,
   type TaskProgress,
 } from '../../shared/workspaces/tasks.ts';
-import { recordDynamoRequests } from '../support/aws-requests.ts';
+import { recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -275,36 +275,20 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
   });
 
   it('still covers every task when DynamoDB ends pages early (the 1 MB page limit)', async () => {
-    const client = dynamo();
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Limit?: number };
-        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
-        return next(args);
-      },
-      { step: 'initialize', name: 'shortPages' },
-    );
+    const undoShortPages = shortDynamoPages(4);
     try {
       const res = await list('?limit=9&offset=20');
       sameIds(res.body, expected.slice(20, 29));
       const done = await list('?status=completed&limit=6&offset=3');
       sameIds(done.body, expected.filter((t) => t.status === 'completed').slice(3, 9));
     } finally {
-      client.middlewareStack.remove('shortPages');
+      undoShortPages();
     }
   });
 
   it("reads one page for a non-member's deep offset before its 404, not the whole window", async () => {
-    const client = dynamo();
     // Pages of 4 tasks, as DynamoDB's 1 MB page ends them over large tasks.
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Limit?: number };
-        if (input.Limit !== undefined) input.Limit = Math.min(input.Limit, 4);
-        return next(args);
-      },
-      { step: 'initialize', name: 'shortPages' },
-    );
+    const undoShortPages = shortDynamoPages(4);
     const recorder = recordDynamoRequests();
     const queries = () => recorder.commands().filter((c) => c === 'QueryCommand').length;
     try {
@@ -321,7 +305,7 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
       assert.equal(queries(), Math.ceil(50 / 4));
     } finally {
       recorder.stop();
-      client.middlewareStack.remove('shortPages');
+      undoShortPages();
     }
   });
 
