@@ -47,21 +47,21 @@ interface SentSecrets {
   texts: string[];
   numbers: Set<number>;
 }
+const noSecrets = (): SentSecrets => ({ texts: [], numbers: new Set() });
 
 /** The secrets the request's JSON body carries: a copy of one under another name (`{"client_id":
  * {"key": "<secret>"}}`, a note quoting it, its digits sent as a number) is masked too, wherever the
  * echo shows it. Numbers are read as the 422 echoes them (big integers with every digit). */
 const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): SentSecrets => {
-  const none = { texts: [], numbers: new Set<number>() };
-  if (!event.body) return none;
+  if (!event.body) return noSecrets();
   const text = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
   try {
     const decoded = decodePythonNumbers(text);
-    if (!decoded.ok) return none;
+    if (!decoded.ok) return noSecrets();
     const texts = secretValues(decoded.value, fields);
     return { texts, numbers: texts.length ? numbersHolding(decoded.value, texts) : new Set() };
   } catch {
-    return none; // too deep to parse: no body item echoes anything then
+    return noSecrets(); // too deep to parse: no body item echoes anything then
   }
 };
 
@@ -86,7 +86,7 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj<APIGa
     if (!(error instanceof RequestValidationError)) return;
     const secrets = error.items.some((item) => item.loc[0] === 'body')
       ? sentSecrets(request.event, fields)
-      : { texts: [], numbers: new Set<number>() };
+      : noSecrets();
     for (const item of error.items) {
       if (item.loc[0] !== 'body') continue;
       const field = item.loc[1];
