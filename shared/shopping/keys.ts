@@ -37,5 +37,5 @@ export const CATALOG_KEYS = {
     return UUID_V7.test(version) ? version : undefined;
   },
   /** A small object naming the newest snapshot: readers poll it, the importer writes it last. */
-  latest: 'catalog/snapshots/latest.json',
+  latest: `${snapshotsPrefix}latest.json`,
 } as const;
