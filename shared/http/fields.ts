@@ -452,20 +452,23 @@ const DICT_RULES = {
   // The document client refuses larger numbers (it would lose digits), DynamoDB smaller ones.
   number: `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, and 0 or at least ${DYNAMO_SMALLEST_NUMBER} in size`,
   unstorable: `"${UNSTORABLE_KEY}" is not accepted as a key`,
+  // DynamoDB refuses an empty attribute name at any depth ("Empty attribute name"); dynalite stores it.
+  emptyKey: 'keys must not be empty',
   illFormed: 'keys and strings must be valid Unicode: a lone surrogate (U+D800 to U+DFFF) is not accepted',
 };
 
 const storableNumber = (n: number) =>
   Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= DYNAMO_SMALLEST_NUMBER);
 
-/** The first rule a free-form value breaks, in one walk: nesting, `__proto__`, lone surrogates,
- * numbers the table cannot store. */
+/** The first rule a free-form value breaks, in one walk: nesting, `__proto__`, empty keys, lone
+ * surrogates, numbers the table cannot store. */
 function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefined {
   if (typeof value === 'string') return value.isWellFormed() ? undefined : DICT_RULES.illFormed;
   if (typeof value === 'number') return storableNumber(value) ? undefined : DICT_RULES.number;
   if (typeof value !== 'object' || value === null) return undefined;
   if (levels === 0) return DICT_RULES.deep;
   if (!Array.isArray(value) && Object.hasOwn(value, UNSTORABLE_KEY)) return DICT_RULES.unstorable;
+  if (!Array.isArray(value) && Object.hasOwn(value, '')) return DICT_RULES.emptyKey;
   for (const [key, child] of Object.entries(value)) {
     const problem = key.isWellFormed() ? dictProblem(child, levels - 1) : DICT_RULES.illFormed;
     if (problem) return problem;
@@ -485,7 +488,7 @@ export const dictJsonSchema = (opts: { name?: string } = {}): JsonHint => ({
 
 /**
  * A free-form JSON object (pydantic `dict[str, Any]`): DICT_MAX_DEPTH levels deep at most, with no
- * `__proto__` key at any level (it could not be stored), no lone surrogate in a key or string (as
+ * `__proto__` or empty key at any level (neither could be stored), no lone surrogate in a key or string (as
  * `string()`: it could not be sent back as UTF-8), no number the table cannot store (past ±(2^53 − 1),
  * or non-zero and under 1e-130 in size), and at most DICT_MAX_BYTES as JSON (DynamoDB stores
  * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the

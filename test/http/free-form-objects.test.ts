@@ -1,6 +1,6 @@
 // Free-form objects (a team's config, a task's trigger, a kit's social links) keep whatever keys a
-// client sends, `constructor` and `toString` included, except `__proto__`, which could not be stored:
-// that one is a 422 and nothing is written.
+// client sends, `constructor` and `toString` included, except `__proto__` and the empty key, which
+// could not be stored: those are a 422 and nothing is written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../shared/ids.ts';
@@ -78,5 +78,32 @@ describe('free-form objects', () => {
     });
     assert.equal(task.status, 422, task.text);
     assert.deepEqual(task.body.detail[0].loc, ['body', 'trigger']);
+  });
+
+  it('refuse an empty key at any depth with a 422, writing nothing (DynamoDB cannot store one)', async () => {
+    // dynalite stores `{"": 1}`; DynamoDB answers "Empty attribute name", which was a 500 there.
+    const token = await h.tokenFor(newId());
+    const emptyKey = 'Value error, keys must not be empty';
+    for (const config of [{ '': 1 }, { a: [{ b: { '': 'x' } }] }]) {
+      const res = await h.call('POST', '/api/v1/teams', { json: team({ config }), token });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(
+        res.body.detail.map((d: { type: string; loc: unknown[]; msg: string }) => [d.type, d.loc, d.msg]),
+        [['value_error', ['body', 'config'], emptyKey]],
+      );
+    }
+    assert.deepEqual((await h.call('GET', '/api/v1/teams', { token })).body, []);
+
+    const workspace = await h.call('POST', '/api/v1/workspaces', { json: { name: 'w' }, token });
+    const task = await h.call('POST', `/api/v1/workspaces/${workspace.body.id}/tasks`, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: newId(), trigger: { on: { '': 1 } } },
+      token,
+    });
+    assert.equal(task.status, 422, task.text);
+    assert.deepEqual([task.body.detail[0].loc, task.body.detail[0].msg], [['body', 'trigger'], emptyKey]);
+    // A key of one space is a key: stored and answered as sent.
+    const spaced = await h.call('POST', '/api/v1/teams', { json: team({ config: { ' ': 1 } }), token });
+    assert.equal(spaced.status, 201, spaced.text);
+    assert.equal(spaced.body.config[' '], 1);
   });
 });
