@@ -4,7 +4,7 @@
 // entries and stores nothing twice. The rules are in docs/teams.md.
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
-import { deleteItem, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
+import { deleteMany, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
 import type { TABLE_INDEXES } from '../db/table.ts';
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
@@ -457,10 +457,8 @@ export async function generateCalendar(
   });
   const current = new Set(items.map((item) => item.sk));
   const stale = stored.filter((item) => !current.has(item.sk));
-  await Promise.all([
-    changed.length > 0 ? putMany(changed) : undefined,
-    ...stale.map((item) => deleteItem({ pk: item.pk, sk: item.sk })),
-  ]);
+  // Batches of 25 each: a rerun after a month's pause drops up to a month of slots.
+  await Promise.all([putMany(changed), deleteMany(stale)]);
   return answer;
 }
 

@@ -794,6 +794,32 @@ describe('calendar generation', () => {
     assert.equal((await planned('?start=2026-11-23')).length, 3);
   });
 
+  it('drops a paused month’s stored slots in batches of 25, not one request each', async () => {
+    setClock(new Date('2026-11-02T06:00:00Z')); // Monday 07:00 in Paris, before the day's slots
+    const daily = {
+      platform: 'instagram',
+      task_type: 'social_post',
+      per_week: 14,
+      preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+      preferred_times: ['09:30', '17:00'],
+    };
+    const { team } = await parisTeam([daily], LONG_AGO);
+    const first = await generate(team.id, '?period=monthly');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.total, 60); // two a day through November
+    await updateTeam(team.id, { status: 'paused', paused_at: '2026-11-02T06:00:00Z' });
+    const recorder = recordDynamoRequests();
+    const rerun = await generate(team.id, '?period=monthly').finally(() => recorder.stop());
+    assert.equal(rerun.status, 200, rerun.text);
+    // The 1st's two slots stay; the other 58 go in three batch writes (before, 58 DeleteItems).
+    assert.equal(rerun.body.total, 2);
+    assert.equal((await storedEntries(team.id)).length, 2);
+    const writes = recorder
+      .commands()
+      .filter((command) => command !== 'QueryCommand' && command !== 'GetItemCommand');
+    assert.deepEqual(writes, ['BatchWriteItemCommand', 'BatchWriteItemCommand', 'BatchWriteItemCommand']);
+  });
+
   it('plans no slot before the team was created, and a month agrees with the week on the days they share', async () => {
     // Before, a team created on a Wednesday afternoon got Monday's and Wednesday morning's slots too:
     // work planned for days nobody could do it.
