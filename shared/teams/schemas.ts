@@ -254,7 +254,14 @@ export type CreateTeamInput = v.InferOutput<typeof CreateTeamBody>;
  * its siblings in the create body (auto_config like config), so the team read has a bound.
  */
 export const TeamChangesInput = v.object({
-  status: v.optional(string(TEAM_LIMITS.teamState)),
+  // Cancelling is unsubscribe's: it records cancelled_at and the paid period's end, where the calendar
+  // stops; a status set here alone would leave it planning on.
+  status: v.optional(
+    v.pipe(
+      string(TEAM_LIMITS.teamState),
+      v.check((status) => status !== CANCELLED, `a team becomes ${CANCELLED} only through unsubscribeTeam`),
+    ),
+  ),
   workflow_phase: v.optional(string(TEAM_LIMITS.teamState)),
   workflow_phase_label: v.optional(string(TEAM_LIMITS.phaseLabel)),
   trigger_mode: v.optional(string(TEAM_LIMITS.teamState)),

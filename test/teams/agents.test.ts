@@ -393,6 +393,20 @@ describe('undefined changes', () => {
   });
 });
 
+describe('updateTeam', () => {
+  it('refuses to cancel a team, writing nothing: only unsubscribe records when, and so where the calendar stops', async () => {
+    const team = await createTeam(h);
+    const before = await getItem(teamKeys.team(team.id));
+    await assert.rejects(
+      updateTeam(team.id, { status: 'cancelled', workflow_phase: 'done' }),
+      /Invalid team changes: status: a team becomes cancelled only through unsubscribeTeam/,
+    );
+    assert.deepEqual(await getItem(teamKeys.team(team.id)), before);
+    await updateTeam(team.id, { status: 'paused' });
+    assert.equal((await h.call('GET', `/api/v1/teams/${team.id}`)).body.status, 'paused');
+  });
+});
+
 describe('setContentCadence', () => {
   it('stores a cadence by the create body rules, and refuses one that breaks them, writing nothing', async () => {
     const team = await createTeam(h);
