@@ -86,19 +86,22 @@ export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
 });
 
 /**
- * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). A direct upload is
- * checked first (HeadObject): one not there is a 404, one that is not an image (it may be a video or a
- * PDF) is never copied, is a 422 at its field; either way the save's other copies are deleted. Draft logos are our own PNGs and kit
- * logos copies of checked sources, so those are copied at once.
+ * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). A source named in
+ * several roles is copied once, under its first role's key, which each of those roles names. A direct
+ * upload is checked first (HeadObject): one not there is a 404, one that is not an image (it may be a
+ * video or a PDF) is never copied, is a 422 at each field naming it; either way the save's other copies
+ * are deleted. Draft logos are our own PNGs and kit logos copies of checked sources, so those are
+ * copied at once.
  */
 async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
-  const named = LOGO_ROLES.flatMap((role) => {
+  const rolesOf = new Map<string, LogoRole[]>();
+  for (const role of LOGO_ROLES) {
     const source = input[LOGO_FIELDS[role].key];
-    return source ? [{ role, source }] : [];
-  });
-  for (const { source } of named) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
+    if (source) rolesOf.set(source, [...(rolesOf.get(source) ?? []), role]);
+  }
+  for (const source of rolesOf.keys()) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
   const copies = await Promise.allSettled(
-    named.map(async ({ role, source }) => {
+    [...rolesOf].map(async ([source, roles]) => {
       let mediaType: string | undefined;
       if (isOwnUploadKey(userId, source)) {
         const head = await headObject(source);
@@ -106,9 +109,9 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
         // copy would take whatever it stored (a video) unchecked. Once there, an upload stays as it is.
         if (!head) throw new NotFoundError('Logo');
         mediaType = bareMediaType(head.ContentType);
-        if (!LOGO_MEDIA_TYPES.has(mediaType)) return { role, source };
+        if (!LOGO_MEDIA_TYPES.has(mediaType)) return { roles, source };
       }
-      const key = brandKitLogoKey(userId, kitId, role, source, mediaType);
+      const key = brandKitLogoKey(userId, kitId, roles[0]!, source, mediaType);
       await s3().send(
         new CopyObjectCommand({
           Bucket: config.bucketName,
@@ -116,22 +119,28 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
           CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
         }),
       );
-      return { role, source, key };
+      return { roles, source, key };
     }),
   );
   const settled = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
-  const copied = settled.flatMap(({ role, key }) => (key ? [[role, key] as const] : []));
-  const notImages = settled.filter((c) => !c.key);
+  const copied = settled.filter((c) => c.key !== undefined);
+  const notImages = settled.filter((c) => c.key === undefined);
   const failed = copies.find((c) => c.status === 'rejected');
-  if (failed || notImages.length > 0) await discardLogos(copied.map(([, key]) => key));
+  if (failed || notImages.length > 0) await discardLogos(copied.map(({ key }) => key!));
   if (failed) throw isMissingObject(failed.reason) ? new NotFoundError('Logo') : failed.reason;
   if (notImages.length > 0)
     throw new RequestValidationError(
-      notImages.map(({ role, source }) =>
-        fieldError(['body', LOGO_FIELDS[role].key], source, valueError(LOGO_NOT_AN_IMAGE)),
+      LOGO_ROLES.flatMap((role) =>
+        notImages
+          .filter(({ roles }) => roles.includes(role))
+          .map(({ source }) =>
+            fieldError(['body', LOGO_FIELDS[role].key], source, valueError(LOGO_NOT_AN_IMAGE)),
+          ),
       ),
     );
-  return new Map<LogoRole, string>(copied);
+  return new Map<LogoRole, string>(
+    copied.flatMap(({ roles, key }) => roles.map((role) => [role, key!] as const)),
+  );
 }
 
 /** Best effort: objects of a kit that was never written. */
@@ -167,7 +176,7 @@ export function createBrandKit(userId: string, input: CreateBrandKitInput, key?:
     },
     stage: {
       write: async ({ id }) => void copies.set(id, await copyLogos(userId, id, input)),
-      undo: async ({ id }) => void (await discardLogos([...(copies.get(id)?.values() ?? [])])),
+      undo: async ({ id }) => void (await discardLogos([...new Set(copies.get(id)?.values())])),
     },
     write: async ({ id, created_at: at }) => {
       const item: BrandKitItem = {

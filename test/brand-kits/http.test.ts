@@ -711,6 +711,36 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     assert.equal(again.body.logo_square_key, `brand-kits/${h.owner.id}/${again.body.id}/square.jpg`);
   });
 
+  it('copies a logo named in several roles once, and each of those roles names the one copy', async () => {
+    const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
+    const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
+    const before = await kitLogos();
+    const saved = await save({ logo_key: image, logo_icon_key: image, logo_square_key: image });
+    assert.equal(saved.status, 201, saved.text);
+    const copy = `brand-kits/${h.owner.id}/${saved.body.id}/logo.png`;
+    assert.deepEqual(
+      [saved.body.logo_key, saved.body.logo_icon_key, saved.body.logo_dark_key, saved.body.logo_square_key],
+      [copy, copy, null, copy],
+    );
+    assert.equal(await kitLogos(), before + 1); // before, three copies of the same bytes
+    const read = await h.call('GET', `/api/v1/brand-kits/${saved.body.id}`);
+    for (const url of [read.body.logo_url, read.body.logo_icon_url, read.body.logo_square_url])
+      assert.deepEqual(await fetchPng(url), png);
+
+    // A video named in two roles is refused at both fields, and nothing is copied.
+    const video = await upload(new Uint8Array(64), h.owner.token, 'logo.mp4', 'video/mp4');
+    const refused = await save({ logo_key: image, logo_icon_key: video, logo_dark_key: video });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(
+      refused.body.detail.map((d: { loc: string[] }) => d.loc),
+      [
+        ['body', 'logo_icon_key'],
+        ['body', 'logo_dark_key'],
+      ],
+    );
+    assert.equal(await kitLogos(), before + 1);
+  });
+
   it('validates the body with FastAPI’s error items', async () => {
     const res = await save({
       brand_id: 'nope',
