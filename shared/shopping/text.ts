@@ -50,17 +50,31 @@ export const foldText = (text: string): string => {
 // cut into overlapping pairs of characters, so 耳机 "earphones" is found in 蓝牙耳机 "Bluetooth
 // earphones" (as Lucene's CJK analyzer does). A lone character stays a word of its own.
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30fc';
-const CJK_TEST_RE = new RegExp(`[${CJK}]`, 'u');
-const CJK_SPLIT_RE = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
+// Thai, Lao, Khmer and Myanmar are written without spaces between words too, but a word is several
+// characters with marks: ICU's dictionaries cut a run into words (กาแฟคั่วบด "ground roasted coffee"
+// → กาแฟ คั่ว บด, so กาแฟ "coffee" finds it), as Lucene's Thai analyzer does. The index and the
+// queries of a catalogue are cut in one process, so by the same dictionary.
+const UNSPACED = '\\p{sc=Thai}\\p{sc=Lao}\\p{sc=Khmer}\\p{sc=Myanmar}';
+const UNSPACED_TEST_RE = new RegExp(`[${CJK}${UNSPACED}]`, 'u');
+const UNSPACED_SPLIT_RE = new RegExp(`[${CJK}]+|[${UNSPACED}]+|[^${CJK}${UNSPACED}]+`, 'gu');
 const CJK_RUN_RE = new RegExp(`^[${CJK}]`, 'u');
+const DICTIONARY_RUN_RE = new RegExp(`^[${UNSPACED}]`, 'u');
+let dictionaryWords: Intl.Segmenter | undefined;
 
-/** A folded word as index words: itself, or for CJK runs their character pairs. */
-const cjkWords = (word: string, emit: (word: string) => void): void => {
-  if (!CJK_TEST_RE.test(word)) {
+/** A folded word as index words: itself, for CJK runs their character pairs, for Thai, Lao, Khmer
+ * and Myanmar runs their dictionary words. */
+const unspacedWords = (word: string, emit: (word: string) => void): void => {
+  if (!UNSPACED_TEST_RE.test(word)) {
     emit(word);
     return;
   }
-  for (const [segment] of word.matchAll(CJK_SPLIT_RE)) {
+  for (const [segment] of word.matchAll(UNSPACED_SPLIT_RE)) {
+    if (DICTIONARY_RUN_RE.test(segment)) {
+      // The dictionary picks itself by script, whatever the locale.
+      dictionaryWords ??= new Intl.Segmenter('th', { granularity: 'word' });
+      for (const piece of dictionaryWords.segment(segment)) if (piece.isWordLike) emit(piece.segment);
+      continue;
+    }
     if (!CJK_RUN_RE.test(segment)) {
       emit(segment);
       continue;
@@ -278,8 +292,8 @@ const unicodeWords = (
   };
   for (const [compound] of foldText(text).matchAll(WORD_RE)) {
     const parts = compound.split(JOINER_RE);
-    for (const part of parts) cjkWords(part, emitWord);
-    if (parts.length > 1 && !CJK_TEST_RE.test(compound)) emitWord(parts.join(''));
+    for (const part of parts) unspacedWords(part, emitWord);
+    if (parts.length > 1 && !UNSPACED_TEST_RE.test(compound)) emitWord(parts.join(''));
   }
 };
 

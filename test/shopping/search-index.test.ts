@@ -92,6 +92,27 @@ describe('Chinese, Japanese and Korean', () => {
   });
 });
 
+describe('Thai, Lao, Khmer and Myanmar', () => {
+  const catalog = [
+    product({ id: 'coffee', title: 'กาแฟคั่วบด 500g' }), // ground roasted coffee
+    product({ id: 'tshirt', title: 'เสื้อยืดผ้าฝ้าย' }), // cotton T-shirt
+    product({ id: 'shoes', title: 'รองเท้าวิ่งผู้ชาย' }), // men's running shoes
+    product({ id: 'lao-coffee', title: 'ກາເຟສົດ' }), // fresh coffee (Lao)
+    product({ id: 'khmer-coffee', title: 'កាហ្វេខ្មៅ' }), // black coffee (Khmer)
+  ];
+  const index = buildIndex(catalog);
+
+  test('a run is cut into dictionary words, so a word is found inside it', () => {
+    assert.deepEqual(tokenize('กาแฟคั่วบด'), ['กาแฟ', 'คั่ว', 'บด']);
+    assert.deepEqual(ids(index, { query: 'กาแฟ' }), ['coffee']); // before, the run was one word
+    assert.deepEqual(ids(index, { query: 'รองเท้า' }), ['shoes']);
+    assert.deepEqual(ids(index, { query: 'ກາເຟ' }), ['lao-coffee']);
+    assert.deepEqual(ids(index, { query: 'កាហ្វេ' }), ['khmer-coffee']);
+    // A query written as one run is cut the same way: เสื้อยืด (T-shirt) is เสื้อ (shirt) + ยืด (stretch).
+    assert.deepEqual(ids(index, { query: 'เสื้อยืด' }), ['tshirt']);
+  });
+});
+
 describe('ranking', () => {
   const catalog = [
     product({ id: 'title-lamp', title: 'Brass Table Lamp', description: 'Warm light for reading.' }),
