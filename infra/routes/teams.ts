@@ -42,7 +42,7 @@ export const teamRoutes: Route[] = [
     method: 'POST',
     path: `${TEAM}/calendar/generate`,
     entry: 'teams/generate-calendar',
-    table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'],
+    table: ['GetItem', 'Query', 'BatchWriteItem'],
     indexes: ['gsi1_calendar'],
   },
 ];

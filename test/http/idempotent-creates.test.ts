@@ -362,12 +362,12 @@ describe('what the losing twins of a keyed create staged is taken back', () => {
 
   it("a brand kit's logo copies: 20 concurrent sends leave the one kit's", async () => {
     const label = `staged ${randomUUID()}`;
-    const logo = `uploads/${h.owner.id}/keys/${randomUUID()}.png`;
-    await putObject(logo, 'image/png');
+    const [logo, dark] = [randomUUID(), randomUUID()].map((id) => `uploads/${h.owner.id}/keys/${id}.png`);
+    await Promise.all([putObject(logo!, 'image/png'), putObject(dark!, 'image/png')]);
     const kit = await concurrentSends('/api/v1/brand-kits', {
       name: label,
       logo_key: logo,
-      logo_dark_key: logo,
+      logo_dark_key: dark,
     });
     assert.deepEqual(
       (await storedItems('brand-kit', 'name', label)).map((item) => item.id),

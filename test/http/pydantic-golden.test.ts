@@ -182,6 +182,21 @@ const EXCEPTIONS: {
     },
   },
   {
+    // decisions.md, Limits, "a free-form object": an empty key at any depth is refused with value_error
+    // (DynamoDB cannot store one; pydantic's dict takes it).
+    name: 'an empty key in a free-form object is refused',
+    apply: (cfg, input, want) => {
+      const emptyKey = (value: unknown): boolean =>
+        typeof value === 'object' &&
+        value !== null &&
+        ((!Array.isArray(value) && Object.hasOwn(value, '')) || Object.values(value).some(emptyKey));
+      if (cfg.kind !== 'dict' || !('ok' in want) || !emptyKey(JSON.parse(want.ok))) return undefined;
+      return {
+        err: `[{"type":"value_error","loc":${JSON.stringify(loc(cfg))},"msg":"Value error, keys must not be empty","input":${input},"ctx":{"error":{}}}]`,
+      };
+    },
+  },
+  {
     // docs/teams.md, `start`: Unix timestamps as text, which pydantic reads (a value, or
     // date_from_datetime_inexact), are refused as dates are, with speedate's text for the date they are not.
     name: 'a calendar date sent as a Unix timestamp is refused',
