@@ -476,6 +476,17 @@ function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefine
   return undefined;
 }
 
+/**
+ * The free-form object rules (all but the size) broken by the named fields of a write that takes no
+ * HTTP body (the agents' `output_data`, a member's `current_activity`, …): `<name>: <rule>` each.
+ * DynamoDB refuses an empty key or nesting past 32 levels, both of which dynalite stores.
+ */
+export const storableProblems = (fields: Record<string, unknown>): string[] =>
+  Object.entries(fields).flatMap(([name, value]) => {
+    const problem = dictProblem(value);
+    return problem ? [`${name}: ${problem}`] : [];
+  });
+
 const dictSizeRule = (name: string) => `${name} must be at most ${DICT_MAX_BYTES} bytes as JSON`;
 
 /** The OpenAPI schema of a free-form object: JSON Schema has no keyword for its size in bytes or for

@@ -4,6 +4,7 @@
 import { now } from '../clock.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
+import { storableProblems } from '../http/fields.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
@@ -176,6 +177,13 @@ export async function advanceWorkspaceTask(
   progress: TaskProgress,
 ): Promise<WorkspaceTask> {
   const { status, ...fields } = progress;
+  // Free JSON the table cannot store (an empty key, past 32 levels: dynalite stores both) is refused
+  // before the write, by the rules of the create body's `trigger`.
+  const problems = storableProblems({
+    output_data: fields.output_data,
+    proposed_actions: fields.proposed_actions,
+  });
+  if (problems.length) throw new Error(`Invalid task progress: ${problems.join('; ')}`);
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,

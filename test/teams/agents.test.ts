@@ -519,6 +519,73 @@ describe('records past their share of the dashboard', () => {
   });
 });
 
+describe('free JSON the table cannot store', () => {
+  it('is refused before anything is written (DynamoDB refuses an empty key or 33 levels; dynalite stores both)', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 'kept' });
+    const partition = async () => {
+      const { Items = [] } = await dynamo().send(
+        new ScanCommand({
+          TableName: config.tableName,
+          FilterExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': teamKeys.partition(team.id) },
+        }),
+      );
+      return Items.map((item) => JSON.stringify(item)).sort();
+    };
+    const before = await partition();
+    // A parsed table's blank column header; JSON nested past DynamoDB's 32 levels; a key the
+    // marshaller would turn into a prototype (the value lost).
+    const emptyKey = { rows: [{ '': 'x', name: 'y' }] };
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { deep };
+    const proto = JSON.parse('{"__proto__": {"a": 1}}');
+    const refusals: [Promise<unknown>, RegExp][] = [
+      [
+        addTask(team.id, { task_type: 't', title: 't', output_data: emptyKey }),
+        /Invalid task: output_data: keys must not be empty/,
+      ],
+      [
+        addTask(team.id, { task_type: 't', title: 't', input_data: deep }),
+        /Invalid task: input_data: object nests deeper than 16 levels/,
+      ],
+      [
+        addTasks(team.id, [
+          { task_type: 't', title: 'ok' },
+          { task_type: 't', title: 't', output_data: proto },
+        ]),
+        /__proto__/,
+      ],
+      [
+        updateTask(team.id, task.id, { output_data: emptyKey }),
+        /Invalid task changes: output_data: keys must not be empty/,
+      ],
+      [
+        addMember(team.id, {
+          role: 'writer',
+          agent_slug: 'w',
+          display_name: 'W',
+          persona_name: 'P',
+          capabilities: [],
+          current_activity: emptyKey,
+        }),
+        /Invalid member: current_activity: keys must not be empty/,
+      ],
+      [
+        addActivity(team.id, { action_type: 'a', description: 'd', details: deep }),
+        /Invalid activity entry: details/,
+      ],
+      [
+        addCycle(team.id, { start_date: '2026-01-01', end_date: '2026-01-15', content_strategy: emptyKey }),
+        /Invalid strategy cycle: content_strategy/,
+      ],
+      [setCanvasLayout(team.id, emptyKey), /Invalid canvas layout: layout/],
+    ];
+    for (const [write, refusal] of refusals) await assert.rejects(write, refusal);
+    assert.deepEqual(await partition(), before);
+  });
+});
+
 describe('members', () => {
   const member = (i: number) => ({
     role: 'writer',

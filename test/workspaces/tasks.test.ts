@@ -362,6 +362,32 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     });
   });
 
+  it('refuses progress whose free JSON the table cannot store, leaving the task as it was', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'unstorable' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const created = await h.call('POST', url, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: agent },
+    });
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { deep };
+    // DynamoDB refuses an empty key and nesting past 32 levels ("Empty attribute name"; dynalite stores both).
+    await assert.rejects(
+      advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', {
+        status: 'completed',
+        output_data: { columns: { '': 1 } },
+      }),
+      /Invalid task progress: output_data: keys must not be empty/,
+    );
+    await assert.rejects(
+      advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', {
+        status: 'awaiting_approval',
+        proposed_actions: deep,
+      }),
+      /Invalid task progress: proposed_actions: object nests deeper than 16 levels/,
+    );
+    assert.deepEqual((await h.call('GET', url)).body, [created.body]);
+  });
+
   it('a task moved back to an earlier status answers no stamp of the states it left', async () => {
     const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'retries' } });
     const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
