@@ -8,6 +8,8 @@ export interface IncomingRequest {
   method: string;
   /** Path and query string, as on the request line. */
   url: string;
+  /** A repeated header as a list of its lines: the event joins them with "," (API Gateway's "duplicate
+   * headers are combined with commas"), Cookie lines into `cookies`. */
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer;
   sourceIp?: string;

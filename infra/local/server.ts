@@ -71,7 +71,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const event = buildEvent(route, pathParameters, {
     method,
     url,
-    headers: req.headers,
+    // Every line of a repeated header (req.headers joins them with ", " and keeps only the first of
+    // some, Authorization and Content-Type among them); the event joins them as API Gateway does.
+    headers: req.headersDistinct,
     body,
     sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, ''),
     port: req.socket.localPort,

@@ -273,6 +273,37 @@ describe('local server', () => {
     assert.deepEqual(((await listed.json()) as { messages: unknown[] }).messages, []);
   });
 
+  it('joins a repeated header with commas, as API Gateway does, whatever the header (Node.js drops some)', async () => {
+    // Node.js joins most repeats with ", " and keeps only the first Authorization or Content-Type;
+    // the v2.0 event holds every value, joined with ",".
+    const send = (headers: Record<string, string | string[]>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${server.url}/api/v1/brands`,
+          { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => {
+              body += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ name: 'Repeated headers' }));
+      });
+    const [first, second] = ['a'.repeat(200), 'b'.repeat(200)];
+    const keys = await send({ ...auth(), 'idempotency-key': [first, second] });
+    assert.equal(keys.status, 422);
+    const [item] = (JSON.parse(keys.body) as { detail: { loc: string[]; input: string }[] }).detail;
+    assert.deepEqual(item!.loc, ['header', 'idempotency-key']);
+    assert.equal(item!.input, `${first},${second}`);
+    // Two credentials are one header of both: no token, so refused (Node.js kept the first, a 201).
+    const token = `Bearer ${seed.users.owner.token}`;
+    const twice = await send({ authorization: [token, token] });
+    assert.deepEqual(twice, { status: 401, body: '{"detail":"Could not validate credentials"}' });
+  });
+
   it('answers a body over 10 MiB with 413 without reading it all', async () => {
     const status = await new Promise<number | string>((resolve) => {
       const req = request(
