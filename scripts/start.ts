@@ -11,6 +11,11 @@ import {
 import { startServer } from '../infra/local/server.ts';
 
 const { port, dataDir } = localSettings();
+// Said here, before the stores open: listen() would throw it with a stack trace once they had.
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number from 0 to 65535, not "${process.env.PORT}".`);
+  process.exit(1);
+}
 const { aws, secret } = await openLocalStores(dataDir).catch(exitOnLocalProblem);
 if (!aws) {
   console.error(

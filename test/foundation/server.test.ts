@@ -466,6 +466,21 @@ describe('npm start', () => {
     }
   });
 
+  it('on a PORT that is no port number, exits 1 with one line before touching the data folder', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'tcs-start-'));
+    const data = join(parent, 'data');
+    try {
+      for (const port of ['abc', '70000', '-1', '3000abc', '1.5']) {
+        const { code, stdout, stderr } = await runScript('start.ts', [], { PORT: port, DATA_DIR: data });
+        assert.equal(stderr, `PORT must be a port number from 0 to 65535, not "${port}".\n`, port);
+        assert.deepEqual([code, stdout], [1, ''], port);
+        assert.deepEqual(await readdir(parent), [], `${port}: no data folder made`);
+      }
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+
   it('on a data folder another process holds without serving it (an invoke), exits 1 with one line', async () => {
     // This process holds dataDir's stores and has written no running.json, as a running invoke does.
     await markStopped(dataDir);
