@@ -31,6 +31,13 @@ const template = await readFile(eventPath, 'utf8')
     console.error(`${eventFile}: cannot read the event (${error.code ?? error.message}): ${eventPath}`);
     process.exit(2);
   });
+// The placeholders sit inside JSON strings, so the event is JSON before they are filled too.
+try {
+  JSON.parse(template);
+} catch (error) {
+  console.error(`${eventFile}: not a JSON event (${(error as Error).message}): ${eventPath}`);
+  process.exit(2);
+}
 process.env.LOG_LEVEL ??= 'silent';
 const { dataDir } = localSettings();
 const { aws, secret } = await openLocalStores(dataDir).catch(exitOnLocalProblem);

@@ -578,6 +578,25 @@ describe('npm run invoke', () => {
   });
 });
 
+describe('npm run invoke, on an event that is not JSON', () => {
+  it('says so in one line and exits 2, before any store is opened (it crashed with a stack trace)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'tcs-events-'));
+    try {
+      await writeFile(join(folder, 'broken.json'), '{"version": "2.0",\n');
+      // This process holds the folder's stores and serves nothing: opening them would exit 1.
+      await markStopped(dataDir);
+      const { code, stdout, stderr } = await runScript('invoke.ts', ['projects/get-project', 'broken.json'], {
+        INIT_CWD: folder,
+        DATA_DIR: dataDir,
+      });
+      assert.deepEqual([code, stdout], [2, '']);
+      assert.match(stderr, /^broken\.json: not a JSON event \(.+\): .*broken\.json\n$/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('npm run token', () => {
   it('refuses a subject the server would refuse, naming the rule it breaks (a space included)', async () => {
     for (const sub of ['has space', 'a/b', 'x'.repeat(256)]) {
