@@ -607,6 +607,34 @@ describe('npm run token', () => {
       assert.match(stderr, /^--sub must be .*space/);
     }
   });
+
+  it('answers arguments it cannot read with the usage and exit 2, not a stack trace', async () => {
+    for (const args of [['--sub'], ['--sub', 'abc', '--subject', 'x'], ['--sub', 'abc', 'extra'], ['abc']]) {
+      const { code, stdout, stderr } = await runScript('token.ts', args, { DATA_DIR: dataDir });
+      assert.deepEqual([code, stdout], [2, ''], args.join(' '));
+      const lines = stderr.split('\n');
+      assert.equal(lines.length, 3, `${args.join(' ')}: one line and the usage, not ${stderr}`);
+      assert.equal(lines[1], 'usage: npm run token -- --sub <user id> [--ttl 7d]', args.join(' '));
+    }
+  });
+
+  it('refuses a --ttl that makes a token expired when it is printed (the server would answer 401)', async () => {
+    for (const ttl of ['0s', '-5m', '5 minutes ago']) {
+      const { code, stdout, stderr } = await runScript('token.ts', ['--sub', 'abc', `--ttl=${ttl}`], {
+        DATA_DIR: dataDir,
+      });
+      assert.deepEqual([code, stdout], [2, ''], ttl);
+      assert.match(stderr, new RegExp(`^--ttl ${ttl}: `), ttl);
+    }
+    const { code, stdout } = await runScript('token.ts', ['--sub', 'abc', '--ttl', '1h'], {
+      DATA_DIR: dataDir,
+    });
+    assert.equal(code, 0);
+    const res = await fetch(`${server.url}/api/v1/brands`, {
+      headers: { authorization: `Bearer ${stdout.trim()}` },
+    });
+    assert.equal(res.status, 200);
+  });
 });
 
 describe('the embedded table', () => {
