@@ -9,9 +9,11 @@ import { DataFolderInUseError, type EmbeddedAws, startEmbeddedAws } from './embe
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
 
+/** PORT and DATA_DIR, an empty one as unset (`PORT=` was port 0, any free port; `DATA_DIR=` the
+ * current folder, which took the demo data into the checkout). `PORT=0` still asks for any free port. */
 export const localSettings = () => ({
-  port: Number(process.env.PORT ?? 3000),
-  dataDir: resolve(process.env.DATA_DIR ?? '.data'),
+  port: Number(process.env.PORT || 3000),
+  dataDir: resolve(process.env.DATA_DIR || '.data'),
 });
 
 export interface SeedFile {

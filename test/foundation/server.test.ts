@@ -14,14 +14,15 @@ import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
-import type { SeedFile } from '../../infra/local/runtime.ts';
 import {
   ensureSeed,
   fillFromSeed,
+  localSettings,
   markRunning,
   markStopped,
   openLocalStores,
   runningInstance,
+  type SeedFile,
 } from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
 import { eventFile, routes } from '../../infra/routes.ts';
@@ -463,6 +464,20 @@ describe('npm start', () => {
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
       await rm(data, { recursive: true, force: true });
+    }
+  });
+
+  it('reads an empty PORT or DATA_DIR as unset: port 3000 and .data, not any free port and the checkout', () => {
+    const saved = { PORT: process.env.PORT, DATA_DIR: process.env.DATA_DIR };
+    try {
+      Object.assign(process.env, { PORT: '', DATA_DIR: '' });
+      assert.deepEqual(localSettings(), { port: 3000, dataDir: join(process.cwd(), '.data') });
+      Object.assign(process.env, { PORT: '0', DATA_DIR: '/tmp/elsewhere' });
+      assert.deepEqual(localSettings(), { port: 0, dataDir: '/tmp/elsewhere' }); // 0: any free port
+    } finally {
+      for (const [name, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
     }
   });
 
