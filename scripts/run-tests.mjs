@@ -1,4 +1,5 @@
-// npm test's runner: every test/**/*.test.ts through node's built-in test runner (tsx for TypeScript).
+// npm test's runner: every test/**/*.test.ts through node's built-in test runner (tsx for TypeScript),
+// each with DynamoDB's rules on its DynamoDB clients (test/support/dynamo-rules.ts).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,16 @@ const only = process.argv.slice(2);
 const files = (only.length > 0 ? only : find('test')).sort();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './test/support/dynamo-rules.ts',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...files,
+  ],
   {
     stdio: 'inherit',
     env: {

@@ -9,6 +9,8 @@ import { routeRequest, unmatchedRoute } from '../../infra/routes.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { newId } from '../../shared/ids.ts';
 import { assertMatchesContract } from './contract.ts';
+// DynamoDB's rules dynalite lets pass, on every request the handlers send (./dynamo-rules.ts).
+import './dynamo-rules.ts';
 
 export interface CallOptions {
   token?: string | null;
