@@ -289,7 +289,10 @@ describe('faults in the AWS SDK clients', () => {
     const team = await createTeam(h, {
       content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
     });
-    // DynamoDB answers a throttled BatchWriteItem with the items it did not write; here, all of them.
+    // DynamoDB answers a throttled BatchWriteItem with the items it did not write; here, all of them,
+    // as the document client hands them back: answered at `initialize`, its input not yet marshalled
+    // (an answer from a later step skips the unmarshalling, and the caller's retries of the wire
+    // shape nested one level deeper each time, past DynamoDB's 32).
     const name = `hardening-fault-${injected.length}`;
     let batches = 0;
     stackOf('dynamo').add(
@@ -297,13 +300,9 @@ describe('faults in the AWS SDK clients', () => {
       (next: any, context: any) => async (args: any) => {
         if (context.commandName !== 'BatchWriteItemCommand') return next(args);
         batches++;
-        const { RequestItems } = JSON.parse(String(args.request.body));
-        return {
-          response: { statusCode: 200, headers: {} },
-          output: { UnprocessedItems: RequestItems, $metadata: {} },
-        };
+        return { output: { UnprocessedItems: args.input.RequestItems, $metadata: {} } };
       },
-      { step: 'finalizeRequest', priority: 'low', name },
+      { step: 'initialize', priority: 'high', name },
     );
     injected.push({ client: 'dynamo', name });
     const res = await h.call('POST', `/api/v1/teams/${team.id}/calendar/generate`);
