@@ -28,6 +28,16 @@ const WORD_MARKS_RE = /[\u2120\u2122]/g; // ℠ ™
 // a query pasted from a page that hyphenates ("Schnür\u00adsenkel") must not be cut at it either.
 const SOFT_HYPHEN_RE = /\u00ad/g;
 
+// Letters of Thai and Lao that NFKD spells out in two (ำ as ํ + า) and NFC does not put back: the word
+// dictionaries know them whole (ดำ "black", น้ำ "water"; Lao ໝ, which ຫມ also spells, is one too).
+const UNSPACED_COMPAT: Record<string, string> = {
+  '\u0e4d\u0e32': '\u0e33',
+  '\u0ecd\u0eb2': '\u0eb3',
+  '\u0eab\u0e99': '\u0edc',
+  '\u0eab\u0ea1': '\u0edd',
+};
+const UNSPACED_COMPAT_RE = /\u0e4d\u0e32|\u0ecd\u0eb2|\u0eab\u0e99|\u0eab\u0ea1/g;
+
 /** Lower-case, strip accents. Only pays for Unicode normalisation when the text needs it. */
 export const foldText = (text: string): string => {
   const lower = text.toLowerCase();
@@ -43,6 +53,7 @@ export const foldText = (text: string): string => {
       .replace(FOLD_RE, (ch) => FOLD[ch] ?? ch)
       // Recomposes what NFKD took apart and no accent was stripped from (ド, Hangul syllables).
       .normalize('NFC')
+      .replace(UNSPACED_COMPAT_RE, (pair) => UNSPACED_COMPAT[pair] ?? pair)
   );
 };
 

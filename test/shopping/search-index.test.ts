@@ -111,6 +111,29 @@ describe('Thai, Lao, Khmer and Myanmar', () => {
     // A query written as one run is cut the same way: เสื้อยืด (T-shirt) is เสื้อ (shirt) + ยืด (stretch).
     assert.deepEqual(ids(index, { query: 'เสื้อยืด' }), ['tshirt']);
   });
+
+  test('a vowel NFKD takes apart (Thai and Lao SARA AM, Lao HO NO and HO MO) is cut as written', () => {
+    // Folding decomposed ำ into ํ + า, which the dictionary does not know: กางเกงสีดำ "black trousers"
+    // was cut กาง เกง สีดํ า, so neither กางเกง "trousers" nor ดำ "black" found it.
+    const trousers = buildIndex([
+      product({ id: 'trousers', title: 'กางเกงสีดำ' }),
+      product({ id: 'lao-fruit', title: 'ໝາກໄມ້ສົດ' }), // fresh fruit (Lao)
+    ]);
+    assert.deepEqual(tokenize('กางเกงสีดำ'), ['กางเกง', 'สี', 'ดำ']);
+    assert.deepEqual(ids(trousers, { query: 'กางเกง' }), ['trousers']);
+    assert.deepEqual(ids(trousers, { query: 'ดำ' }), ['trousers']);
+    assert.deepEqual(ids(trousers, { query: 'ດຳ' }), []); // Lao's own SARA AM is kept too
+    assert.deepEqual(tokenize('ກາເຟດຳ'), ['ກາເຟ', 'ດຳ']);
+    // ໝ and its spelling in two letters, ຫມ, are one word to the index.
+    assert.deepEqual(ids(trousers, { query: 'ໝາກ' }), ['lao-fruit']);
+    assert.deepEqual(ids(trousers, { query: 'ຫມາກ' }), ['lao-fruit']);
+  });
+
+  test('a word the dictionary does not know is cut alike in the index and the query', () => {
+    const arabica = buildIndex([product({ id: 'arabica', title: 'กาแฟอะราบิก้า' })]);
+    assert.deepEqual(tokenize('อะราบิก้า'), ['อะ', 'รา', 'บิ', 'ก้า']);
+    assert.deepEqual(ids(arabica, { query: 'อะราบิก้า' }), ['arabica']);
+  });
 });
 
 describe('ranking', () => {
