@@ -10,11 +10,16 @@ import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
 
 /** PORT and DATA_DIR, an empty one as unset (`PORT=` was port 0, any free port; `DATA_DIR=` the
- * current folder, which took the demo data into the checkout). `PORT=0` still asks for any free port. */
+ * current folder, which took the demo data into the checkout). `PORT=0` still asks for any free port.
+ * A PORT of anything but digits is NaN, which `npm start` refuses: Number() reads ` ` as 0 (any free
+ * port) and `0x50` or `1e3` as ports too. */
 export const localSettings = () => ({
-  port: Number(process.env.PORT || 3000),
+  port: portSetting(process.env.PORT),
   dataDir: resolve(process.env.DATA_DIR || '.data'),
 });
+
+const portSetting = (text: string | undefined) =>
+  !text ? 3000 : /^\d+$/.test(text) ? Number(text) : Number.NaN;
 
 export interface SeedFile {
   base_url: string;

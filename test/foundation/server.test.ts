@@ -467,13 +467,18 @@ describe('npm start', () => {
     }
   });
 
-  it('reads an empty PORT or DATA_DIR as unset: port 3000 and .data, not any free port and the checkout', () => {
+  it('reads an empty PORT or DATA_DIR as unset (3000, .data), and a PORT of anything but digits as no port', () => {
     const saved = { PORT: process.env.PORT, DATA_DIR: process.env.DATA_DIR };
     try {
       Object.assign(process.env, { PORT: '', DATA_DIR: '' });
       assert.deepEqual(localSettings(), { port: 3000, dataDir: join(process.cwd(), '.data') });
       Object.assign(process.env, { PORT: '0', DATA_DIR: '/tmp/elsewhere' });
       assert.deepEqual(localSettings(), { port: 0, dataDir: '/tmp/elsewhere' }); // 0: any free port
+      // Only digits are a port: Number() took a blank for 0 (any free port) and hex or exponents as ports.
+      for (const port of [' ', '0x50', '1e3', ' 3000', '3000\n']) {
+        process.env.PORT = port;
+        assert.ok(Number.isNaN(localSettings().port), JSON.stringify(port));
+      }
     } finally {
       for (const [name, value] of Object.entries(saved))
         if (value === undefined) delete process.env[name];
