@@ -177,8 +177,9 @@ export async function advanceWorkspaceTask(
   progress: TaskProgress,
 ): Promise<WorkspaceTask> {
   const { status, ...fields } = progress;
-  // Free JSON the table cannot store (an empty key, past 32 levels: dynalite stores both) is refused
-  // before the write, by the rules of the create body's `trigger`.
+  // Free JSON the table cannot store is refused before the write, by the rules of the create body's
+  // `trigger` but its size: an empty key (DynamoDB refuses it, dynalite stores it), past 16 levels
+  // (well inside DynamoDB's 32), a `__proto__` key, numbers it cannot hold.
   const problems = storableProblems({
     output_data: fields.output_data,
     proposed_actions: fields.proposed_actions,
