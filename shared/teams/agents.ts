@@ -21,6 +21,7 @@ import { newId, newIdAt } from '../ids.ts';
 import { sentBytes } from '../lambda-response.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
+  CANCELLED,
   ContentCadenceInput,
   CyclePhasesInput,
   LoopFieldsInput,
@@ -545,7 +546,20 @@ export async function updateTeam(teamId: string, changes: TeamChanges): Promise<
   const normalised = { ...changes } as Json;
   for (const name of ['hired_at', 'paused_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
-  await setFields(teamKeys.team(teamId), { ...normalised, updated_at: nowIso() });
+  const keys = teamKeys.team(teamId);
+  // A cancelled team stays cancelled (its cancelled_at and paid period's end stay with it, and the
+  // calendar stops there): its other fields may change, its status may not.
+  const updated = await updateItem(keys, {
+    set: { ...normalised, updated_at: nowIso() },
+    exists: ['pk'],
+    differ: changes.status === undefined ? {} : { status: CANCELLED },
+  });
+  if (!updated)
+    throw new Error(
+      (await getItem(keys))
+        ? `Invalid team changes: status: a ${CANCELLED} team stays ${CANCELLED}`
+        : `No item ${keys.pk} ${keys.sk}`,
+    );
 }
 
 // ---- loop instances -----------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem, updateItem } from '../../shared/db/store.ts';
+import { newId } from '../../shared/ids.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
   addActivity,
@@ -404,6 +405,25 @@ describe('updateTeam', () => {
     assert.deepEqual(await getItem(teamKeys.team(team.id)), before);
     await updateTeam(team.id, { status: 'paused' });
     assert.equal((await h.call('GET', `/api/v1/teams/${team.id}`)).body.status, 'paused');
+  });
+
+  it('keeps a cancelled team cancelled, writing nothing, while its other fields may change', async () => {
+    const team = await createTeam(h);
+    const cancelled = await h.call('POST', `/api/v1/teams/${team.id}/unsubscribe`);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    const before = await getItem(teamKeys.team(team.id));
+    await assert.rejects(
+      updateTeam(team.id, { status: 'active', workflow_phase: 'producing' }),
+      /Invalid team changes: status: a cancelled team stays cancelled/,
+    );
+    assert.deepEqual(await getItem(teamKeys.team(team.id)), before);
+    await updateTeam(team.id, { workflow_phase: 'wrapping up' });
+    const read = await h.call('GET', `/api/v1/teams/${team.id}`);
+    assert.deepEqual(
+      [read.body.status, read.body.workflow_phase, read.body.cancelled_at],
+      ['cancelled', 'wrapping up', cancelled.body.cancelled_at],
+    );
+    await assert.rejects(updateTeam(newId(), { status: 'active' }), /No item TEAM#/);
   });
 });
 
