@@ -71,6 +71,34 @@ const UNSPACED_SPLIT_RE = new RegExp(`[${CJK}]+|[${UNSPACED}]+|[^${CJK}${UNSPACE
 const CJK_RUN_RE = new RegExp(`^[${CJK}]`, 'u');
 const DICTIONARY_RUN_RE = new RegExp(`^[${UNSPACED}]`, 'u');
 let dictionaryWords: Intl.Segmenter | undefined;
+// ICU's cut costs microseconds a call and grows with the square of the run (128,000 characters took
+// 1.6 s), and a feed's description has no length limit: a longer run is cut in pieces (a word at a
+// seam may come out in two). Catalogues repeat their phrases, so short runs' cuts are kept.
+const DICTIONARY_PIECE = 1_000;
+const KEPT_CUT_LENGTH = 200;
+const KEPT_CUTS = 20_000;
+const keptCuts = new Map<string, string[]>();
+
+/** A run's dictionary words. */
+const dictionaryCut = (run: string): string[] => {
+  const kept = keptCuts.get(run);
+  if (kept) return kept;
+  // The dictionary picks itself by script, whatever the locale.
+  dictionaryWords ??= new Intl.Segmenter('th', { granularity: 'word' });
+  const words: string[] = [];
+  for (let start = 0; start < run.length; ) {
+    let end = Math.min(start + DICTIONARY_PIECE, run.length);
+    if (end < run.length && /[\ud800-\udbff]/.test(run[end - 1]!)) end--; // not inside a surrogate pair
+    for (const piece of dictionaryWords.segment(run.slice(start, end)))
+      if (piece.isWordLike) words.push(piece.segment);
+    start = end;
+  }
+  if (run.length <= KEPT_CUT_LENGTH) {
+    if (keptCuts.size >= KEPT_CUTS) keptCuts.clear();
+    keptCuts.set(run, words);
+  }
+  return words;
+};
 
 /** A folded word as index words: itself, for CJK runs their character pairs, for Thai, Lao, Khmer
  * and Myanmar runs their dictionary words. */
@@ -81,9 +109,7 @@ const unspacedWords = (word: string, emit: (word: string) => void): void => {
   }
   for (const [segment] of word.matchAll(UNSPACED_SPLIT_RE)) {
     if (DICTIONARY_RUN_RE.test(segment)) {
-      // The dictionary picks itself by script, whatever the locale.
-      dictionaryWords ??= new Intl.Segmenter('th', { granularity: 'word' });
-      for (const piece of dictionaryWords.segment(segment)) if (piece.isWordLike) emit(piece.segment);
+      for (const cut of dictionaryCut(segment)) emit(cut);
       continue;
     }
     if (!CJK_RUN_RE.test(segment)) {
