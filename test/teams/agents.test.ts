@@ -469,19 +469,22 @@ describe('setContentCadence', () => {
   });
 });
 
+/** Every item of a team's partition, as JSON text in order: to show a refused write changed nothing. */
+async function partitionItems(teamId: string) {
+  const { Items = [] } = await dynamo().send(
+    new ScanCommand({
+      TableName: config.tableName,
+      FilterExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': teamKeys.partition(teamId) },
+    }),
+  );
+  return Items.map((item) => JSON.stringify(item)).sort();
+}
+
 describe('records past their share of the dashboard', () => {
   it('are refused before anything is written: the team, its counters and its lists stay as they were', async () => {
     const team = await createTeam(h);
-    const partition = async () => {
-      const { Items = [] } = await dynamo().send(
-        new ScanCommand({
-          TableName: config.tableName,
-          FilterExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': teamKeys.partition(team.id) },
-        }),
-      );
-      return Items.map((item) => JSON.stringify(item)).sort();
-    };
+    const partition = () => partitionItems(team.id);
     const before = await partition();
     const big = 'x'.repeat(380_000); // a DynamoDB item would hold it: 20 of them made a 7.6 MB team read
     const refusals: [Promise<unknown>, RegExp][] = [
@@ -543,16 +546,7 @@ describe('free JSON the table cannot store', () => {
   it('is refused before anything is written (an empty key, which DynamoDB refuses and dynalite stores; past 16 levels; a __proto__ key)', async () => {
     const team = await createTeam(h);
     const task = await addTask(team.id, { task_type: 't', title: 'kept' });
-    const partition = async () => {
-      const { Items = [] } = await dynamo().send(
-        new ScanCommand({
-          TableName: config.tableName,
-          FilterExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': teamKeys.partition(team.id) },
-        }),
-      );
-      return Items.map((item) => JSON.stringify(item)).sort();
-    };
+    const partition = () => partitionItems(team.id);
     const before = await partition();
     // A parsed table's blank column header; JSON nested past DynamoDB's 32 levels; a key the
     // marshaller would turn into a prototype (the value lost).
