@@ -477,15 +477,18 @@ function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefine
 }
 
 /**
- * The free-form object rules (all but the size) broken by the named fields of a write that takes no
- * HTTP body (the agents' `output_data`, a member's `current_activity`, …): `<name>: <rule>` each.
- * DynamoDB refuses an empty key or nesting past 32 levels, both of which dynalite stores.
+ * Refuses, with an `Error` naming each field and rule, named free JSON of a write that takes no HTTP
+ * body (the agents' `output_data`, a member's `current_activity`, …) by the free-form object rules but
+ * the size (its record's budget bounds that): DynamoDB refuses an empty key or nesting past 32 levels,
+ * both of which dynalite stores, and the marshaller drops a `__proto__` key.
  */
-export const storableProblems = (fields: Record<string, unknown>): string[] =>
-  Object.entries(fields).flatMap(([name, value]) => {
+export function refuseUnstorable(what: string, fields: Record<string, unknown>): void {
+  const problems = Object.entries(fields).flatMap(([name, value]) => {
     const problem = dictProblem(value);
     return problem ? [`${name}: ${problem}`] : [];
   });
+  if (problems.length > 0) throw new Error(`Invalid ${what}: ${problems.join('; ')}`);
+}
 
 const dictSizeRule = (name: string) => `${name} must be at most ${DICT_MAX_BYTES} bytes as JSON`;
 

@@ -16,7 +16,7 @@ import {
   updateItem,
 } from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
-import { decodeFastapi, storableProblems } from '../http/fields.ts';
+import { decodeFastapi, refuseUnstorable } from '../http/fields.ts';
 import { newId, newIdAt } from '../ids.ts';
 import { sentBytes } from '../lambda-response.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
@@ -109,17 +109,6 @@ function checked<S extends v.GenericSchema>(what: string, schema: S, input: unkn
 }
 
 /**
- * Refuses free JSON (a task's `input_data` and `output_data`, a member's `current_activity`, …) that
- * the table cannot store, by the rules of the API's free-form objects, before anything is written:
- * DynamoDB refuses an empty key or nesting past 32 levels (dynalite stores both), and the marshaller
- * drops a `__proto__` key. Their size is their record's budget's (checkBytes).
- */
-function checkStorable(what: string, fields: Json): void {
-  const problems = storableProblems(fields);
-  if (problems.length) throw new Error(`Invalid ${what}: ${problems.join('; ')}`);
-}
-
-/**
  * Refuses a record that would weigh more than its share of the dashboard as Lambda sends it
  * (TEAM_BYTES; measured like a page, on the stored record), before anything is written: a page ends
  * before its budget but always holds its first entry, so one record past it would pass it.
@@ -162,7 +151,7 @@ export async function addMember(teamId: string, input: MemberInput): Promise<Tea
     agent_classes: input.agent_classes ?? [],
     current_activity: input.current_activity ?? {},
   };
-  checkStorable('member', { current_activity: item.current_activity });
+  refuseUnstorable('member', { current_activity: item.current_activity });
   // The team read carries up to 100 members: each has its share of the dashboard, and a member past
   // the 100th is refused (the team read would never show it).
   checkBytes('member', toMember(item), TEAM_BYTES.member);
@@ -272,7 +261,7 @@ const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
 
 export async function addTask(teamId: string, input: TaskInput): Promise<TeamTask> {
   checked('task', TaskFieldsInput, input);
-  checkStorable('task', { input_data: input.input_data, output_data: input.output_data });
+  refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
   const record = taskRecord(teamId, item);
@@ -288,7 +277,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
   for (const input of inputs) {
     checked('task', TaskFieldsInput, input);
-    checkStorable('task', { input_data: input.input_data, output_data: input.output_data });
+    refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   }
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
   for (const record of records) refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
@@ -333,7 +322,7 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
   checked('task changes', TaskFieldsInput, changes);
-  checkStorable('task changes', { output_data: changes.output_data });
+  refuseUnstorable('task changes', { output_data: changes.output_data });
   const set: Json = Object.fromEntries(
     Object.entries(changes)
       .filter(([, value]) => value !== undefined)
@@ -419,7 +408,7 @@ export const activityItem = (teamId: string, input: ActivityInput): ActivityItem
 
 export async function addActivity(teamId: string, input: ActivityInput) {
   const item = activityItem(teamId, input);
-  checkStorable('activity entry', { details: item.details });
+  refuseUnstorable('activity entry', { details: item.details });
   const record = { ...teamKeys.activity(teamId, item.id), ...item };
   checkBytes('activity entry', record, TEAM_BYTES.activity);
   await requireTeam(teamId);
@@ -445,7 +434,7 @@ export interface CycleInput {
 /** Starts the next strategy cycle (instance numbers count up from 1; a racing writer retries). */
 export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
   checked('strategy cycle phases', CyclePhasesInput, input.phases ?? []);
-  checkStorable('strategy cycle', { content_strategy: input.content_strategy });
+  refuseUnstorable('strategy cycle', { content_strategy: input.content_strategy });
   await requireTeam(teamId);
   for (;;) {
     const [latest] = await readCycles(teamId, 1);
@@ -504,7 +493,7 @@ export async function addBrief(
 }
 
 export async function setCanvasLayout(teamId: string, layout: Json): Promise<void> {
-  checkStorable('canvas layout', { layout });
+  refuseUnstorable('canvas layout', { layout });
   checkBytes('canvas layout', layout, TEAM_BYTES.canvas);
   await requireTeam(teamId);
   await put({ ...teamKeys.canvas(teamId), kind: 'canvas_layout', layout, updated_at: nowIso() });

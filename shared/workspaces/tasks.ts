@@ -4,7 +4,7 @@
 import { now } from '../clock.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
-import { storableProblems } from '../http/fields.ts';
+import { refuseUnstorable } from '../http/fields.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
@@ -180,11 +180,10 @@ export async function advanceWorkspaceTask(
   // Free JSON the table cannot store is refused before the write, by the rules of the create body's
   // `trigger` but its size: an empty key (DynamoDB refuses it, dynalite stores it), past 16 levels
   // (well inside DynamoDB's 32), a `__proto__` key, numbers it cannot hold.
-  const problems = storableProblems({
+  refuseUnstorable('task progress', {
     output_data: fields.output_data,
     proposed_actions: fields.proposed_actions,
   });
-  if (problems.length) throw new Error(`Invalid task progress: ${problems.join('; ')}`);
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,
