@@ -138,6 +138,41 @@ const cases: { rule: RegExp; command: string; breaks: () => Command; keeps: () =
     keeps: () => queryGsi1('x'),
   },
   {
+    // 140,000 Thai letters: 420,000 bytes in UTF-8, which DynamoDB counts, 140,000 units as dynalite counts.
+    rule: /item ≤ 400 KB.*Item is 420007 bytes, strings counted in UTF-8/,
+    command: 'PutItemCommand',
+    breaks: () => new PutCommand({ TableName, Item: { ...key(), t: 'ก'.repeat(140_000) } }),
+    keeps: () => new PutCommand({ TableName, Item: { ...key(), t: 'ก'.repeat(136_531) } }),
+  },
+  {
+    // At the limit to the byte: 409,600 with the keys' names and values.
+    rule: /item ≤ 400 KB.*Item is 409601 bytes/,
+    command: 'BatchWriteItemCommand',
+    breaks: () => putOf({ ...key(), t: 'é'.repeat(204_797) }),
+    keeps: () => putOf({ ...key(), t: `${'é'.repeat(204_796)}x` }),
+  },
+  {
+    // Only the update's answer tells its item's size (the updates here all ask for it, ALL_NEW).
+    rule: /item ≤ 400 KB.*the updated item is 420007 bytes/,
+    command: 'UpdateItemCommand',
+    breaks: () =>
+      new UpdateCommand({
+        TableName,
+        Key: key('u'),
+        UpdateExpression: 'SET t = :t',
+        ExpressionAttributeValues: { ':t': 'ก'.repeat(140_000) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    keeps: () =>
+      new UpdateCommand({
+        TableName,
+        Key: key('u'),
+        UpdateExpression: 'SET t = :t',
+        ExpressionAttributeValues: { ':t': 'ก'.repeat(136_531) },
+        ReturnValues: 'ALL_NEW',
+      }),
+  },
+  {
     rule: /expression ≤ 4 KB.*ConditionExpression is 4097 bytes/,
     command: 'PutItemCommand',
     breaks: () => new PutCommand({ TableName, Item: key('c1'), ConditionExpression: conditionOf(4097) }),

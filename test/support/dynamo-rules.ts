@@ -25,6 +25,7 @@ const MAX_DEPTH = 32;
 const MAX_EXPRESSION_BYTES = 4 * 1024;
 const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_SORT_KEY_BYTES = 1024;
+const MAX_ITEM_BYTES = 400 * 1024;
 const EXPRESSIONS = [
   'KeyConditionExpression',
   'FilterExpression',
@@ -55,6 +56,69 @@ const bytes = (value: Value): number | undefined =>
       : value.B instanceof Uint8Array
         ? value.B.byteLength
         : undefined;
+
+/** A number's size as DynamoDB counts it, by dynalite's rule (1 byte per two significant digits, and
+ * 1; 1 more for an even count at an even exponent, and for the sign). */
+function numberSize(text: string): number {
+  const [, sign = '', whole = '', fraction = '', power = '0'] =
+    /^([-+]?)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i.exec(text) ?? [];
+  const digits = `${whole}${fraction}`;
+  const first = digits.search(/[1-9]/);
+  if (first < 0) return 1;
+  const significant = digits.slice(first).replace(/0+$/, '').length;
+  // The power of ten of the first significant digit.
+  const exponent = whole.length - 1 - first + Number(power);
+  return 1 + Math.ceil(significant / 2) + (significant % 2 || exponent % 2 ? 0 : 1) + (sign === '-' ? 1 : 0);
+}
+
+/** A value's size as DynamoDB counts it (AWS's "Item sizes" page): strings and names in UTF-8 bytes,
+ * where dynalite counts UTF-16 units (so a Thai or emoji item passes dynalite's own 400 KB check). */
+function valueSize(value: Value): number {
+  if (typeof value.S === 'string') return Buffer.byteLength(value.S);
+  if (typeof value.N === 'string') return numberSize(value.N);
+  if (value.B instanceof Uint8Array) return value.B.byteLength;
+  if (Array.isArray(value.SS))
+    return (value.SS as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
+  if (Array.isArray(value.NS)) return (value.NS as string[]).reduce((sum, n) => sum + numberSize(n), 0);
+  if (Array.isArray(value.BS)) return (value.BS as Uint8Array[]).reduce((sum, b) => sum + b.byteLength, 0);
+  if (Array.isArray(value.L))
+    return (value.L as Value[]).reduce((sum, inner) => sum + 1 + valueSize(inner), 3);
+  if (value.M && typeof value.M === 'object') return 3 + itemSize(value.M as Values, 1);
+  return 1; // BOOL, NULL
+}
+
+/** An item's size: each attribute's name and value (and, inside a map, 1 byte an entry). */
+export const itemSize = (item: Values, perEntry = 0): number =>
+  Object.entries(item).reduce(
+    (sum, [name, value]) => sum + perEntry + Buffer.byteLength(name) + valueSize(value),
+    0,
+  );
+
+/** A plain value as an attribute value, as the document client marshals it (for its size only). */
+const attributeOf = (plain: unknown): Value => {
+  if (typeof plain === 'string') return { S: plain };
+  if (typeof plain === 'number' || typeof plain === 'bigint') return { N: String(plain) };
+  if (plain instanceof Uint8Array) return { B: plain };
+  if (plain instanceof Set) {
+    const members = [...plain];
+    return typeof members[0] === 'number' ? { NS: members.map(String) } : { SS: members };
+  }
+  if (Array.isArray(plain)) return { L: plain.map(attributeOf) };
+  if (plain && typeof plain === 'object') return { M: attributesOf(plain as Record<string, unknown>) };
+  return { NULL: true };
+};
+const attributesOf = (plain: Record<string, unknown>): Values =>
+  Object.fromEntries(Object.entries(plain).map(([name, value]) => [name, attributeOf(value)]));
+
+function checkItemSize(command: string, where: string, item: Values) {
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES)
+    throw new DynamoRuleError(
+      command,
+      'item ≤ 400 KB',
+      `${where} is ${size} bytes, strings counted in UTF-8`,
+    );
+}
 
 /** Empty attribute names and nesting, at any depth of a map of attribute values. */
 function checkValues(command: string, where: string, values: Values) {
@@ -120,6 +184,7 @@ function checkRequest(command: string, request: Input) {
     if (!item) continue;
     checkValues(command, part, item);
     checkKeys(command, part, item);
+    if (part === 'Item') checkItemSize(command, part, item);
   }
   for (const key of (request.Keys ?? []) as Values[]) checkKeys(command, 'Keys', key);
   // A query's key condition compares key attributes: none of its values may be empty.
@@ -167,8 +232,15 @@ export function applyDynamoRules(stack: Stack) {
   if (stack.identify().some((entry) => entry.startsWith(`${NAME} `))) return;
   stack.add(
     (next, context) => async (args) => {
-      checkDynamoRequest(String(context.commandName ?? 'unknown command'), args.input as Input);
-      return next(args);
+      const command = String(context.commandName ?? 'unknown command');
+      checkDynamoRequest(command, args.input as Input);
+      const result = await next(args);
+      // An update's item is known only after it: checked where the update answers it (ALL_NEW), as
+      // the document client has already unmarshalled it here.
+      const written = (result.output as { Attributes?: Record<string, unknown> }).Attributes;
+      if (command === 'UpdateItemCommand' && (args.input as Input).ReturnValues === 'ALL_NEW' && written)
+        checkItemSize(command, 'the updated item', attributesOf(written));
+      return result;
     },
     { step: 'build', name: NAME },
   );
