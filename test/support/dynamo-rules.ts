@@ -5,6 +5,7 @@
 // puts the check on every document client made afterwards (the shared `dynamo()` one, after every
 // reset too); `test/support/harness.ts` imports it and `scripts/run-tests.mjs` preloads it.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ITEM_MAX_BYTES, itemBytes, numberBytes } from '../../shared/db/item-size.ts';
 import { TABLE_INDEXES, TABLE_KEYS } from '../../shared/db/table.ts';
 
 /** Attribute values and expressions as the low-level client sends them (after the document client's marshalling). */
@@ -25,7 +26,6 @@ const MAX_DEPTH = 32;
 const MAX_EXPRESSION_BYTES = 4 * 1024;
 const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_SORT_KEY_BYTES = 1024;
-const MAX_ITEM_BYTES = 400 * 1024;
 const EXPRESSIONS = [
   'KeyConditionExpression',
   'FilterExpression',
@@ -57,29 +57,15 @@ const bytes = (value: Value): number | undefined =>
         ? value.B.byteLength
         : undefined;
 
-/** A number's size as DynamoDB counts it, by dynalite's rule (1 byte per two significant digits, and
- * 1; 1 more for an even count at an even exponent, and for the sign). */
-function numberSize(text: string): number {
-  const [, sign = '', whole = '', fraction = '', power = '0'] =
-    /^([-+]?)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i.exec(text) ?? [];
-  const digits = `${whole}${fraction}`;
-  const first = digits.search(/[1-9]/);
-  if (first < 0) return 1;
-  const significant = digits.slice(first).replace(/0+$/, '').length;
-  // The power of ten of the first significant digit.
-  const exponent = whole.length - 1 - first + Number(power);
-  return 1 + Math.ceil(significant / 2) + (significant % 2 || exponent % 2 ? 0 : 1) + (sign === '-' ? 1 : 0);
-}
-
-/** A value's size as DynamoDB counts it (AWS's "Item sizes" page): strings and names in UTF-8 bytes,
- * where dynalite counts UTF-16 units (so a Thai or emoji item passes dynalite's own 400 KB check). */
+/** A marshalled value's size as DynamoDB counts it: as `itemBytes` counts the plain value
+ * (shared/db/item-size.ts), on the form the low-level client sends. */
 function valueSize(value: Value): number {
   if (typeof value.S === 'string') return Buffer.byteLength(value.S);
-  if (typeof value.N === 'string') return numberSize(value.N);
+  if (typeof value.N === 'string') return numberBytes(value.N);
   if (value.B instanceof Uint8Array) return value.B.byteLength;
   if (Array.isArray(value.SS))
     return (value.SS as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
-  if (Array.isArray(value.NS)) return (value.NS as string[]).reduce((sum, n) => sum + numberSize(n), 0);
+  if (Array.isArray(value.NS)) return (value.NS as string[]).reduce((sum, n) => sum + numberBytes(n), 0);
   if (Array.isArray(value.BS)) return (value.BS as Uint8Array[]).reduce((sum, b) => sum + b.byteLength, 0);
   if (Array.isArray(value.L))
     return (value.L as Value[]).reduce((sum, inner) => sum + 1 + valueSize(inner), 3);
@@ -94,25 +80,8 @@ export const itemSize = (item: Values, perEntry = 0): number =>
     0,
   );
 
-/** A plain value as an attribute value, as the document client marshals it (for its size only). */
-const attributeOf = (plain: unknown): Value => {
-  if (typeof plain === 'string') return { S: plain };
-  if (typeof plain === 'number' || typeof plain === 'bigint') return { N: String(plain) };
-  if (plain instanceof Uint8Array) return { B: plain };
-  if (plain instanceof Set) {
-    const members = [...plain];
-    return typeof members[0] === 'number' ? { NS: members.map(String) } : { SS: members };
-  }
-  if (Array.isArray(plain)) return { L: plain.map(attributeOf) };
-  if (plain && typeof plain === 'object') return { M: attributesOf(plain as Record<string, unknown>) };
-  return { NULL: true };
-};
-const attributesOf = (plain: Record<string, unknown>): Values =>
-  Object.fromEntries(Object.entries(plain).map(([name, value]) => [name, attributeOf(value)]));
-
-function checkItemSize(command: string, where: string, item: Values) {
-  const size = itemSize(item);
-  if (size > MAX_ITEM_BYTES)
+function checkItemSize(command: string, where: string, size: number) {
+  if (size > ITEM_MAX_BYTES)
     throw new DynamoRuleError(
       command,
       'item ≤ 400 KB',
@@ -184,7 +153,7 @@ function checkRequest(command: string, request: Input) {
     if (!item) continue;
     checkValues(command, part, item);
     checkKeys(command, part, item);
-    if (part === 'Item') checkItemSize(command, part, item);
+    if (part === 'Item') checkItemSize(command, part, itemSize(item));
   }
   for (const key of (request.Keys ?? []) as Values[]) checkKeys(command, 'Keys', key);
   // A query's key condition compares key attributes: none of its values may be empty.
@@ -239,7 +208,7 @@ export function applyDynamoRules(stack: Stack) {
       // the document client has already unmarshalled it here.
       const written = (result.output as { Attributes?: Record<string, unknown> }).Attributes;
       if (command === 'UpdateItemCommand' && (args.input as Input).ReturnValues === 'ALL_NEW' && written)
-        checkItemSize(command, 'the updated item', attributesOf(written));
+        checkItemSize(command, 'the updated item', itemBytes(written));
       return result;
     },
     { step: 'build', name: NAME },
