@@ -228,6 +228,8 @@ export interface ItemCondition {
   expect?: Item;
   /** …these are absent or below the given numbers (a newer write is never overwritten)… */
   below?: Record<string, number>;
+  /** …these lists are absent or hold fewer entries than the given numbers… */
+  fewer?: Record<string, number>;
   /** …and these are absent or differ from the given values (a write's own resend is refused). */
   differ?: Item;
 }
@@ -259,12 +261,13 @@ const WRITE_ID = 'last_write';
 /** The condition, on an item read instead of written: what its expression (`condition`) asks of it. */
 export const holds = (
   item: Item,
-  { exists = [], absent = [], expect = {}, below = {}, differ = {} }: ItemCondition,
+  { exists = [], absent = [], expect = {}, below = {}, fewer = {}, differ = {} }: ItemCondition,
 ) =>
   exists.every((a) => item[a] !== undefined) &&
   absent.every((a) => item[a] === undefined) &&
   Object.entries(expect).every(([a, v]) => item[a] === v) &&
   Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v) &&
+  Object.entries(fewer).every(([a, v]) => item[a] === undefined || (item[a] as unknown[]).length < v) &&
   Object.entries(differ).every(([a, v]) => item[a] !== v);
 
 /** Aliases for the names and values of one expression, and the condition's text over them. */
@@ -281,7 +284,14 @@ function expressionParts() {
     values[alias] = v;
     return alias;
   };
-  const condition = ({ exists = [], absent = [], expect = {}, below = {}, differ = {} }: ItemCondition) => {
+  const condition = ({
+    exists = [],
+    absent = [],
+    expect = {},
+    below = {},
+    fewer = {},
+    differ = {},
+  }: ItemCondition) => {
     const parts = [
       ...exists.map((a) => `attribute_exists(${name(a)})`),
       ...absent.map((a) => `attribute_not_exists(${name(a)})`),
@@ -289,6 +299,10 @@ function expressionParts() {
       ...Object.entries(below).map(([a, v]) => {
         const alias = name(a);
         return `(attribute_not_exists(${alias}) OR ${alias} < ${value(v)})`;
+      }),
+      ...Object.entries(fewer).map(([a, v]) => {
+        const alias = name(a);
+        return `(attribute_not_exists(${alias}) OR size(${alias}) < ${value(v)})`;
       }),
       ...Object.entries(differ).map(([a, v]) => {
         const alias = name(a);

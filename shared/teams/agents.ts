@@ -5,6 +5,7 @@
 // (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
+import { itemBytes } from '../db/item-size.ts';
 import {
   addToCounters,
   deleteMany,
@@ -28,6 +29,7 @@ import {
   TaskFieldsInput,
   TEAM_BYTES,
   TEAM_LIMITS,
+  TEAM_RECORD_STORED_BYTES,
   TeamChangesInput,
   type TeamMember,
   type TeamTask,
@@ -120,6 +122,25 @@ function checkBytes(what: string, record: unknown, maxBytes: number): void {
 function refusePast(what: string, bytes: number, maxBytes: number): void {
   if (bytes > maxBytes)
     throw new Error(`Invalid ${what}: ${bytes} bytes as sent, more than the ${maxBytes} it may weigh`);
+}
+
+/**
+ * Refuses a record that would not fit its DynamoDB item (TEAM_RECORD_STORED_BYTES), before anything
+ * is written. Counted as AWS counts it, strings in UTF-8: dynalite counts UTF-16 units, so locally a
+ * Thai record passed that AWS refuses, and one of plain text past 400 KB failed as the store's error.
+ */
+function refuseUnfitting(what: string, record: object): void {
+  const bytes = itemBytes(record);
+  if (bytes > TEAM_RECORD_STORED_BYTES)
+    throw new Error(
+      `Invalid ${what}: ${bytes} bytes as stored, more than the ${TEAM_RECORD_STORED_BYTES} its DynamoDB item leaves it`,
+    );
+}
+
+/** A list's record: within its page's share as sent, and within its item as stored. */
+function checkRecord(what: string, record: object, maxBytes: number): void {
+  checkBytes(what, record, maxBytes);
+  refuseUnfitting(what, record);
 }
 
 /** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
@@ -266,6 +287,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
   const item = newTaskItem(teamId, input);
   const record = taskRecord(teamId, item);
   refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
+  refuseUnfitting('task', record);
   await requireTeam(teamId);
   await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(record), {
     counters: { task_count: 1 },
@@ -280,12 +302,18 @@ export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<voi
     refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   }
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
-  for (const record of records) refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
+  for (const record of records) {
+    refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
+    refuseUnfitting('task', record);
+  }
   await requireTeam(teamId);
   const keys = records.map((record) => teamKeys.task(teamId, record.id));
   // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
   await writeWithTeam(teamId, keys, () => putMany(records), { counters: { task_count: inputs.length } });
 }
+
+/** The bound on a task's size as sent under which an update may write without reading it first. */
+const UNREAD_UPDATE_BYTES = Math.min(TEAM_BYTES.tasks, Math.floor(TEAM_RECORD_STORED_BYTES / 2));
 
 export type TaskChanges = Partial<
   Pick<
@@ -313,12 +341,14 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  * the changed fields only, so a loop instance's key appended meanwhile, or another writer's change to
  * other fields, survives; `version` goes up by one, so copies land newest-wins.
  *
- * A task may not grow past its page's budget (TEAM_BYTES.tasks), and the update does not read it
- * first: the item keeps an upper bound of its size (`sent_bytes`), and the update, conditional on
- * that bound leaving room for everything it writes, adds what it writes to it. Replaced values are
- * not taken off, so the bound only grows; when it leaves no room (or the task predates it), the
- * task is read and measured with the changes, and written on the condition that no other update
- * landed meanwhile, its bound made exact (docs/teams.md "Reads are bounded").
+ * A task may not grow past its page's budget (TEAM_BYTES.tasks) or its item (TEAM_RECORD_STORED_BYTES),
+ * and the update does not read it first: the item keeps an upper bound of its size (`sent_bytes`),
+ * and the update, conditional on that bound leaving room for everything it writes, adds what it
+ * writes to it. Replaced values are not taken off, so the bound only grows; when it leaves no room
+ * (or the task predates it), the task is read and measured with the changes, and written on the
+ * condition that no other update landed meanwhile, its bound made exact (docs/teams.md "Reads are
+ * bounded"). A value takes at most twice its JSON in an item (a number deep in lists), so below half
+ * the item's share the bound also keeps the task within its item.
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
   checked('task changes', TaskFieldsInput, changes);
@@ -345,7 +375,7 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
       remove,
       add: { version: 1, sent_bytes: growth },
       exists: ['pk', 'sent_bytes'],
-      below: { sent_bytes: TEAM_BYTES.tasks - growth + 1 },
+      below: { sent_bytes: UNREAD_UPDATE_BYTES - growth + 1 },
     })) ?? (await updateMeasured(teamId, taskId, set, remove));
   // Only a change to a copied field is worth a write per loop instance.
   if (COPIED_FIELDS.some((name) => name in set)) await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
@@ -368,6 +398,9 @@ async function updateMeasured(
     for (const name of remove) delete changed[name];
     const bytes = taskBytes(changed);
     refusePast('task', bytes, TEAM_BYTES.tasks);
+    // Its loop keys have their own room in the item.
+    const { loop_keys: _loops, ...record } = changed;
+    refuseUnfitting('task', { ...record, sent_bytes: bytes });
     const next = await updateItem<TaskItem>(keys, {
       set: { ...set, sent_bytes: bytes },
       remove,
@@ -410,7 +443,7 @@ export async function addActivity(teamId: string, input: ActivityInput) {
   const item = activityItem(teamId, input);
   refuseUnstorable('activity entry', { details: item.details });
   const record = { ...teamKeys.activity(teamId, item.id), ...item };
-  checkBytes('activity entry', record, TEAM_BYTES.activity);
+  checkRecord('activity entry', record, TEAM_BYTES.activity);
   await requireTeam(teamId);
   await writeWithTeam(teamId, [teamKeys.activity(teamId, item.id)], () => putNew(record), {
     counters: { activity_count: 1 },
@@ -453,7 +486,7 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
       created_at: nowIso(),
     };
     const record = { ...teamKeys.cycle(teamId, number), ...item };
-    checkBytes('strategy cycle', record, TEAM_BYTES.strategies);
+    checkRecord('strategy cycle', record, TEAM_BYTES.strategies);
     if (await putNew(record)) return item;
   }
 }
@@ -465,7 +498,7 @@ export async function updateCycleStatus(teamId: string, instanceNumber: number, 
   const keys = teamKeys.cycle(teamId, instanceNumber);
   const cycle = await getItem<CycleItem & Keys>(keys);
   // A missing cycle is setFields' error.
-  if (cycle) checkBytes('strategy cycle', { ...cycle, strategy_status: status }, TEAM_BYTES.strategies);
+  if (cycle) checkRecord('strategy cycle', { ...cycle, strategy_status: status }, TEAM_BYTES.strategies);
   await setFields(keys, { strategy_status: status });
 }
 
@@ -650,14 +683,22 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   const keys = teamKeys.loop(teamId, scheduled_at, id);
   // The task remembers its loop instances, so a task update refreshes their copies. It learns of
   // this one before it exists: a crash between the two writes leaves a key to nothing (a copy to it
-  // is refused), never an instance whose copy no task update refreshes.
+  // is refused), never an instance whose copy no task update refreshes. Their number is bounded, as
+  // their keys share the task's item.
   const task = input.task_id
     ? await updateItem<TaskItem>(teamKeys.task(teamId, input.task_id), {
         append: { loop_keys: [keys.sk] },
         exists: ['pk'], // a missing task is not written as a stub
+        fewer: { loop_keys: TEAM_LIMITS.loopsPerTask },
       })
     : undefined;
-  if (input.task_id && !task) throw new Error(`No task ${input.task_id} in team ${teamId}`);
+  if (input.task_id && !task) {
+    if (await getItem(teamKeys.task(teamId, input.task_id)))
+      throw new Error(
+        `Invalid loop instance: task ${input.task_id} is already run by ${TEAM_LIMITS.loopsPerTask} loop instances, the most one task may be`,
+      );
+    throw new Error(`No task ${input.task_id} in team ${teamId}`);
+  }
   const item = loopInstanceItem(teamId, id, input, task);
   await putNew({ ...keys, ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.

@@ -1,6 +1,7 @@
 // Spec §"Team" … §"Calendar entry and result" and endpoints 4, 8, 9, 10, with the values the spec
 // leaves open decided here (docs/teams.md says why).
 import * as v from 'valibot';
+import { ITEM_MAX_BYTES } from '../db/item-size.ts';
 import {
   dict,
   dictJsonSchema,
@@ -90,7 +91,14 @@ export const TEAM_LIMITS = {
   /** A strategy brief's content, in UTF-8 bytes as DynamoDB weighs it: the dashboard and the brief list
    * read the 50 newest whole for their previews, and 50 of these fit one 1 MB Query page. */
   briefBytes: 16 * 1024,
+  /** The loop instances that may run one task: the task keeps their keys (addLoopInstance) so that its
+   * updates reach their copies, 67 bytes each in its item (`LOOP#<instant>#<id>` and its entry). */
+  loopsPerTask: 200,
 } as const;
+
+/** What a task, an activity entry or a strategy cycle may take of its DynamoDB item as stored: all of
+ * it but room for a task's loop keys (TEAM_LIMITS.loopsPerTask) and its counters (sent_bytes, version). */
+export const TEAM_RECORD_STORED_BYTES = ITEM_MAX_BYTES - TEAM_LIMITS.loopsPerTask * 67 - 1024;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -192,6 +192,96 @@ describe('updateTask within its page’s budget', () => {
   });
 });
 
+describe('a record within its DynamoDB item', () => {
+  // DynamoDB counts strings in UTF-8 bytes, dynalite in UTF-16 units: 140,000 Thai letters are 420,000
+  // bytes on AWS, past its 400 KB, and 140,000 units here. Within a page's share as sent, they were
+  // written here and refused on AWS (the tests' guard stood in for it), and 500,000 ASCII letters
+  // failed as the store's own error.
+  const stored = /bytes as stored, more than the 395176 its DynamoDB item leaves it/;
+  const thai = (n: number) => 'ก'.repeat(n);
+  const tasksOf = async (teamId: string) =>
+    (await h.call('GET', `/api/v1/teams/${teamId}/tasks`)).body.total as number;
+
+  it('refuses a task, an activity entry or a strategy cycle past it, naming its size, writing nothing', async () => {
+    const team = await createTeam(h);
+    for (const output_data of [{ text: thai(140_000) }, { text: 'a'.repeat(500_000) }]) {
+      await assert.rejects(addTask(team.id, { task_type: 't', title: 't', output_data }), stored);
+      await assert.rejects(addTasks(team.id, [{ task_type: 't', title: 't', output_data }]), stored);
+    }
+    assert.equal(await tasksOf(team.id), 0);
+    await assert.rejects(
+      addActivity(team.id, { action_type: 'a', description: 'd', details: { text: thai(140_000) } }),
+      /Invalid activity entry: \d+ bytes as stored/,
+    );
+    await assert.rejects(
+      addCycle(team.id, {
+        start_date: '2026-01-01',
+        end_date: '2026-01-15',
+        content_strategy: { plan: thai(140_000) },
+      }),
+      /Invalid strategy cycle: \d+ bytes as stored/,
+    );
+    const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
+    assert.equal(activity.body.total, 0);
+    // Just within it, written.
+    await addTask(team.id, { task_type: 't', title: 't', output_data: { text: thai(131_000) } });
+    assert.equal(await tasksOf(team.id), 1);
+  });
+
+  it('refuses an update that would take a task past it, writing nothing', async () => {
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't', output_data: { text: thai(100_000) } });
+    const before = await getItem(teamKeys.task(team.id, task.id));
+    await assert.rejects(updateTask(team.id, task.id, { evaluation_notes: thai(40_000) }), stored);
+    assert.deepEqual(await getItem(teamKeys.task(team.id, task.id)), before);
+    // Replacing the large field instead fits.
+    const replaced = await updateTask(team.id, task.id, { output_data: { text: thai(120_000) } });
+    assert.equal((replaced.output_data as { text: string }).text.length, 120_000);
+  });
+
+  it('updates a task without reading it only while twice its size as sent fits the item', async () => {
+    // Numbers deep in lists take twice their JSON in an item, the most any value takes: a task of them
+    // just under half its item's share as sent, updated with as much again, is read and measured
+    // (the guard on the tests' client counts every item as AWS does).
+    const team = await createTeam(h);
+    const deep = (n: number) => ({ d: Array.from({ length: n }, () => [[[[[[1]]]]]]) });
+    const task = await addTask(team.id, { task_type: 't', title: 't', output_data: deep(5_000) });
+    const weight = (await getItem<{ sent_bytes: number }>(teamKeys.task(team.id, task.id)))!.sent_bytes;
+    assert.ok(weight > 60_000 && weight < 395_176 / 2, `${weight} bytes as sent`);
+    const { commands } = await dynamoRequestsOf(() =>
+      updateTask(team.id, task.id, { output_data: deep(5_000) }),
+    );
+    assert.deepEqual(commands, ['UpdateItemCommand']);
+    await assert.rejects(updateTask(team.id, task.id, { output_data: deep(16_500) }), stored);
+  });
+
+  it('refuses a loop instance past the 200 one task may have, writing nothing', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = (i: number) =>
+      addLoopInstance(team.id, {
+        loop_id: loopId('daily_content'),
+        cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
+        occurrence_day: 1,
+        scheduled_at: new Date(Date.UTC(2026, 10, 18, 0, i)).toISOString(),
+        task_id: task.id,
+      });
+    for (let i = 0; i < 200; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => loop(i + j)));
+    await assert.rejects(loop(200), /Invalid loop instance: task .* is already run by 200 loop instances/);
+    const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
+    assert.equal(item!.loop_keys.length, 200);
+    const { Items } = await dynamo().send(
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'begins_with(sk, :l) AND pk = :p',
+        ExpressionAttributeValues: { ':l': 'LOOP#', ':p': teamKeys.partition(team.id) },
+      }),
+    );
+    assert.equal(Items!.length, 200);
+  });
+});
+
 describe('updateTask beside addLoopInstance', () => {
   it('keeps every loop instance and leaves each with the final task fields, however they interleave', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));

@@ -247,12 +247,11 @@ describe('today view', () => {
     const ctl = (n: number) => '\u0001'.repeat(n); // 7 bytes each as sent, the most a code point takes
     setClock(new Date(NOW));
     const team = await createTeam(h);
-    const task = await addTask(team.id, {
-      task_type: ctl(64),
-      title: ctl(200),
-      status: ctl(64),
-      platform: ctl(64),
-    });
+    // A task for each list: one task is run by 200 loop instances at most (TEAM_LIMITS.loopsPerTask).
+    const addHeavyTask = () =>
+      addTask(team.id, { task_type: ctl(64), title: ctl(200), status: ctl(64), platform: ctl(64) });
+    const tasks = [await addHeavyTask(), await addHeavyTask(), await addHeavyTask()];
+    const task = tasks[0]!;
     const cycle = await addCycle(team.id, {
       start_date: '2026-11-15T00:00:00Z',
       end_date: '2026-11-30T00:00:00Z',
@@ -266,7 +265,7 @@ describe('today view', () => {
       { status: 'completed', at: '2026-11-20T03:00:00Z', completed_at: '2026-11-20T09:00:00Z' },
     ];
     const signals = Array.from({ length: 10 }, (_, i) => ctl(63) + i);
-    for (const kind of kinds)
+    for (const [i, kind] of kinds.entries())
       for (let chunk = 0; chunk < 4; chunk++)
         await Promise.all(
           Array.from({ length: 50 }, () =>
@@ -276,7 +275,7 @@ describe('today view', () => {
               occurrence_day: 6,
               scheduled_at: kind.at,
               status: kind.status,
-              task_id: task.id,
+              task_id: tasks[i]!.id,
               started_at: kind.started_at ?? null,
               completed_at: kind.completed_at ?? null,
               signals_emitted: signals,
@@ -352,7 +351,7 @@ describe('today view', () => {
     );
     const after = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
     assert.deepEqual(after, view);
-    assert.equal((await h.call('GET', `/api/v1/teams/${team.id}/tasks`)).body.total, 1);
+    assert.equal((await h.call('GET', `/api/v1/teams/${team.id}/tasks`)).body.total, tasks.length);
   });
 
   const isLoopQuery = (request: RecordedRequest) =>
