@@ -107,6 +107,10 @@ export const WORKSPACE_TASK_LIMITS = {
   description: { max: 5000 },
   limit: { default: 50, min: 1, max: 100 },
   status: { max: 64 },
+  /** What an agent's `output_data` and `proposed_actions` may each take of the task's DynamoDB item as
+   * stored (advanceWorkspaceTask): the rest of the task, bounded by the create body (a 16 KiB trigger,
+   * a 5,000-character description), stays under 60 KiB, so both at once leave the item within 400 KB. */
+  progressFieldBytes: 160 * 1024,
 } as const;
 
 export const CreateWorkspaceTaskBody = model({

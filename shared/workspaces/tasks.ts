@@ -2,17 +2,19 @@
 // task's created_at, so one descending Query lists newest first, ties by id; the status filter
 // reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
 import { now } from '../clock.ts';
+import { itemBytes } from '../db/item-size.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
 import { refuseUnstorable } from '../http/fields.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
-import type {
-  CreateWorkspaceTaskInput,
-  ListWorkspaceTasksInput,
-  WorkspaceTask,
-  WorkspaceTaskStatus,
+import {
+  type CreateWorkspaceTaskInput,
+  type ListWorkspaceTasksInput,
+  WORKSPACE_TASK_LIMITS,
+  type WorkspaceTask,
+  type WorkspaceTaskStatus,
 } from './schemas.ts';
 
 interface WorkspaceTaskItem extends WorkspaceTask {
@@ -180,10 +182,16 @@ export async function advanceWorkspaceTask(
   // Free JSON the table cannot store is refused before the write, by the rules of the create body's
   // `trigger` but its size: an empty key (DynamoDB refuses it, dynalite stores it), past 16 levels
   // (well inside DynamoDB's 32), a `__proto__` key, numbers it cannot hold.
-  refuseUnstorable('task progress', {
-    output_data: fields.output_data,
-    proposed_actions: fields.proposed_actions,
-  });
+  const free = { output_data: fields.output_data, proposed_actions: fields.proposed_actions };
+  refuseUnstorable('task progress', free);
+  // An update writes them unread, so each is held to its share of the item (as AWS counts it).
+  for (const [name, value] of Object.entries(free)) {
+    const bytes = value === undefined ? 0 : itemBytes({ [name]: value });
+    if (bytes > WORKSPACE_TASK_LIMITS.progressFieldBytes)
+      throw new Error(
+        `Invalid task progress: ${name}: ${bytes} bytes as stored, more than the ${WORKSPACE_TASK_LIMITS.progressFieldBytes} it may take of the task's DynamoDB item`,
+      );
+  }
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,

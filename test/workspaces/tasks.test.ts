@@ -388,6 +388,39 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     assert.deepEqual((await h.call('GET', url)).body, [created.body]);
   });
 
+  it('refuses progress past its share of the item as DynamoDB counts it, leaving the task as it was', async () => {
+    // 140,000 Thai letters are 420,000 bytes in UTF-8 (AWS's count, past its 400 KB) and 140,000 units
+    // in dynalite's: written here before, refused on AWS (the tests' guard stood in for it).
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'heavy' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const created = await h.call('POST', url, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: agent, description: 'ก'.repeat(5000) },
+    });
+    const thai = (n: number) => ({ text: 'ก'.repeat(n) });
+    for (const [progress, rule] of [
+      [{ output_data: thai(140_000) }, /output_data: 420\d{3} bytes as stored, more than the 163840/],
+      [{ proposed_actions: thai(54_620) }, /proposed_actions: 16\d{4} bytes as stored, more than the 163840/],
+    ] as const)
+      await assert.rejects(
+        advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', { status: 'completed', ...progress }),
+        rule,
+      );
+    assert.deepEqual((await h.call('GET', url)).body, [created.body]);
+    // Each at its share, one after the other: the item holds both.
+    await advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', {
+      status: 'in_progress',
+      output_data: thai(54_600),
+    });
+    const done = await advanceWorkspaceTask(ws.body.id, created.body.id, 'in_progress', {
+      status: 'completed',
+      proposed_actions: thai(54_600),
+    });
+    assert.equal(
+      (done.output_data.text as string).length + (done.proposed_actions.text as string).length,
+      109_200,
+    );
+  });
+
   it('a task moved back to an earlier status answers no stamp of the states it left', async () => {
     const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'retries' } });
     const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
