@@ -20,7 +20,11 @@ export function loadHandler(route: Route): Promise<Handler> {
   let handler = loaded.get(route.entry);
   if (!handler) {
     const url = new URL(`../../functions/${route.entry}.ts`, import.meta.url);
-    handler = import(url.href).then((module: { handler: Handler }) => module.handler);
+    handler = import(url.href).then((module: { handler?: Handler }) => {
+      // Lambda's Runtime.HandlerNotFound: a module that loads but exports no handler fails as well.
+      if (typeof module.handler !== 'function') throw new Error(`${route.entry} exports no handler`);
+      return module.handler;
+    });
     loaded.set(route.entry, handler);
   }
   return handler;
@@ -45,15 +49,36 @@ export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSecond
   };
 }
 
-/** What API Gateway answers when the function fails (here: a response past Lambda's limit). */
+/** What API Gateway answers when the function fails (here: a module that does not load, or a
+ * response past Lambda's limit). */
 const FUNCTION_FAILED: APIGatewayProxyStructuredResultV2 = {
   statusCode: 500,
   headers: { 'content-type': 'application/json' },
   body: '{"message":"Internal Server Error"}',
 };
 
+/** Load failures already logged: a loader keeps a failed load (Node.js keeps a failed import until
+ * the process ends), so every request meets the same error, and it is said once. */
+const reported = new WeakSet<object>();
+
 export async function invoke(route: Route, event: APIGatewayProxyEventV2, load: HandlerLoader = loadHandler) {
-  const handler = await load(route);
+  let handler: Handler;
+  try {
+    handler = await load(route);
+  } catch (error) {
+    // On AWS the function fails to initialise (Runtime.ImportModuleError) and API Gateway answers
+    // its own 500. The log names the function and the cause (the loader's message: a module path, a
+    // syntax error's place), never the event.
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (!reported.has(failure)) {
+      reported.add(failure);
+      const code = (failure as NodeJS.ErrnoException).code;
+      console.error(
+        `${route.entry}: the function's module failed to load (${code ?? failure.name}): ${failure.message}`,
+      );
+    }
+    return FUNCTION_FAILED;
+  }
   const result = await withTableGrants(route, () => handler(event, lambdaContext(route)));
   // As on AWS, a response past the limit is a function error: measured only where it may be one
   // (the result's JSON is at most about three bytes per character of the body).

@@ -98,7 +98,7 @@ export async function startServer(port: number, host = '127.0.0.1'): Promise<Loc
       // A client that went away mid-request (or was dropped by a stop) is not a server failure.
       if (error.code === 'ECONNRESET' && req.destroyed) return void res.destroy();
       console.error(JSON.stringify({ level: 'error', message: 'local server failure', error: error.name }));
-      if (!res.headersSent) send(res, 500, { detail: 'Internal Server Error' });
+      if (!res.headersSent) send(res, 500, { detail: 'Internal Server Error' }, corsHeaders(req));
       else res.destroy();
     });
   });

@@ -317,6 +317,61 @@ describe('local server', () => {
     });
     assert.equal(status, 413);
   });
+
+  it('answers a function whose module fails to load as API Gateway does, with the CORS headers, logging the cause once', async () => {
+    // The route's module path made to name nothing (as a file renamed or saved mid-edit would): on AWS
+    // the function fails to initialise, and API Gateway answers its own 500.
+    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
+    const entry = route.entry;
+    route.entry = 'brands/no-such-module';
+    const logged: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...line: unknown[]) => logged.push(line);
+    try {
+      for (const attempt of [1, 2]) {
+        const res = await fetch(`${server.url}/api/v1/brands`, {
+          headers: { ...auth(), origin: 'https://app.example' },
+        });
+        assert.equal(res.status, 500, `attempt ${attempt}`);
+        assert.equal(res.headers.get('access-control-allow-origin'), '*', `attempt ${attempt}`);
+        assert.equal(res.headers.get('content-type'), 'application/json');
+        assert.deepEqual(await res.json(), { message: 'Internal Server Error' }, `attempt ${attempt}`);
+      }
+    } finally {
+      console.error = consoleError;
+      route.entry = entry;
+    }
+    // Once, however many requests meet the failure (Node.js keeps it until a restart): the function
+    // and the cause, never the request's credentials or the signing secret.
+    assert.equal(logged.length, 1, JSON.stringify(logged));
+    const line = logged[0]!.join(' ');
+    assert.match(line, /brands\/no-such-module/);
+    assert.match(line, /ERR_MODULE_NOT_FOUND/);
+    for (const secretValue of [seed.users.owner.token, secret]) assert.ok(!line.includes(secretValue), line);
+    // The route answers again once its module loads.
+    const again = await fetch(`${server.url}/api/v1/brands`, { headers: auth() });
+    assert.equal(again.status, 200);
+  });
+
+  it('answers its own failure (a handler that throws) with the CORS headers too', async () => {
+    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
+    const entry = route.entry;
+    // A module outside functions/ whose handler rejects instead of answering.
+    route.entry = '../test/fixtures/rejecting-handler';
+    const consoleError = console.error;
+    console.error = () => {};
+    try {
+      const res = await fetch(`${server.url}/api/v1/brands`, {
+        headers: { ...auth(), origin: 'https://app.example' },
+      });
+      assert.equal(res.status, 500);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.deepEqual(await res.json(), { detail: 'Internal Server Error' });
+    } finally {
+      console.error = consoleError;
+      route.entry = entry;
+    }
+  });
 });
 
 /** Rejects instead of waiting forever, so a stop that hangs fails its test rather than the whole run. */
