@@ -1,14 +1,33 @@
 // The local HTTP server: each request becomes the v2.0 event API Gateway would send, handed to the
 // same handler module Lambda runs; requests no route matches go to the `$default` route's function,
-// as on AWS. CORS preflights and the payload limit are answered here, as the HTTP API answers them.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// as on AWS. CORS preflights and the size limits are answered here, as the HTTP API answers them.
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { CORS, routeRequest } from '../routes.ts';
 import { buildEvent } from './events.ts';
 import { invoke } from './handlers.ts';
 
 /** API Gateway's own payload limit. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+/** An HTTP API's quota on the request line and the header values together (not adjustable). */
+const MAX_LINE_AND_HEADER_BYTES = 10_240;
+/** API Gateway documents the quota, not its answer: 431 is HTTP's status for it (and Node.js's own
+ * past its 16 KiB), the body API Gateway's shape for its own answers. */
+const HEADERS_TOO_LARGE = { message: 'Request Header Fields Too Large' };
+
+/** The request line (`GET /path?query HTTP/1.1`) and every header value, in bytes: Node.js reads
+ * both as latin1, a character a byte. */
+const lineAndHeaderBytes = (req: IncomingMessage) =>
+  `${req.method} ${req.url} HTTP/${req.httpVersion}`.length +
+  req.rawHeaders.reduce((bytes, text, i) => (i % 2 === 1 ? bytes + text.length : bytes), 0);
 
 export interface LocalServer {
   url: string;
@@ -50,6 +69,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
   const path = url.split('?')[0] ?? '/';
+  if (lineAndHeaderBytes(req) > MAX_LINE_AND_HEADER_BYTES) {
+    send(res, 431, HEADERS_TOO_LARGE, corsHeaders(req));
+    return;
+  }
   if (method === 'OPTIONS' && req.headers.origin && req.headers['access-control-request-method']) {
     res.writeHead(204, {
       'access-control-allow-origin': CORS.allowOrigins.join(','),
@@ -92,6 +115,24 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   res.end(payload);
 }
 
+/** Node.js's own answer to a request it cannot parse (it writes these when no 'clientError' listener
+ * is set), but JSON for one past its header limit (16 KiB, `maxHeaderSize`), which it would answer with
+ * a bare 431: the same answer as past API Gateway's quota, without the CORS headers (no header was
+ * read). Only when nothing of an answer has gone out on the connection, as Node.js does. */
+function answerUnparsed(error: NodeJS.ErrnoException, socket: Duplex) {
+  const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
+    const status =
+      { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 }[
+        error.code ?? ''
+      ] ?? 400;
+    const body = status === 431 ? JSON.stringify(HEADERS_TOO_LARGE) : '';
+    const json = body ? `content-type: application/json\r\ncontent-length: ${body.length}\r\n` : '';
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${json}connection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
 export async function startServer(port: number, host = '127.0.0.1'): Promise<LocalServer> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error & { code?: string }) => {
@@ -102,6 +143,7 @@ export async function startServer(port: number, host = '127.0.0.1'): Promise<Loc
       else res.destroy();
     });
   });
+  server.on('clientError', answerUnparsed);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
