@@ -1,15 +1,17 @@
 // npm run invoke -- <function> <event.json>: runs one handler on one sample event against the
 // local stores and prints the result, as `sam local invoke -e` does. `{{name}}` placeholders in
-// the event are filled from seed.json (`{{owner_token}}`, `{{other_token}}`, `{{project_id}}`, …).
+// the event are filled from seed.json (`{{owner_token}}`, `{{other_token}}`, `{{project_id}}`, …);
+// one it has no value for is refused before the handler runs.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
 import {
   ensureSeed,
   exitOnLocalProblem,
-  fillFromSeed,
+  fillPlaceholders,
   localSettings,
   openLocalStores,
+  seedPlaceholders,
 } from '../infra/local/runtime.ts';
 import { functionId, routes } from '../infra/routes.ts';
 
@@ -45,6 +47,17 @@ const seed = await ensureSeed(dataDir, undefined, secret).catch(async (error) =>
   await aws?.close();
   return exitOnLocalProblem(error);
 });
-const result = await invoke(route, JSON.parse(fillFromSeed(template, seed)));
+const known = seedPlaceholders(seed);
+const { text: event, missing } = fillPlaceholders(template, known);
+// Left in place, it reached the handler as text, which answered a 422 that did not say why.
+if (missing.length > 0) {
+  const names = (list: string[]) => list.map((name) => `{{${name}}}`).join(', ');
+  console.error(
+    `${eventFile}: unknown placeholder${missing.length > 1 ? 's' : ''} ${names(missing)} (known: ${names(Object.keys(known).sort())})`,
+  );
+  await aws?.close();
+  process.exit(2);
+}
+const result = await invoke(route, JSON.parse(event));
 console.log(JSON.stringify(result, null, 2));
 await aws?.close();

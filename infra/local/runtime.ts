@@ -162,15 +162,20 @@ export function fillPlaceholders(text: string, values: Record<string, string>) {
   return { text: filled, missing: [...missing] };
 }
 
-/** A sample event filled from seed.json: `{{owner_token}}`, `{{other_token}}`, `{{owner_id}}` and every
+/** The placeholders seed.json fills: `{{owner_token}}`, `{{other_token}}`, `{{owner_id}}` and every
  * id (`{{project_id}}`, …). */
+export const seedPlaceholders = (seed: SeedFile): Record<string, string> => ({
+  owner_token: seed.users.owner.token,
+  other_token: seed.users.other.token,
+  owner_id: seed.users.owner.id,
+  ...Object.fromEntries(
+    Object.entries(seed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  ),
+});
+
+/** A sample event filled from seed.json. */
 export const fillFromSeed = (text: string, seed: SeedFile): string =>
-  fillPlaceholders(text, {
-    owner_token: seed.users.owner.token,
-    other_token: seed.users.other.token,
-    owner_id: seed.users.owner.id,
-    ...Object.fromEntries(Object.entries(seed).filter(([, value]) => typeof value === 'string')),
-  }).text;
+  fillPlaceholders(text, seedPlaceholders(seed)).text;
 
 /** Seeds on the first start; afterwards keeps the ids and refreshes the tokens, and `base_url` when
  * given (`npm run invoke` serves nothing, so it keeps the one the server wrote). */

@@ -715,6 +715,37 @@ describe('npm run invoke', () => {
   });
 });
 
+describe('npm run invoke, on an event with a placeholder seed.json has no value for', () => {
+  it('names it and the known ones in one line and exits 2, invoking nothing (the handler answered 422)', async () => {
+    await markRunning(dataDir, aws);
+    const folder = await mkdtemp(join(tmpdir(), 'tcs-events-'));
+    try {
+      // A create whose brand name carries the mistyped placeholders: invoked, it would be stored.
+      const createBrand = routes.find((r) => r.entry === 'brands/create-brand')!;
+      const event = JSON.parse(await readFile(eventFile(createBrand), 'utf8'));
+      const name = `Unfilled {{brnad_id}} {{nope}} {{brnad_id}} ${Date.now()}`;
+      event.body = JSON.stringify({ name });
+      await writeFile(join(folder, 'typo.json'), JSON.stringify(event));
+      const { code, stdout, stderr } = await runScript('invoke.ts', ['brands/create-brand', 'typo.json'], {
+        INIT_CWD: folder,
+        DATA_DIR: dataDir,
+      });
+      assert.deepEqual([code, stdout], [2, ''], stderr);
+      assert.equal(stderr.split('\n').length, 2, `one line: ${stderr}`);
+      assert.match(stderr, /^typo\.json: unknown placeholders \{\{brnad_id\}\}, \{\{nope\}\} \(known: /);
+      for (const known of ['owner_token', 'other_token', 'owner_id', 'brand_id', 'project_id'])
+        assert.ok(stderr.includes(`{{${known}}}`), `${known} listed: ${stderr}`);
+      assert.ok(!stderr.includes(seed.users.owner.token), 'names, never values');
+      const brands = await fetch(`${server.url}/api/v1/brands?limit=100`, { headers: auth() });
+      const listed = (await brands.json()) as { name: string }[];
+      assert.ok(!listed.some((brand) => brand.name === name), 'nothing invoked');
+    } finally {
+      await markStopped(dataDir);
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('npm run invoke, on an event that is not JSON', () => {
   it('says so in one line and exits 2, before any store is opened (it crashed with a stack trace)', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'tcs-events-'));
