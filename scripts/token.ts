@@ -1,4 +1,6 @@
-// npm run token -- --sub <id>: prints one development token for that user, and nothing else.
+// npm run token -- --sub <id>: prints one development token for that user, and nothing else. Its
+// arguments are all checked before anything is written.
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
@@ -21,17 +23,18 @@ const { values } = (() => {
 if (!values.sub) usage('--sub is required');
 // The server would refuse the token (401): say so here instead.
 if (!isSafeSubject(values.sub)) usage(`--sub must be ${SAFE_SUBJECT_RULE}`);
-const { dataDir } = localSettings();
-await mkdir(dataDir, { recursive: true });
-const secret = await loadOrCreateSecret(dataDir);
-let token: string;
+// The ttl is tried on a token signed with a throwaway key, so that a bad one is refused before the
+// data folder or its secret is made.
+let probe: string;
 try {
-  token = await signDevToken(secret, values.sub, values.ttl);
+  probe = await signDevToken(randomBytes(32).toString('hex'), values.sub, values.ttl);
 } catch (error) {
   usage(`--ttl ${values.ttl}: ${(error as Error).message} (e.g. 1h, 7d, 30m)`);
 }
 // A ttl of no time, or in the past (`-5m`, `5 minutes ago`), makes a token expired already (a 401).
-const { exp = 0, iat = 0 } = decodeJwt(token);
+const { exp = 0, iat = 0 } = decodeJwt(probe);
 if (exp <= iat)
   usage(`--ttl ${values.ttl}: the token would be expired already; give a time ahead (e.g. 1h, 7d, 30m)`);
-console.log(token);
+const { dataDir } = localSettings();
+await mkdir(dataDir, { recursive: true });
+console.log(await signDevToken(await loadOrCreateSecret(dataDir), values.sub, values.ttl));

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { jwtVerify } from 'jose';
 import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
 import {
   ensureSeed,
@@ -802,6 +803,35 @@ describe('npm run token', () => {
       headers: { authorization: `Bearer ${stdout.trim()}` },
     });
     assert.equal(res.status, 200);
+  });
+});
+
+describe('npm run token, on a fresh data folder', () => {
+  it('refuses a bad --ttl before writing anything (it made the folder and jwt-secret first)', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'tcs-token-'));
+    const data = join(parent, 'data');
+    try {
+      for (const ttl of ['soon', '0s', '-5m']) {
+        const { code, stdout, stderr } = await runScript('token.ts', ['--sub', 'abc', `--ttl=${ttl}`], {
+          DATA_DIR: data,
+        });
+        assert.deepEqual([code, stdout], [2, ''], ttl);
+        assert.match(stderr, new RegExp(`^--ttl ${ttl}: `), ttl);
+        assert.deepEqual(await readdir(parent), [], `${ttl}: no data folder made`);
+      }
+      // A good one makes the folder and its secret, and a token signed with it.
+      const { code, stdout } = await runScript('token.ts', ['--sub', 'abc', '--ttl', '1h'], {
+        DATA_DIR: data,
+      });
+      assert.equal(code, 0);
+      const { payload } = await jwtVerify(
+        stdout.trim(),
+        new TextEncoder().encode(await readFile(join(data, 'jwt-secret'), 'utf8')),
+      );
+      assert.equal(payload.sub, 'abc');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 });
 
