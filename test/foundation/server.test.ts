@@ -3,7 +3,7 @@
 // and what `npm start` says when its port is taken.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
   type SeedFile,
 } from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
+import { loadOrCreateSecret } from '../../infra/local/tokens.ts';
 import { eventFile, routes } from '../../infra/routes.ts';
 import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
 
@@ -829,6 +830,31 @@ describe('npm run token, on a fresh data folder', () => {
         new TextEncoder().encode(await readFile(join(data, 'jwt-secret'), 'utf8')),
       );
       assert.equal(payload.sub, 'abc');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the development signing secret', () => {
+  it('is made once on a fresh folder however many start at once (npm start beside npm run token), each using that one', async () => {
+    // Both read before either writes: each made a secret of its own and the later write replaced the
+    // first, so tokens one signed the other refused.
+    const parent = await mkdtemp(join(tmpdir(), 'tcs-secret-'));
+    try {
+      for (let round = 0; round < 10; round++) {
+        const folder = join(parent, String(round));
+        await mkdir(folder);
+        const secrets = await Promise.all([1, 2, 3, 4].map(() => loadOrCreateSecret(folder)));
+        assert.equal(new Set(secrets).size, 1, `round ${round}: ${secrets.join(' ')}`);
+        assert.match(secrets[0]!, /^[0-9a-f]{64}$/);
+        const file = join(folder, 'jwt-secret');
+        assert.equal(await readFile(file, 'utf8'), secrets[0]);
+        assert.equal((await stat(file)).mode & 0o777, 0o600);
+        assert.deepEqual(await readdir(folder), ['jwt-secret'], 'nothing else left behind');
+        // Afterwards it is read, not made again.
+        assert.equal(await loadOrCreateSecret(folder), secrets[0]);
+      }
     } finally {
       await rm(parent, { recursive: true, force: true });
     }
