@@ -169,6 +169,9 @@ export const FORM_LIMITS = { files: 10, fields: 50 } as const;
 const tooMany = (parts: keyof typeof FORM_LIMITS) =>
   new BadRequestError(`Too many ${parts}. Maximum number of ${parts} is ${FORM_LIMITS[parts]}.`);
 
+/** Starlette's refusal of a part whose Content-Disposition names no field. */
+const nameless = () => new BadRequestError('The Content-Disposition header field "name" must be provided.');
+
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
@@ -210,11 +213,12 @@ export function formBody<S extends v.GenericSchema>(
   schema: S,
   options: { maxFileBytes: number },
 ): FormBody<S> {
-  // `parts` lets one part past the others' sum reach isPartAFile, which counts it.
+  // `parts` lets one part past the others' sum reach isPartAFile, which counts it. busboy's `files`
+  // takes the text parts handed over as files too (below): the counts here hold FORM_LIMITS.
   const { files: maxFiles, fields: maxFields } = FORM_LIMITS;
   const limits = {
     fileSize: options.maxFileBytes,
-    files: maxFiles,
+    files: maxFiles + maxFields,
     fields: maxFields,
     parts: maxFiles + maxFields + 1,
     headerPairs: 50,
@@ -251,6 +255,7 @@ export function formBody<S extends v.GenericSchema>(
       const lastIsFile = new Map<string, boolean>();
       // busboy skips the parts past its limits without a word: they are counted here.
       const count = { files: 0, fields: 0 };
+      let namelessPart = false;
       // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
       const busboy = {
         limits,
@@ -261,8 +266,13 @@ export function formBody<S extends v.GenericSchema>(
         ) => {
           const file = isFilePart(contentType, filename);
           count[file ? 'files' : 'fields']++;
-          if (name !== undefined) lastIsFile.set(name, file);
-          return file;
+          if (name === undefined) namelessPart = true;
+          else lastIsFile.set(name, file);
+          // Middy's parser reads a text part named `x[…]` as an item of `x` (FastAPI reads a field
+          // of that very name, which no form here declares) and throws, outside its promise, on one
+          // after a plain `x` or on a text part without a name: the process went down. As files they
+          // are kept under their own name (or "undefined"), and never read.
+          return file || name === undefined || ARRAY_NAME.test(name);
         },
       };
       const parser = httpMultipartBodyParser({ busboy, charset: 'utf8', disableContentTypeError: true });
@@ -282,6 +292,7 @@ export function formBody<S extends v.GenericSchema>(
       } finally {
         clearTimeout(watchdog);
       }
+      if (namelessPart) throw nameless();
       // Starlette's refusal, where busboy would drop the parts and a required one could seem missing.
       if (count.files > maxFiles) throw tooMany('files');
       if (count.fields > maxFields) throw tooMany('fields');

@@ -353,6 +353,75 @@ describe('a file part echoed in a 422 is a small descriptor, never its bytes', (
   });
 });
 
+describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its own', () => {
+  // Middy's parser threw outside its promise on both (the local server's process went down; on
+  // Lambda, the runtime), and read a text part `x[]` as an item of `x`.
+  const uncaught: Error[] = [];
+  const collect = (error: Error) => uncaught.push(error);
+  before(() => process.on('uncaughtException', collect));
+  after(() => process.off('uncaughtException', collect));
+  const NAMELESS = { detail: 'The Content-Disposition header field "name" must be provided.' };
+  const b = 'names0form';
+  const send = (url: string, ...parts: Buffer[]) =>
+    post(url, `multipart/form-data; boundary=${b}`, Buffer.concat([...parts, Buffer.from(`--${b}--\r\n`)]));
+  const part = (disposition: string, content: string | Buffer) =>
+    Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data${disposition}\r\n\r\n`),
+      Buffer.from(content),
+      Buffer.from('\r\n'),
+    ]);
+  const named = (name: string, content: string | Buffer, filename?: string) =>
+    part(`; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}`, content);
+
+  it("a part without a name, text or file, is Starlette's 400 on both routes", async () => {
+    const team = await avatarTeam(h.owner.id);
+    for (const url of [GENERATE, uploadUrl(team)])
+      for (const unnamed of [part('', 'hello'), part('; filename="a.pdf"', pdf)]) {
+        const res = await send(url, named('file', pdf, 'a.pdf'), unnamed);
+        assert.equal(res.status, 400, `${url}: ${res.text.slice(0, 300)}`);
+        assert.deepEqual(res.body, NAMELESS);
+      }
+    assert.deepEqual(
+      uncaught.map((e) => e.message),
+      [],
+    );
+  });
+
+  it('brand kit: a text part `file[]` leaves `file` as sent: missing alone, the document beside it', async () => {
+    const alone = await send(GENERATE, named('file[]', 'hello'));
+    assert.equal(alone.status, 422, alone.text.slice(0, 300));
+    assert.deepEqual(alone.body, MISSING_FILE);
+    for (const parts of [
+      [named('file', pdf, 'a.pdf'), named('file[]', 'hello')],
+      [named('file[]', 'hello'), named('file', pdf, 'a.pdf')],
+    ]) {
+      const res = await send(GENERATE, ...parts);
+      assert.equal(res.status, 200, res.text.slice(0, 300));
+      assert.equal(res.body.name, 'Acme Rocket');
+    }
+    assert.deepEqual(
+      uncaught.map((e) => e.message),
+      [],
+    );
+  });
+
+  it('avatar: consent_attestation[] and subject_is_minor[] beside the plain fields are ignored (202)', async () => {
+    const video = named('video', mp4(), 'me.mp4');
+    for (const extras of [
+      [named('consent_attestation', 'true'), named('consent_attestation[]', 'true')],
+      [named('consent_attestation', 'true'), named('subject_is_minor[]', 'true')],
+      [named('consent_attestation', 'true'), named('video[]', 'x'), named('video[a]', 'y')],
+    ]) {
+      const res = await send(uploadUrl(await avatarTeam(h.owner.id)), video, ...extras);
+      assert.equal(res.status, 202, res.text.slice(0, 300));
+    }
+    assert.deepEqual(
+      uncaught.map((e) => e.message),
+      [],
+    );
+  });
+});
+
 describe('the header and the body, read directly', () => {
   it('multipartBoundary: the boundary of every legal header, undefined otherwise', () => {
     const read: [string, string | undefined][] = [
