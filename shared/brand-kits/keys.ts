@@ -1,6 +1,16 @@
 // Brand kits in the table, and their logos in the bucket.
 import { draftPrefix, isKeyUnder, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
-import { LOGO_EXTENSIONS, type LogoRole } from './schemas.ts';
+import type { LogoRole } from './schemas.ts';
+
+// Here, not beside the logo schemas: the team functions read a kit's key, and the schemas would come
+// into their bundles with it.
+/** The file extension a logo copy of each image type is named with. */
+const LOGO_EXTENSIONS: Readonly<Record<string, string>> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/webp': '.webp',
+};
 
 export const brandKitKeys = {
   brandKit: (kitId: string) => ({ pk: `KIT#${kitId}`, sk: 'KIT' }),

@@ -45,13 +45,6 @@ export type LogoRole = (typeof LOGO_ROLES)[number];
 export const LOGO_MEDIA_TYPES: ReadonlySet<string> = new Set(
   UPLOAD_CONTENT_TYPES.filter((type) => type.startsWith('image/')),
 );
-/** The file extension a logo copy of each image type is named with. */
-export const LOGO_EXTENSIONS: Readonly<Record<string, string>> = {
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/gif': '.gif',
-  'image/webp': '.webp',
-};
 export const LOGO_NOT_AN_IMAGE = `a logo must be an image (${[...LOGO_MEDIA_TYPES].join(', ')})`;
 
 /** The draft fields that name each role's logo. */

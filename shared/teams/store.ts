@@ -1,6 +1,7 @@
 // Teams: the team item and the reads every team endpoint shares. Each sub-resource has exactly one
 // read function and one presenter, used both by its own endpoint and by the dashboard, so the two
 // answer byte-for-byte alike. Totals are counters on the team item; every read is bounded by a Limit.
+import { brandKitKeys } from '../brand-kits/keys.ts';
 import type { Brand } from '../brands/schemas.ts';
 import { getBrand } from '../brands/store.ts';
 import { listOwned, type OwnerPage } from '../db/owner-lists.ts';
@@ -415,16 +416,32 @@ export async function getDashboard(userId: string, teamId: string): Promise<Dash
 
 // ---- writes -------------------------------------------------------------------------------
 
+/** A brand kit named by a team must be the caller's, as its brand must (else 404 `Brand kit not
+ * found`, as for a kit that does not exist). Read here, not through the brand kits' store, which
+ * loads S3 and the presigner: the team functions need the kit's owner only. */
+async function requireOwnBrandKit(userId: string, kitId: string): Promise<void> {
+  ownedBy(await getItem<{ owner?: unknown }>(brandKitKeys.brandKit(kitId)), userId, 'Brand kit');
+}
+
 /**
- * POST /teams: the caller owns the new team. A brand, when named, must be the caller's (else 404): it
- * is read in the first wave (beside the claim of an Idempotency-Key, whose retry answers the team the
- * first attempt made), the team written in the second.
+ * POST /teams: the caller owns the new team. A brand or brand kit, when named, must be the caller's
+ * (else 404; the brand's answer first where both are not): they are read in the first wave (beside
+ * the claim of an Idempotency-Key, whose retry answers the team the first attempt made), the team
+ * written in the second.
  */
 export const createTeam = (userId: string, input: CreateTeamInput, key?: string): Promise<TeamWithMembers> =>
   createOnce({
     claimAt: ownClaim(userId, 'team', key),
     request: input,
-    check: async () => (input.brand_id ? getBrand(userId, input.brand_id) : undefined),
+    check: async () => {
+      const [brand, kit] = await Promise.allSettled([
+        input.brand_id ? getBrand(userId, input.brand_id) : undefined,
+        input.brand_kit_id ? requireOwnBrandKit(userId, input.brand_kit_id) : undefined,
+      ]);
+      if (brand.status === 'rejected') throw brand.reason;
+      if (kit.status === 'rejected') throw kit.reason;
+      return brand.value;
+    },
     write: (identity, brand) => writeTeam(userId, input, identity, brand),
     read: async (id) => {
       const [team, members, activity] = await Promise.all([

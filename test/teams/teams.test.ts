@@ -71,9 +71,11 @@ describe('team creation and detail', () => {
       industry: null,
       description: null,
     });
+    const kit = await h.call('POST', '/api/v1/brand-kits', { json: { name: 'Trail Co. kit' } });
+    assert.equal(kit.status, 201, kit.text);
     const team = await createTeam(h, {
       brand_id: brand.id.toUpperCase(),
-      brand_kit_id: '0193a0a0-0000-7000-8000-000000000001',
+      brand_kit_id: kit.body.id.toUpperCase(),
       content_strategy: { pillars: ['guides'] },
       orchestrator_cadence: { planning: 'weekly' },
       config: { timezone: 'Pacific/Auckland', approval: true },
@@ -81,7 +83,7 @@ describe('team creation and detail', () => {
     });
     assert.equal(team.brand_id, brand.id);
     assert.equal(team.brand_name, 'Trail Co.');
-    assert.equal(team.brand_kit_id, '0193a0a0-0000-7000-8000-000000000001');
+    assert.equal(team.brand_kit_id, kit.body.id);
     assert.deepEqual(team.config, { timezone: 'Pacific/Auckland', approval: true });
     assert.deepEqual(team.content_strategy, { pillars: ['guides'] });
     assert.deepEqual(team.orchestrator_cadence, { planning: 'weekly' });
@@ -123,6 +125,28 @@ describe('team creation and detail', () => {
     const res = await h.call('POST', '/api/v1/teams', { json: { ...TEAM_BODY, brand_id: brand.id } });
     assert.equal(res.status, 404);
     assert.deepEqual(res.body, { detail: 'Brand not found' });
+  });
+
+  it('refuses another user’s brand kit as a missing one, writing no team', async () => {
+    // Before, any kit id was stored as given: a team could name another user's kit.
+    const theirs = await h.call('POST', '/api/v1/brand-kits', {
+      json: { name: 'Not yours' },
+      token: h.other.token,
+    });
+    assert.equal(theirs.status, 201, theirs.text);
+    const teams = async () => (await h.call('GET', '/api/v1/teams?limit=100')).body;
+    const before = await teams();
+    for (const brand_kit_id of [theirs.body.id, '0193a0a0-0000-7000-8000-000000000001']) {
+      const res = await h.call('POST', '/api/v1/teams', { json: { ...TEAM_BODY, brand_kit_id } });
+      assert.equal(res.status, 404, brand_kit_id);
+      assert.deepEqual(res.body, { detail: 'Brand kit not found' });
+    }
+    // Neither the brand nor the kit is the caller's: the brand's answer.
+    const both = await h.call('POST', '/api/v1/teams', {
+      json: { ...TEAM_BODY, brand_id: theirs.body.id, brand_kit_id: theirs.body.id },
+    });
+    assert.deepEqual([both.status, both.body], [404, { detail: 'Brand not found' }]);
+    assert.deepEqual(await teams(), before);
   });
 
   it('validates the body in FastAPI format', async () => {

@@ -83,7 +83,7 @@ export const seedTeams: Seeder = async ({ owner }, seeded = {}): Promise<SeedIds
     tier: 'growth',
     operation_mode: 'autopilot',
     brand_id: seeded.brand_id ?? null,
-    brand_kit_id: null,
+    brand_kit_id: seeded.brand_kit_id ?? null,
     content_strategy: { pillars: ['trail guides', 'gear care', 'community stories'], tone: 'warm, expert' },
     orchestrator_cadence: { planning: 'weekly', review: 'daily', publish_window: '08:00-20:00' },
     config: { timezone: TIME_ZONE, approval_required: true },
