@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { CatalogProduct, MerchantType } from '../../shared/shopping/catalog.ts';
 import { generateCatalog } from '../../shared/shopping/generate-catalog.ts';
 import { buildIndex, type SearchQuery, TopK } from '../../shared/shopping/search-index.ts';
-import { queryTerms, stem, tokenize } from '../../shared/shopping/text.ts';
+import { foldText, queryTerms, stem, tokenize } from '../../shared/shopping/text.ts';
 import { runGuarded } from '../support/hang-guard.ts';
 
 let seq = 0;
@@ -139,6 +139,58 @@ describe('Thai, Lao, Khmer and Myanmar', () => {
     // ໝ and its spelling in two letters, ຫມ, are one word to the index.
     assert.deepEqual(ids(trousers, { query: 'ໝາກ' }), ['lao-fruit']);
     assert.deepEqual(ids(trousers, { query: 'ຫມາກ' }), ['lao-fruit']);
+  });
+
+  test('a text is cut as the plain rules cut it, each run by itself, however often its pieces recur', () => {
+    // The reference: fold the whole text, take its words, cut each Thai/Lao/Khmer/Myanmar run alone
+    // with ICU and each CJK run in pairs, no pieces kept. tokenize() scans ASCII by hand and keeps
+    // short pieces' words and runs' cuts; the small vocabulary makes pieces recur in other contexts
+    // (after a hyphenated ASCII word, whose words the scanner has emitted already, or not).
+    const segmenter = new Intl.Segmenter('th', { granularity: 'word' });
+    const cjk = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30fc';
+    const unspaced = '\\p{sc=Thai}\\p{sc=Lao}\\p{sc=Khmer}\\p{sc=Myanmar}';
+    const runs = new RegExp(`[${cjk}]+|[${unspaced}]+|[^${cjk}${unspaced}]+`, 'gu');
+    const dictionaryRun = new RegExp(`^[${unspaced}]`, 'u');
+    const cjkRun = new RegExp(`^[${cjk}]`, 'u');
+    const anyUnspaced = new RegExp(`[${cjk}${unspaced}]`, 'u');
+    const reference = (text: string): string[] => {
+      const words: string[] = [];
+      for (const [compound] of foldText(text).matchAll(
+        /[\p{L}\p{N}\p{M}]+(?:[-\u2010'\u2019][\p{L}\p{N}\p{M}]+)*/gu,
+      )) {
+        const parts = compound.split(/[-\u2010'\u2019]/);
+        for (const part of parts)
+          for (const [run] of part.matchAll(runs)) {
+            if (dictionaryRun.test(run)) {
+              for (const piece of segmenter.segment(run)) if (piece.isWordLike) words.push(piece.segment);
+            } else if (cjkRun.test(run)) {
+              const chars = Array.from(run);
+              if (chars.length === 1) words.push(run);
+              for (let i = 0; i + 1 < chars.length; i++) words.push(chars[i]! + chars[i + 1]!);
+            } else words.push(run);
+          }
+        if (parts.length > 1 && !anyUnspaced.test(compound)) words.push(parts.join(''));
+      }
+      return words.map(stem);
+    };
+    const pieces = [
+      // Thai (the last ดำ spelled apart, as NFKD spells it), Lao, Khmer and Myanmar, and the scripts'
+      // own punctuation (๏ ។ ၊), which is in their runs but no letter.
+      ...['กาแฟ', 'คั่วบด', 'สีดำ', 'น้ำ', 'อะราบิก้า', '๕๐๐', '๏', '\u0e14\u0e4d\u0e32'],
+      ...['ກາເຟ', 'ດຳ', 'ໝາກ', 'ຫມາກ'],
+      ...['កាហ្វេ', 'ខ្មៅ', '។'],
+      ...['ကော်ဖီ', 'မြန်မာ', '၊'],
+      ...['Wi', 'fi', 'Levi', 's', 'abc', 'é', 'Crème', '500', '2'],
+      ...['蓝牙', '耳机', 'バッグ'],
+      ...[' ', ' ', ' ', '.', ',', '(', ')', '/', '!', '\u00a0', '\u200b', '-', '-', '\u2010', "'", '\u2019'],
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), (chosen) => {
+        const text = chosen.join('');
+        assert.deepEqual(tokenize(text), reference(text));
+      }),
+      { seed: 7, numRuns: 1_000 },
+    );
   });
 
   test('a word the dictionary does not know is cut alike in the index and the query', () => {
