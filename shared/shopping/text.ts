@@ -70,20 +70,28 @@ const UNSPACED_TEST_RE = new RegExp(`[${CJK}${UNSPACED}]`, 'u');
 const UNSPACED_SPLIT_RE = new RegExp(`[${CJK}]+|[${UNSPACED}]+|[^${CJK}${UNSPACED}]+`, 'gu');
 const CJK_RUN_RE = new RegExp(`^[${CJK}]`, 'u');
 const DICTIONARY_RUN_RE = new RegExp(`^[${UNSPACED}]`, 'u');
+// A lone run: a text between two ASCII separators that is all one run of these scripts' letters, marks
+// and digits (most of a Thai text: Thai puts a space between phrases, not between words). Folded, it is
+// still one such run, so its words are its folded form's dictionary cut, and the rest of the Unicode
+// path (matching words, joiners and scripts, which cost the benchmark's Thai catalogue 1.9 s against
+// 65 ms of ICU) has nothing to find in it.
+const LONE_RUN_RE = new RegExp(`^[[${UNSPACED}]&&[\\p{L}\\p{M}\\p{N}]]+$`, 'v');
 let dictionaryWords: Intl.Segmenter | undefined;
 // ICU's cut costs microseconds a call and grows with the square of the run (128,000 characters took
 // 1.6 s), and a feed's description has no length limit: a longer run is cut in pieces (a word at a
-// seam may come out in two). Catalogues repeat their phrases, so short runs' cuts are kept (the
-// search benchmark's Thai catalogue built in 2.2 s with them, 6 s without).
+// seam may come out in two). Catalogues repeat their phrases, so short runs' cuts are kept: by the run
+// as folded, and a lone run's by the run as written, which spares its folding too (the search
+// benchmark's Thai catalogue, all lone runs, built in 2.2 s with the first map alone, 6 s with neither,
+// 0.75 s with both). A lone run goes in the second map only: where phrases never repeat, a run kept
+// twice cost more than it saved.
 const DICTIONARY_PIECE = 1_000;
 const KEPT_CUT_LENGTH = 200;
 const KEPT_CUTS = 20_000;
 const keptCuts = new Map<string, string[]>();
+const keptLoneRuns = new Map<string, string[]>();
 
-/** A run's dictionary words. */
-const dictionaryCut = (run: string): string[] => {
-  const kept = keptCuts.get(run);
-  if (kept) return kept;
+/** ICU's cut of a run, piece by piece. */
+const dictionaryWordsOf = (run: string): string[] => {
   // The dictionary picks itself by script, whatever the locale.
   dictionaryWords ??= new Intl.Segmenter('th', { granularity: 'word' });
   const words: string[] = [];
@@ -94,12 +102,28 @@ const dictionaryCut = (run: string): string[] => {
       if (piece.isWordLike) words.push(piece.segment);
     start = end;
   }
-  if (run.length <= KEPT_CUT_LENGTH) {
-    if (keptCuts.size >= KEPT_CUTS) keptCuts.clear();
-    keptCuts.set(run, words);
+  return words;
+};
+
+/** The words `cut` gives for `text`, kept in `kept` when the text is short. */
+const keptWords = (kept: Map<string, string[]>, text: string, cut: (text: string) => string[]): string[] => {
+  let words = kept.get(text);
+  if (words === undefined) {
+    words = cut(text);
+    if (text.length <= KEPT_CUT_LENGTH) {
+      if (kept.size >= KEPT_CUTS) kept.clear();
+      kept.set(text, words);
+    }
   }
   return words;
 };
+
+/** A folded run's dictionary words. */
+const dictionaryCut = (run: string): string[] => keptWords(keptCuts, run, dictionaryWordsOf);
+
+/** A lone run's dictionary words (LONE_RUN_RE), from the run as written. */
+const loneRunCut = (lone: string): string[] =>
+  keptWords(keptLoneRuns, lone, (written) => dictionaryWordsOf(foldText(written)));
 
 /** A folded word as index words: itself, for CJK runs their character pairs, for Thai, Lao, Khmer
  * and Myanmar runs their dictionary words. */
@@ -228,6 +252,9 @@ const isAsciiJoiner = (c: number): boolean => c === 45 /* - */ || c === 39; /* '
  * goes across it. */
 const isAsciiSeparator = (c: number): boolean => c < 128 && !isAsciiJoiner(c) && !isAsciiWordChar(c);
 
+/** Receives a word as a span of `source`, with its hash. */
+type EmitWord = (source: string, start: number, end: number, hash: number) => void;
+
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
 const HASH_SEED = 0x811c9dc5 | 0;
@@ -240,10 +267,7 @@ const HASH_SEED = 0x811c9dc5 | 0;
  * "levi's" → levi, s, levis), so "wifi" finds "Wi-Fi", "tshirt" finds "T-Shirt" and "levis" finds
  * "Levi's" (or "Levi’s").
  */
-export const scanWords = (
-  text: string,
-  emit: (source: string, start: number, end: number, hash: number) => void,
-): void => {
+export const scanWords = (text: string, emit: EmitWord): void => {
   if (!text) return;
   const lower = text.toLowerCase();
   const n = lower.length;
@@ -302,7 +326,9 @@ export const scanWords = (
     // "Velocé" or a "™" then costs its own word, not the rest of the text.
     let end = i + 1;
     while (end < n && !isAsciiSeparator(lower.charCodeAt(end))) end++;
-    unicodeWords(lower.slice(compoundStart, end), compoundWords, emit);
+    const piece = lower.slice(compoundStart, end);
+    if (LONE_RUN_RE.test(piece)) for (const word of loneRunCut(piece)) emitWord(word, emit);
+    else unicodeWords(piece, compoundWords, emit);
     compoundWords = 0;
     i = end + 1; // the separator, if any, begins no word
   }
@@ -313,25 +339,23 @@ const WORD_RE = /[\p{L}\p{N}\p{M}]+(?:[-\u2010'\u2019][\p{L}\p{N}\p{M}]+)*/gu;
 const JOINER_RE = /[-\u2010'\u2019]/;
 const JOINERS_RE = /[-\u2010'\u2019]/g;
 
+/** Emits a whole string as a word, with its hash. */
+const emitWord = (word: string, emit: EmitWord): void => {
+  let h = HASH_SEED;
+  for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));
+  emit(word, 0, word.length, h);
+};
+
 /** The Unicode path of scanWords over a piece of text, leaving out its first `skip` words (already emitted). */
-const unicodeWords = (
-  text: string,
-  skip: number,
-  emit: (source: string, start: number, end: number, hash: number) => void,
-): void => {
-  const emitWord = (word: string) => {
-    if (skip > 0) {
-      skip--;
-      return;
-    }
-    let h = HASH_SEED;
-    for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));
-    emit(word, 0, word.length, h);
+const unicodeWords = (text: string, skip: number, emit: EmitWord): void => {
+  const emitUnskipped = (word: string) => {
+    if (skip > 0) skip--;
+    else emitWord(word, emit);
   };
   for (const [compound] of foldText(text).matchAll(WORD_RE)) {
     const parts = compound.split(JOINER_RE);
-    for (const part of parts) unspacedWords(part, emitWord);
-    if (parts.length > 1 && !UNSPACED_TEST_RE.test(compound)) emitWord(parts.join(''));
+    for (const part of parts) unspacedWords(part, emitUnskipped);
+    if (parts.length > 1 && !UNSPACED_TEST_RE.test(compound)) emitUnskipped(parts.join(''));
   }
 };
 
