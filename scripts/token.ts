@@ -9,17 +9,24 @@ import { loadOrCreateSecret, signDevToken } from '../infra/local/tokens.ts';
 import { isSafeSubject, SAFE_SUBJECT_RULE } from '../shared/http/auth.ts';
 
 function usage(problem: string): never {
-  console.error(`${problem}\nusage: npm run token -- --sub <user id> [--ttl 7d]`);
+  console.error(`${problem}\n${USAGE}`);
   process.exit(2);
 }
+const USAGE = 'usage: npm run token -- --sub <user id> [--ttl 7d]';
 const { values } = (() => {
   try {
-    return parseArgs({ options: { sub: { type: 'string' }, ttl: { type: 'string', default: '7d' } } });
+    return parseArgs({
+      options: { sub: { type: 'string' }, ttl: { type: 'string', default: '7d' }, help: { type: 'boolean' } },
+    });
   } catch (error) {
     // A missing value, an unknown option, a stray argument: parseArgs says which.
     return usage((error as Error).message.split('\n')[0]!);
   }
 })();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (!values.sub) usage('--sub is required');
 // The server would refuse the token (401): say so here instead.
 if (!isSafeSubject(values.sub)) usage(`--sub must be ${SAFE_SUBJECT_RULE}`);

@@ -1,9 +1,37 @@
 // The embedded runtime's secrets key: 32 random bytes kept in the data folder (never printed or
 // logged), handed to the envelope through the environment. AWS uses the stack's KMS key instead.
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forgetDataKeys, LOCAL_SECRETS_KEY_ENV } from './envelope.ts';
+
+/**
+ * A local key file's 32 random bytes (hex), made on the first start. Commands starting at once on a
+ * fresh folder (`npm start` and `npm run token`) all find none: the key is written aside whole and
+ * linked into place, which fails where the name exists, so one key wins and the others read it, and
+ * no reader meets it half-written (a plain write let the later one replace the first; an exclusive
+ * create let a reader meet the file empty, before its key was written).
+ */
+export async function readOrCreateKeyFile(file: string): Promise<string> {
+  const read = async () => (await readFile(file, 'utf8')).trim();
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(32).toString('hex');
+  const aside = `${file}.${randomUUID()}.tmp`;
+  await writeFile(aside, key, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(aside, file);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return await read();
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
 
 export function useLocalSecretsKey(hex: string) {
   process.env[LOCAL_SECRETS_KEY_ENV] = hex;
@@ -12,16 +40,5 @@ export function useLocalSecretsKey(hex: string) {
 
 /** Reads `$DATA_DIR/secrets-key`, creating it on the first start, and puts it to use. */
 export async function loadOrCreateLocalSecretsKey(dataDir: string): Promise<void> {
-  const file = join(dataDir, 'secrets-key');
-  let hex: string;
-  try {
-    hex = (await readFile(file, 'utf8')).trim();
-  } catch {
-    hex = randomBytes(32).toString('hex');
-    await writeFile(file, hex, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-      hex = (await readFile(file, 'utf8')).trim(); // another process created it first
-    });
-  }
-  useLocalSecretsKey(hex);
+  useLocalSecretsKey(await readOrCreateKeyFile(join(dataDir, 'secrets-key')));
 }

@@ -28,6 +28,8 @@ import {
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
 import { loadOrCreateSecret } from '../../infra/local/tokens.ts';
 import { eventFile, routes } from '../../infra/routes.ts';
+import { LOCAL_SECRETS_KEY_ENV } from '../../shared/crypto/envelope.ts';
+import { loadOrCreateLocalSecretsKey, useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
 
 let dataDir: string;
@@ -788,6 +790,14 @@ describe('npm run token', () => {
     }
   });
 
+  it('prints the usage for --help, exit 0, and writes nothing', async () => {
+    // It was an unknown option: the usage on stderr and exit 2.
+    const fresh = join(dataDir, 'help-only');
+    const { code, stdout, stderr } = await runScript('token.ts', ['--help'], { DATA_DIR: fresh });
+    assert.deepEqual([code, stdout, stderr], [0, 'usage: npm run token -- --sub <user id> [--ttl 7d]\n', '']);
+    await assert.rejects(stat(fresh), { code: 'ENOENT' });
+  });
+
   it('refuses a --ttl that makes a token expired when it is printed (the server would answer 401)', async () => {
     for (const ttl of ['0s', '-5m', '5 minutes ago']) {
       const { code, stdout, stderr } = await runScript('token.ts', ['--sub', 'abc', `--ttl=${ttl}`], {
@@ -831,6 +841,35 @@ describe('npm run token, on a fresh data folder', () => {
       );
       assert.equal(payload.sub, 'abc');
     } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the local secrets key', () => {
+  it('is made once on a fresh folder however many start at once, and never read half-written', async () => {
+    // It was created exclusively and then written: a second start could read it empty in between and
+    // seal the integration secrets under an empty key.
+    const parent = await mkdtemp(join(tmpdir(), 'tcs-secrets-key-'));
+    const inUse = process.env[LOCAL_SECRETS_KEY_ENV]!;
+    try {
+      for (let round = 0; round < 10; round++) {
+        const folder = join(parent, String(round));
+        await mkdir(folder);
+        const used: string[] = [];
+        await Promise.all(
+          [1, 2, 3, 4].map(async () => {
+            await loadOrCreateLocalSecretsKey(folder);
+            used.push(process.env[LOCAL_SECRETS_KEY_ENV]!);
+          }),
+        );
+        const key = await readFile(join(folder, 'secrets-key'), 'utf8');
+        assert.match(key, /^[0-9a-f]{64}$/);
+        assert.deepEqual(used, [key, key, key, key], `round ${round}`);
+        assert.deepEqual(await readdir(folder), ['secrets-key'], 'nothing else left behind');
+      }
+    } finally {
+      useLocalSecretsKey(inUse);
       await rm(parent, { recursive: true, force: true });
     }
   });
