@@ -505,9 +505,9 @@ export const dictJsonSchema = (opts: { name?: string } = {}): JsonHint => ({
  * `__proto__` or empty key at any level (neither could be stored), no lone surrogate in a key or string (as
  * `string()`: it could not be sent back as UTF-8), no number the table cannot store (past ±(2^53 − 1),
  * or non-zero and under 1e-130 in size), and at most DICT_MAX_BYTES as JSON (DynamoDB stores
- * nested numbers and lists in up to 1.75× their JSON size, so an unbounded one could outgrow the
- * 400 KB item its body fitted in). The first rule broken is the one `value_error`, as pydantic stops
- * at a field's first failing validator. `name` words the size error.
+ * numbers deep in lists in up to twice their JSON size, shared/db/item-size.ts, so an unbounded one
+ * could outgrow the 400 KB item its body fitted in). The first rule broken is the one `value_error`,
+ * as pydantic stops at a field's first failing validator. `name` words the size error.
  */
 export const dict = (opts: { name?: string } = {}) =>
   hinted(

@@ -34,8 +34,8 @@ export type Result = APIGatewayProxyStructuredResultV2;
 
 /**
  * A JSON body ends up in one DynamoDB item (400 KB at most). Strings take no more room there than in
- * the JSON that carried them; nested numbers and lists can take up to 1.75× (`[1],` is 4 bytes of
- * JSON, 7 in an item), which is why free-form objects are bounded on their own (`dict()`). So a body
+ * the JSON that carried them; numbers deep in lists can take up to twice it (`[[1]]` is 5 bytes of
+ * JSON, 10 in an item), which is why free-form objects are bounded on their own (`dict()`). So a body
  * of 256 KiB always fits, with room for the record's own fields. (API Gateway takes 10 MB; Lambda's
  * synchronous payload is 6 MB; the multipart routes declare their own limits.)
  */
