@@ -144,23 +144,27 @@ const unsafeNames = (headers: string) =>
     return base !== undefined && base in Object.prototype;
   });
 
-/** Every part's headers end (CRLF CRLF) before the next delimiter begins, name no inherited
- * property as an array, and the close delimiter is there. */
-function isWellFormed(bytes: Buffer, boundary: string): boolean {
+/** Each part's headers (latin1), or undefined unless every part's headers end (CRLF CRLF) before the
+ * next delimiter begins and the close delimiter is there. */
+function partHeaders(bytes: Buffer, boundary: string): string[] | undefined {
   const dash = `--${boundary}`;
   const delimiter = `\r\n${dash}`;
   let at = bytes.subarray(0, dash.length).toString('latin1') === dash ? 0 : bytes.indexOf(delimiter) + 2;
-  if (at < 2 && at !== 0) return false;
+  if (at < 2 && at !== 0) return undefined;
+  const headers: string[] = [];
   for (;;) {
     const after = at + dash.length;
-    if (bytes.toString('latin1', after, after + 2) === '--') return true;
+    if (bytes.toString('latin1', after, after + 2) === '--') return headers;
     const next = bytes.indexOf(delimiter, after);
     const headersEnd = bytes.indexOf('\r\n\r\n', after);
-    if (next < 0 || headersEnd < 0 || headersEnd + 4 > next) return false;
-    if (unsafeNames(bytes.toString('latin1', after, headersEnd))) return false;
+    if (next < 0 || headersEnd < 0 || headersEnd + 4 > next) return undefined;
+    headers.push(bytes.toString('latin1', after, headersEnd));
     at = next + 2;
   }
 }
+
+/** A Content-Disposition header among a part's headers. */
+const DISPOSITION = /(?:^|\r\n)content-disposition[ \t]*:/i;
 
 /** What one form may hold (Starlette allows 1,000 of each; our forms have two or three fields). */
 export const FORM_LIMITS = { files: 10, fields: 50 } as const;
@@ -237,7 +241,8 @@ export function formBody<S extends v.GenericSchema>(
       // a part whose headers do not end or on a `toString[]` field (the invocation hangs until its
       // timeout). Such bodies are refused before they reach the parser; a watchdog covers the rest.
       const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-      if (!isWellFormed(bytes, boundary))
+      const headers = partHeaders(bytes, boundary);
+      if (!headers || headers.some(unsafeNames))
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
       // Middy's parser takes one spelling of the header and only [A-Za-z0-9-] boundaries: it gets
       // that spelling, and a body delimited by a boundary it takes (the event itself is left as is).
@@ -255,7 +260,8 @@ export function formBody<S extends v.GenericSchema>(
       const lastIsFile = new Map<string, boolean>();
       // busboy skips the parts past its limits without a word: they are counted here.
       const count = { files: 0, fields: 0 };
-      let namelessPart = false;
+      // busboy skips a part with no Content-Disposition unseen; Starlette finds no name in it.
+      let namelessPart = headers.some((part) => !DISPOSITION.test(part));
       // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
       const busboy = {
         limits,

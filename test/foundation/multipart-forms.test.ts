@@ -387,6 +387,18 @@ describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its
     );
   });
 
+  it('a part with no Content-Disposition at all names no field either: the same 400 (busboy skipped it)', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const headed = (headers: string, content: string) =>
+      Buffer.from(`--${b}\r\n${headers}\r\n${content}\r\n`);
+    for (const url of [GENERATE, uploadUrl(team)])
+      for (const unnamed of [headed('Content-Type: text/plain\r\n', 'hello'), headed('', 'hello')]) {
+        const res = await send(url, named('file', pdf, 'a.pdf'), unnamed);
+        assert.equal(res.status, 400, `${url}: ${res.text.slice(0, 300)}`);
+        assert.deepEqual(res.body, NAMELESS);
+      }
+  });
+
   it('brand kit: a text part `file[]` leaves `file` as sent: missing alone, the document beside it', async () => {
     const alone = await send(GENERATE, named('file[]', 'hello'));
     assert.equal(alone.status, 422, alone.text.slice(0, 300));
