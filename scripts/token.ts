@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
-import { localSettings } from '../infra/local/runtime.ts';
+import { exitOnLocalProblem, localSettings } from '../infra/local/runtime.ts';
 import { loadOrCreateSecret, signDevToken } from '../infra/local/tokens.ts';
 import { isSafeSubject, SAFE_SUBJECT_RULE } from '../shared/http/auth.ts';
 
@@ -44,4 +44,5 @@ if (exp <= iat)
   usage(`--ttl ${values.ttl}: the token would be expired already; give a time ahead (e.g. 1h, 7d, 30m)`);
 const { dataDir } = localSettings();
 await mkdir(dataDir, { recursive: true });
-console.log(await signDevToken(await loadOrCreateSecret(dataDir), values.sub, values.ttl));
+const secret = await loadOrCreateSecret(dataDir).catch(exitOnLocalProblem);
+console.log(await signDevToken(secret, values.sub, values.ttl));

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { loadOrCreateLocalSecretsKey } from '../../shared/crypto/local-key.ts';
+import { loadOrCreateLocalSecretsKey, UnreadableKeyFileError } from '../../shared/crypto/local-key.ts';
 import { DataFolderInUseError, type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
@@ -103,7 +103,8 @@ export function exitOnLocalProblem(error: unknown): never {
     console.error(
       `Another process is using ${error.dataDir} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.`,
     );
-  else if (error instanceof UnreadableSeedError) console.error(error.message);
+  else if (error instanceof UnreadableSeedError || error instanceof UnreadableKeyFileError)
+    console.error(error.message);
   else throw error;
   process.exit(1);
 }

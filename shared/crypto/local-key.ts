@@ -5,6 +5,13 @@ import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forgetDataKeys, LOCAL_SECRETS_KEY_ENV } from './envelope.ts';
 
+/** A local key file that holds no key: the scripts say so in one line (exitOnLocalProblem). */
+export class UnreadableKeyFileError extends Error {
+  constructor(file: string) {
+    super(`${file} does not hold a key (64 hex digits). Delete it to make a new one.`);
+  }
+}
+
 /**
  * A local key file's 32 random bytes (hex), made on the first start. Commands starting at once on a
  * fresh folder (`npm start` and `npm run token`) all find none: the key is written aside whole and
@@ -13,7 +20,12 @@ import { forgetDataKeys, LOCAL_SECRETS_KEY_ENV } from './envelope.ts';
  * create let a reader meet the file empty, before its key was written).
  */
 export async function readOrCreateKeyFile(file: string): Promise<string> {
-  const read = async () => (await readFile(file, 'utf8')).trim();
+  const read = async () => {
+    const key = (await readFile(file, 'utf8')).trim();
+    // An empty file (an older version's creation cut short) would sign or seal with no key at all.
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new UnreadableKeyFileError(file);
+    return key;
+  };
   try {
     return await read();
   } catch (error) {

@@ -258,6 +258,9 @@ export interface ItemUpdate extends ItemCondition {
  * (`updateItem`'s `once`, every counter update without a token set). */
 const WRITE_ID = 'last_write';
 
+/** What DynamoDB's size() answers for a list or a set: its number of entries. */
+const entriesOf = (value: unknown) => (value instanceof Set ? value.size : (value as unknown[]).length);
+
 /** The condition, on an item read instead of written: what its expression (`condition`) asks of it. */
 export const holds = (
   item: Item,
@@ -267,7 +270,7 @@ export const holds = (
   absent.every((a) => item[a] === undefined) &&
   Object.entries(expect).every(([a, v]) => item[a] === v) &&
   Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v) &&
-  Object.entries(fewer).every(([a, v]) => item[a] === undefined || (item[a] as unknown[]).length < v) &&
+  Object.entries(fewer).every(([a, v]) => item[a] === undefined || entriesOf(item[a]) < v) &&
   Object.entries(differ).every(([a, v]) => item[a] !== v);
 
 /** Aliases for the names and values of one expression, and the condition's text over them. */

@@ -29,7 +29,11 @@ import { type LocalServer, startServer } from '../../infra/local/server.ts';
 import { loadOrCreateSecret } from '../../infra/local/tokens.ts';
 import { eventFile, routes } from '../../infra/routes.ts';
 import { LOCAL_SECRETS_KEY_ENV } from '../../shared/crypto/envelope.ts';
-import { loadOrCreateLocalSecretsKey, useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
+import {
+  loadOrCreateLocalSecretsKey,
+  UnreadableKeyFileError,
+  useLocalSecretsKey,
+} from '../../shared/crypto/local-key.ts';
 import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
 
 let dataDir: string;
@@ -871,6 +875,26 @@ describe('the local secrets key', () => {
     } finally {
       useLocalSecretsKey(inUse);
       await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a local key file that holds no key', () => {
+  it('is refused in one line naming the file, never used as an empty key', async () => {
+    // An empty jwt-secret was read as the secret: tokens signed with no key at all.
+    const folder = await mkdtemp(join(tmpdir(), 'tcs-empty-key-'));
+    try {
+      await writeFile(join(folder, 'jwt-secret'), '');
+      const { code, stdout, stderr } = await runScript('token.ts', ['--sub', 'abc'], { DATA_DIR: folder });
+      assert.deepEqual([code, stdout], [1, '']);
+      assert.equal(
+        stderr,
+        `${join(folder, 'jwt-secret')} does not hold a key (64 hex digits). Delete it to make a new one.\n`,
+      );
+      await writeFile(join(folder, 'secrets-key'), 'not a key\n');
+      await assert.rejects(loadOrCreateLocalSecretsKey(folder), UnreadableKeyFileError);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });
