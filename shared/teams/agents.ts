@@ -690,6 +690,9 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
         append: { loop_keys: [keys.sk] },
         exists: ['pk'], // a missing task is not written as a stub
         fewer: { loop_keys: TEAM_LIMITS.loopsPerTask },
+        // The SDK's resend of an append that landed (its answer lost) appends nothing again: the key
+        // twice took a second of the task's slots, and the resend of the last one was refused.
+        once: true,
       })
     : undefined;
   if (input.task_id && !task) {

@@ -282,6 +282,45 @@ describe('a record within its DynamoDB item', () => {
   });
 });
 
+describe('addLoopInstance with its answer lost', () => {
+  it("appends the instance's key to its task once, however often the SDK sends the append", async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    // The append lands and its answer is lost: the SDK sends it again.
+    let armed = true;
+    const name = 'loop-append-answer-lost';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          !armed ||
+          context.commandName !== 'UpdateItemCommand' ||
+          !JSON.stringify(args.input).includes('loop_keys')
+        )
+          return next(args);
+        armed = false;
+        await next(args);
+        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    try {
+      const loop = await addLoopInstance(team.id, {
+        loop_id: loopId('daily_content'),
+        cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
+        occurrence_day: 1,
+        scheduled_at: '2026-11-18T13:00:00Z',
+        task_id: task.id,
+      });
+      assert.equal(armed, false, 'the answer was lost');
+      const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
+      assert.deepEqual(item!.loop_keys, [teamKeys.loop(team.id, loop.scheduled_at, loop.id).sk]);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+  });
+});
+
 describe('updateTask beside addLoopInstance', () => {
   it('keeps every loop instance and leaves each with the final task fields, however they interleave', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
