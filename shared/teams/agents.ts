@@ -5,7 +5,7 @@
 // (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
-import { itemBytes } from '../db/item-size.ts';
+import { refuseStoredPast } from '../db/item-size.ts';
 import {
   addToCounters,
   deleteMany,
@@ -125,22 +125,14 @@ function refusePast(what: string, bytes: number, maxBytes: number): void {
 }
 
 /**
- * Refuses a record that would not fit its DynamoDB item (TEAM_RECORD_STORED_BYTES), before anything
- * is written. Counted as AWS counts it, strings in UTF-8: dynalite counts UTF-16 units, so locally a
- * Thai record passed that AWS refuses, and one of plain text past 400 KB failed as the store's error.
+ * A list's record: within its page's share as sent, and within its DynamoDB item as stored
+ * (TEAM_RECORD_STORED_BYTES, counted as AWS counts it: dynalite counts strings in UTF-16 units, so
+ * locally a Thai record passed that AWS refuses, and one of plain text past 400 KB failed as the
+ * store's error).
  */
-function refuseUnfitting(what: string, record: object): void {
-  const bytes = itemBytes(record);
-  if (bytes > TEAM_RECORD_STORED_BYTES)
-    throw new Error(
-      `Invalid ${what}: ${bytes} bytes as stored, more than the ${TEAM_RECORD_STORED_BYTES} its DynamoDB item leaves it`,
-    );
-}
-
-/** A list's record: within its page's share as sent, and within its item as stored. */
 function checkRecord(what: string, record: object, maxBytes: number): void {
   checkBytes(what, record, maxBytes);
-  refuseUnfitting(what, record);
+  refuseStoredPast(what, record, TEAM_RECORD_STORED_BYTES);
 }
 
 /** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
@@ -251,6 +243,14 @@ const taskRecord = (teamId: string, task: TaskItem) => {
   return { ...record, sent_bytes: taskBytes(record) };
 };
 
+/** A task within its page's share as sent (its `sent_bytes`) and within its item as stored, less its
+ * loop keys, which have their own room there (TEAM_RECORD_STORED_BYTES). */
+function checkTask(record: { sent_bytes: number; loop_keys?: string[] }): void {
+  refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
+  const { loop_keys: _loops, ...stored } = record;
+  refuseStoredPast('task', stored, TEAM_RECORD_STORED_BYTES);
+}
+
 const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
   const createdAt = iso(input.created_at) ?? nowIso();
   return {
@@ -286,8 +286,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
   const record = taskRecord(teamId, item);
-  refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
-  refuseUnfitting('task', record);
+  checkTask(record);
   await requireTeam(teamId);
   await writeWithTeam(teamId, [teamKeys.task(teamId, item.id)], () => putNew(record), {
     counters: { task_count: 1 },
@@ -302,10 +301,7 @@ export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<voi
     refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   }
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
-  for (const record of records) {
-    refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
-    refuseUnfitting('task', record);
-  }
+  for (const record of records) checkTask(record);
   await requireTeam(teamId);
   const keys = records.map((record) => teamKeys.task(teamId, record.id));
   // Every batch settles before a failure is thrown, so the take-back finds none still in flight.
@@ -397,10 +393,7 @@ async function updateMeasured(
     const changed: Json = { ...current, ...set, version: (current.version ?? 0) + 1 };
     for (const name of remove) delete changed[name];
     const bytes = taskBytes(changed);
-    refusePast('task', bytes, TEAM_BYTES.tasks);
-    // Its loop keys have their own room in the item.
-    const { loop_keys: _loops, ...record } = changed;
-    refuseUnfitting('task', { ...record, sent_bytes: bytes });
+    checkTask({ ...changed, sent_bytes: bytes });
     const next = await updateItem<TaskItem>(keys, {
       set: { ...set, sent_bytes: bytes },
       remove,

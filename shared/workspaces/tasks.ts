@@ -2,7 +2,7 @@
 // task's created_at, so one descending Query lists newest first, ties by id; the status filter
 // reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
 import { now } from '../clock.ts';
-import { itemBytes } from '../db/item-size.ts';
+import { refuseStoredPast } from '../db/item-size.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
 import { refuseUnstorable } from '../http/fields.ts';
@@ -185,13 +185,8 @@ export async function advanceWorkspaceTask(
   const free = { output_data: fields.output_data, proposed_actions: fields.proposed_actions };
   refuseUnstorable('task progress', free);
   // An update writes them unread, so each is held to its share of the item (as AWS counts it).
-  for (const [name, value] of Object.entries(free)) {
-    const bytes = value === undefined ? 0 : itemBytes({ [name]: value });
-    if (bytes > WORKSPACE_TASK_LIMITS.progressFieldBytes)
-      throw new Error(
-        `Invalid task progress: ${name}: ${bytes} bytes as stored, more than the ${WORKSPACE_TASK_LIMITS.progressFieldBytes} it may take of the task's DynamoDB item`,
-      );
-  }
+  for (const [name, value] of Object.entries(free))
+    refuseStoredPast(`task progress: ${name}`, { [name]: value }, WORKSPACE_TASK_LIMITS.progressFieldBytes);
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,

@@ -74,7 +74,7 @@ function valueSize(value: Value): number {
 }
 
 /** An item's size: each attribute's name and value (and, inside a map, 1 byte an entry). */
-export const itemSize = (item: Values, perEntry = 0): number =>
+const itemSize = (item: Values, perEntry = 0): number =>
   Object.entries(item).reduce(
     (sum, [name, value]) => sum + perEntry + Buffer.byteLength(name) + valueSize(value),
     0,

@@ -610,6 +610,16 @@ async function partitionItems(teamId: string) {
   return Items.map((item) => JSON.stringify(item)).sort();
 }
 
+/** A member whose current activity is the one given (the refusals below each break a rule with it). */
+const writer = (current_activity: Record<string, unknown>) => ({
+  role: 'writer',
+  agent_slug: 'w',
+  display_name: 'W',
+  persona_name: 'P',
+  capabilities: [],
+  current_activity,
+});
+
 describe('records past their share of the dashboard', () => {
   it('are refused before anything is written: the team, its counters and its lists stay as they were', async () => {
     const team = await createTeam(h);
@@ -617,17 +627,7 @@ describe('records past their share of the dashboard', () => {
     const before = await partition();
     const big = 'x'.repeat(380_000); // a DynamoDB item would hold it: 20 of them made a 7.6 MB team read
     const refusals: [Promise<unknown>, RegExp][] = [
-      [
-        addMember(team.id, {
-          role: 'writer',
-          agent_slug: 'w',
-          display_name: 'W',
-          persona_name: 'P',
-          capabilities: [],
-          current_activity: { big },
-        }),
-        /Invalid member: \d+ bytes as sent, more than the 1536/,
-      ],
+      [addMember(team.id, writer({ big })), /Invalid member: \d+ bytes as sent, more than the 1536/],
       [setCanvasLayout(team.id, { big }), /Invalid canvas layout: \d+ bytes as sent, more than the 32768/],
       [
         updateTeam(team.id, { connected_accounts: [big] }),
@@ -703,17 +703,7 @@ describe('free JSON the table cannot store', () => {
         updateTask(team.id, task.id, { output_data: emptyKey }),
         /Invalid task changes: output_data: keys must not be empty/,
       ],
-      [
-        addMember(team.id, {
-          role: 'writer',
-          agent_slug: 'w',
-          display_name: 'W',
-          persona_name: 'P',
-          capabilities: [],
-          current_activity: emptyKey,
-        }),
-        /Invalid member: current_activity: keys must not be empty/,
-      ],
+      [addMember(team.id, writer(emptyKey)), /Invalid member: current_activity: keys must not be empty/],
       [
         addActivity(team.id, { action_type: 'a', description: 'd', details: deep }),
         /Invalid activity entry: details/,
