@@ -1,5 +1,6 @@
 // Thin helpers over the document client: the only place table names and key attributes meet the SDK.
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -396,6 +397,42 @@ export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate
 
 type Once = { set: string; token: string };
 
+/** Takes entries off a list, each only where it still sits at the index it was read at (a concurrent
+ * change that moved the list refuses the update): whether it did. */
+export async function removeListEntries(
+  keys: Keys,
+  list: string,
+  entries: { index: number; value: unknown }[],
+): Promise<boolean> {
+  if (!entries.length) return true;
+  const { name, value, aliases } = expressionParts();
+  const alias = name(list);
+  const at = (index: number) => `${alias}[${index}]`;
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        // Last first: DynamoDB reads every index against the list as it was, dynalite removes them in
+        // turn (each shifting the ones after it); from the end, both take the same entries.
+        UpdateExpression: `REMOVE ${entries
+          .map(({ index }) => index)
+          .sort((a, b) => b - a)
+          .map(at)
+          .join(', ')}`,
+        ConditionExpression: entries
+          .map((entry) => `${at(entry.index)} = ${value(entry.value)}`)
+          .join(' AND '),
+        ...aliases(),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
 /**
  * Adds to numeric counters on an item (totals kept on the parent instead of counting history).
  * With `once`, only once per token; with `below`, each named counter must stay under its limit:
@@ -563,6 +600,54 @@ export async function deleteItem(keys: Keys, when: ItemCondition = {}): Promise<
   }
 }
 
+/**
+ * One batch request sent until DynamoDB leaves nothing of it unprocessed (it does when throttled),
+ * backing off between sends: still so after the retries, a 503 like any throttling the SDK gives up
+ * on (a plain Error answered 500). `send` answers what is left.
+ */
+async function untilProcessed<T>(operation: string, batch: T[], send: (pending: T[]) => Promise<T[]>) {
+  let pending = batch;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+    if (attempt > 6) {
+      log.warn('dependency unavailable', { error: `${operation} left items unprocessed after retries` });
+      throw new ServiceUnavailableError();
+    }
+    pending = await send(pending);
+  }
+}
+
+const inBatches = <T>(list: T[], size: number) =>
+  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+
+/** A key as one text (`existingKeys` answers these). */
+export const keyText = ({ pk, sk }: Keys) => `${pk}\n${sk}`;
+
+/** Which of these keys hold an item, as `keyText`s (strongly consistent, parallel batches of 100). */
+export async function existingKeys(keys: Keys[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  await Promise.all(
+    inBatches(keys, 100).map((batch) =>
+      untilProcessed('BatchGetItem', batch, async (pending) => {
+        const { Responses, UnprocessedKeys } = await dynamo().send(
+          new BatchGetCommand({
+            RequestItems: {
+              [config.tableName]: {
+                Keys: pending.map(({ pk, sk }) => ({ pk, sk })),
+                ConsistentRead: CONSISTENT_READ,
+                ProjectionExpression: 'pk, sk',
+              },
+            },
+          }),
+        );
+        for (const item of Responses?.[config.tableName] ?? []) found.add(keyText(item as Keys));
+        return (UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Keys[];
+      }),
+    ),
+  );
+  return found;
+}
+
 type WriteRequest = { PutRequest: { Item: Item & Keys } } | { DeleteRequest: { Key: Keys } };
 
 /**
@@ -570,27 +655,15 @@ type WriteRequest = { PutRequest: { Item: Item & Keys } } | { DeleteRequest: { K
  * failure is thrown, so a caller undoing the writes finds none still in flight.
  */
 async function writeMany(requests: WriteRequest[]): Promise<void> {
-  const batches: WriteRequest[][] = [];
-  for (let i = 0; i < requests.length; i += 25) batches.push(requests.slice(i, i + 25));
   const outcomes = await Promise.allSettled(
-    batches.map(async (batch) => {
-      let pending = batch;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-        // DynamoDB leaves items unprocessed when throttled: still so after the retries, a 503 like any
-        // throttling the SDK gives up on (a plain Error answered 500).
-        if (attempt > 6) {
-          log.warn('dependency unavailable', {
-            error: 'BatchWriteItem left items unprocessed after retries',
-          });
-          throw new ServiceUnavailableError();
-        }
+    inBatches(requests, 25).map((batch) =>
+      untilProcessed('BatchWriteItem', batch, async (pending) => {
         const { UnprocessedItems } = await dynamo().send(
           new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }),
         );
-        pending = (UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
-      }
-    }),
+        return (UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
+      }),
+    ),
   );
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;

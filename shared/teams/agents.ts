@@ -9,17 +9,21 @@ import { refuseStoredPast } from '../db/item-size.ts';
 import {
   addToCounters,
   deleteMany,
+  existingKeys,
   getItem,
+  keyText,
   put,
   putMany,
   putNew,
   queryPartition,
+  removeListEntries,
   updateItem,
 } from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
 import { decodeFastapi, refuseUnstorable } from '../http/fields.ts';
-import { newId, newIdAt } from '../ids.ts';
+import { newId, newIdAt, timeOfId } from '../ids.ts';
 import { sentBytes } from '../lambda-response.ts';
+import { log } from '../log.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
   CANCELLED,
@@ -671,30 +675,15 @@ const loopInstanceItem = (
 
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
   checked('loop instance', LoopFieldsInput, input);
-  const id = newId();
+  // From the clock, as its created_at: how old a key left to nothing is (releaseLeftLoopKeys).
+  const id = newIdAt(now());
   const scheduled_at = new Date(input.scheduled_at).toISOString();
   const keys = teamKeys.loop(teamId, scheduled_at, id);
   // The task remembers its loop instances, so a task update refreshes their copies. It learns of
   // this one before it exists: a crash between the two writes leaves a key to nothing (a copy to it
   // is refused), never an instance whose copy no task update refreshes. Their number is bounded, as
   // their keys share the task's item.
-  const task = input.task_id
-    ? await updateItem<TaskItem>(teamKeys.task(teamId, input.task_id), {
-        append: { loop_keys: [keys.sk] },
-        exists: ['pk'], // a missing task is not written as a stub
-        fewer: { loop_keys: TEAM_LIMITS.loopsPerTask },
-        // The SDK's resend of an append that landed (its answer lost) appends nothing again: the key
-        // twice took a second of the task's slots, and the resend of the last one was refused.
-        once: true,
-      })
-    : undefined;
-  if (input.task_id && !task) {
-    if (await getItem(teamKeys.task(teamId, input.task_id)))
-      throw new Error(
-        `Invalid loop instance: task ${input.task_id} is already run by ${TEAM_LIMITS.loopsPerTask} loop instances, the most one task may be`,
-      );
-    throw new Error(`No task ${input.task_id} in team ${teamId}`);
-  }
+  const task = input.task_id ? await appendLoopKey(teamId, input.task_id, keys.sk) : undefined;
   const item = loopInstanceItem(teamId, id, input, task);
   await putNew({ ...keys, ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.
@@ -704,6 +693,62 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
       await copyTaskToLoops(teamId, current, [keys.sk]);
   }
   return item;
+}
+
+/** The task with a loop instance's key appended. A full task first gives back the keys of instances
+ * left unwritten, if it holds any. */
+async function appendLoopKey(teamId: string, taskId: string, sk: string): Promise<TaskItem> {
+  const keys = teamKeys.task(teamId, taskId);
+  const append = () =>
+    updateItem<TaskItem>(keys, {
+      append: { loop_keys: [sk] },
+      exists: ['pk'], // a missing task is not written as a stub
+      fewer: { loop_keys: TEAM_LIMITS.loopsPerTask },
+      // The SDK's resend of an append that landed (its answer lost) appends nothing again: the key
+      // twice took a second of the task's slots, and the resend of the last one was refused.
+      once: true,
+    });
+  const appended = await append();
+  if (appended) return appended;
+  const full = await getItem<TaskItem>(keys);
+  if (!full) throw new Error(`No task ${taskId} in team ${teamId}`);
+  const retried = (await releaseLeftLoopKeys(teamId, full)) ? await append() : undefined;
+  if (retried) return retried;
+  throw new Error(
+    `Invalid loop instance: task ${taskId} is already run by ${TEAM_LIMITS.loopsPerTask} loop instances, the most one task may be`,
+  );
+}
+
+/** No call writes an instance longer than Lambda runs one (15 minutes at most): a key this much older
+ * than now with no instance was left by a crash between addLoopInstance's two writes. */
+const LOOP_KEY_SETTLED_MS = 20 * 60_000;
+const LOOP_KEYS_RELEASED = 50;
+
+/** Takes off a full task the keys to instances that will never exist, where it still holds the keys
+ * read (else a concurrent change decided first): whether it found any. A younger key may be a call's
+ * in flight, its instance about to be written. */
+async function releaseLeftLoopKeys(teamId: string, task: TaskItem): Promise<boolean> {
+  const held = task.loop_keys ?? [];
+  const partition = teamKeys.partition(teamId);
+  const settled = held.filter(
+    (sk) => timeOfId(sk.slice(sk.lastIndexOf('#') + 1)) < now().getTime() - LOOP_KEY_SETTLED_MS,
+  );
+  if (!settled.length) return false;
+  const found = await existingKeys(settled.map((sk) => ({ pk: partition, sk })));
+  const left = new Set(settled.filter((sk) => !found.has(keyText({ pk: partition, sk }))));
+  if (!left.size) return false;
+
+  // At most LOOP_KEYS_RELEASED at once: each is a condition of the one update, which DynamoDB holds to 4 KB.
+  const released = held
+    .flatMap((value, index) => (left.has(value) ? [{ index, value }] : []))
+    .slice(0, LOOP_KEYS_RELEASED);
+  log.warn('loop keys to no instance released', {
+    team_id: teamId,
+    task_id: task.id,
+    released: released.length,
+  });
+  await removeListEntries(teamKeys.task(teamId, task.id), 'loop_keys', released);
+  return true;
 }
 
 /** Many loop instances that run no task at once (a day's schedule, backfills): batch writes. */

@@ -2,7 +2,15 @@
 // and `holds` checks the condition in place of DynamoDB's expression; both must answer alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { holds, put, updateItem } from '../../shared/db/store.ts';
+import {
+  existingKeys,
+  getItem,
+  holds,
+  keyText,
+  put,
+  removeListEntries,
+  updateItem,
+} from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -24,5 +32,39 @@ describe('the fewer condition', () => {
       assert.equal(expression !== undefined, size < 3, `${size} entries, by the expression`);
       assert.equal(inPlace, size < 3, `${size} entries (${entries.constructor.name}), by holds`);
     }
+  });
+});
+
+describe('removeListEntries', () => {
+  it('takes the entries off only where each still sits at the index read, else changes nothing', async () => {
+    const keys = { pk: `CONDITION#${newId()}`, sk: 'ITEM' };
+    await put({ ...keys, entries: ['a', 'b', 'c', 'd'] });
+    const entries = async () => (await getItem<{ entries: string[] }>(keys))!.entries;
+    // 'c' is no longer at 1: the list moved since it was read, so 'b' stays too.
+    const moved = [
+      { index: 1, value: 'b' },
+      { index: 1, value: 'c' },
+    ];
+    assert.equal(await removeListEntries(keys, 'entries', moved.slice(1)), false);
+    assert.equal(await removeListEntries(keys, 'entries', [moved[0]!, { index: 3, value: 'c' }]), false);
+    assert.deepEqual(await entries(), ['a', 'b', 'c', 'd']);
+    assert.equal(
+      await removeListEntries(keys, 'entries', [
+        { index: 1, value: 'b' },
+        { index: 3, value: 'd' },
+      ]),
+      true,
+    );
+    assert.deepEqual(await entries(), ['a', 'c']);
+  });
+});
+
+describe('existingKeys', () => {
+  it('answers the keys that hold an item, past one batch of 100', async () => {
+    const pk = `CONDITION#${newId()}`;
+    const keys = Array.from({ length: 130 }, (_, i) => ({ pk, sk: `ITEM#${String(i).padStart(3, '0')}` }));
+    const held = keys.filter((_, i) => i % 3 === 0);
+    for (const key of held) await put({ ...key });
+    assert.deepEqual(await existingKeys(keys), new Set(held.map(keyText)));
   });
 });

@@ -255,30 +255,88 @@ describe('a record within its DynamoDB item', () => {
     await assert.rejects(updateTask(team.id, task.id, { output_data: deep(16_500) }), stored);
   });
 
-  it('refuses a loop instance past the 200 one task may have, writing nothing', async () => {
-    setClock(new Date('2026-11-18T12:00:00Z'));
-    const team = await createTeam(h);
-    const task = await addTask(team.id, { task_type: 't', title: 't' });
-    const loop = (i: number) =>
-      addLoopInstance(team.id, {
+  /** Adds the task's i-th loop instance (scheduled i minutes into the day). */
+  const runOf =
+    (teamId: string, taskId: string) =>
+    (i: number): Promise<LoopInstanceItem> =>
+      addLoopInstance(teamId, {
         loop_id: loopId('daily_content'),
         cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
         occurrence_day: 1,
         scheduled_at: new Date(Date.UTC(2026, 10, 18, 0, i)).toISOString(),
-        task_id: task.id,
+        task_id: taskId,
       });
-    for (let i = 0; i < 200; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => loop(i + j)));
-    await assert.rejects(loop(200), /Invalid loop instance: task .* is already run by 200 loop instances/);
-    const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
-    assert.equal(item!.loop_keys.length, 200);
-    const { Items } = await dynamo().send(
+  /** Runs the i-th for i from `from` up to `to`, twenty at a time. */
+  const runMany = async (run: (i: number) => Promise<unknown>, from: number, to: number) => {
+    for (let i = from; i < to; i += 20)
+      await Promise.all(Array.from({ length: Math.min(20, to - i) }, (_, j) => run(i + j)));
+  };
+  const loopSortKeys = async (teamId: string) => {
+    const { Items = [] } = await dynamo().send(
       new ScanCommand({
         TableName: config.tableName,
         FilterExpression: 'begins_with(sk, :l) AND pk = :p',
-        ExpressionAttributeValues: { ':l': 'LOOP#', ':p': teamKeys.partition(team.id) },
+        ExpressionAttributeValues: { ':l': 'LOOP#', ':p': teamKeys.partition(teamId) },
       }),
     );
-    assert.equal(Items!.length, 200);
+    return Items.map((item) => item.sk as string);
+  };
+  const full = /Invalid loop instance: task .* is already run by 200 loop instances/;
+
+  it('refuses a loop instance past the 200 one task may have, writing nothing', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = runOf(team.id, task.id);
+    await runMany(loop, 0, 200);
+    await assert.rejects(loop(200), full);
+    const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
+    assert.equal(item!.loop_keys.length, 200);
+    assert.equal((await loopSortKeys(team.id)).length, 200);
+  });
+
+  it('gives back the slot of an instance whose process died before writing it, once no call can still be', async () => {
+    const start = Date.parse('2026-11-18T12:00:00Z');
+    setClock(new Date(start));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = runOf(team.id, task.id);
+    await runMany(loop, 0, 199);
+    // The 200th instance's process dies after its key's append: the key holds the last slot, to nothing.
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
+          throw new Error('process died');
+        return next(args);
+      },
+      { step: 'initialize', name: 'diesBeforeInstance' },
+    );
+    try {
+      await assert.rejects(loop(199), /process died/);
+    } finally {
+      client.middlewareStack.remove('diesBeforeInstance');
+    }
+    const keysHeld = async () =>
+      (await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id)))!.loop_keys;
+    const written = new Set(await loopSortKeys(team.id));
+    const left = (await keysHeld()).filter((sk) => !written.has(sk));
+    assert.equal(left.length, 1, 'one key to no instance');
+
+    // Within the time a call may run, the key may be one in flight: the task stays full.
+    setClock(new Date(start + 14 * 60_000));
+    await assert.rejects(loop(200), full);
+    assert.ok((await keysHeld()).includes(left[0]!));
+
+    // Past it, the key is given back and the new instance takes its slot; then the task is full again.
+    setClock(new Date(start + 21 * 60_000));
+    const added = await loop(200);
+    const held = await keysHeld();
+    assert.equal(held.length, 200);
+    assert.ok(!held.includes(left[0]!), 'the key to nothing is gone');
+    assert.ok(held.includes(teamKeys.loop(team.id, added.scheduled_at, added.id).sk));
+    assert.deepEqual(new Set(held), new Set(await loopSortKeys(team.id)), 'every key names an instance');
+    await assert.rejects(loop(201), full);
   });
 });
 
