@@ -2,7 +2,6 @@
 // input of issue 5, saving a reviewed draft, reading it back. Real handlers on the embedded stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { strToU8, zipSync } from 'fflate';
@@ -23,6 +22,7 @@ import { newId } from '../../shared/ids.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
+import { scanTable } from '../support/table-scan.ts';
 import {
   docxParts,
   encryptedPdf,
@@ -68,8 +68,7 @@ const documentRefused = (
   return item!.msg;
 };
 
-const tableItems = async () =>
-  (await dynamo().send(new ScanCommand({ TableName: config.tableName, Select: 'COUNT' }))).Count;
+const tableItems = async () => (await scanTable({ ProjectionExpression: 'pk' })).length;
 
 /** The owner's saved-kit logo copies. */
 const kitLogos = async () =>

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
-import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
 import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { asciiJson } from '../support/python-json.ts';
+import { scanTable } from '../support/table-scan.ts';
 
 let h: Harness;
 before(async () => {
@@ -89,20 +88,9 @@ describe('projects', () => {
       client.middlewareStack.remove('failSecondBatch');
     }
     assert.ok(res.status >= 500, res.text);
-    const { Items = [] } = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'kind = :kind',
-        ExpressionAttributeValues: { ':kind': 'project_task' },
-      }),
-    );
-    const { Items: projects = [] } = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'kind = :kind',
-        ExpressionAttributeValues: { ':kind': 'project' },
-      }),
-    );
+    const ofKind = (kind: string) =>
+      scanTable({ FilterExpression: 'kind = :kind', ExpressionAttributeValues: { ':kind': kind } });
+    const [Items, projects] = await Promise.all([ofKind('project_task'), ofKind('project')]);
     const withProject = new Set(projects.map((project) => project.pk));
     assert.deepEqual(
       Items.filter((task) => !withProject.has(task.pk)).map((task) => task.title),

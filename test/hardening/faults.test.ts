@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { RequestListener } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as importCatalogFeedHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { usesTable } from '../../infra/grants.ts';
 import type { SeedIds } from '../../infra/local/seed/index.ts';
@@ -45,6 +45,7 @@ import {
 } from '../avatars/support.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { scanTable } from '../support/table-scan.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
   authenticatedRoutes,
@@ -195,18 +196,7 @@ const strings = (value: unknown): string[] =>
 const itemsNamed = async (prefix: string) =>
   (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(prefix)));
 
-async function allItems() {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({ TableName: config.tableName, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const allItems = () => scanTable();
 
 /** An `s3://bucket/key` URI (chat content blocks) names `key`; other strings are taken as keys. */
 const objectKeyOf = (text: string) =>

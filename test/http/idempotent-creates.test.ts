@@ -5,14 +5,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from '../../shared/accounts/keys.ts';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { getItem } from '../../shared/db/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { scanTable } from '../support/table-scan.ts';
 
 let h: Harness;
 let workspaceId: string;
@@ -306,24 +305,12 @@ describe('the claim of an Idempotency-Key', () => {
 });
 
 /** The stored items of a kind whose `field` begins with `label` (a whole-table Scan). */
-async function storedItems(kind: string, field: string, label: string) {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'kind = :kind AND begins_with(#field, :label)',
-        ExpressionAttributeNames: { '#field': field },
-        ExpressionAttributeValues: { ':kind': kind, ':label': label },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const storedItems = (kind: string, field: string, label: string) =>
+  scanTable({
+    FilterExpression: 'kind = :kind AND begins_with(#field, :label)',
+    ExpressionAttributeNames: { '#field': field },
+    ExpressionAttributeValues: { ':kind': kind, ':label': label },
+  });
 
 /** An object of the owner's in the bucket, as a direct upload stores it. */
 const putObject = (Key: string, ContentType: string) =>
