@@ -44,9 +44,8 @@ const attributesBytes = (item: object, perEntry: number): number =>
 export const itemBytes = (item: object): number => attributesBytes(item, 0);
 
 /** Refuses (an `Error` naming the size, thrown before anything is written) a record, or the part of
- * one, that would take more than `maxBytes` of its item as stored. */
-export function refuseStoredPast(what: string, record: object, maxBytes: number): void {
-  const bytes = itemBytes(record);
+ * one, that would take more than `maxBytes` of its item as stored (`bytes`, its itemBytes). */
+export function refuseStoredPast(what: string, bytes: number, maxBytes: number): void {
   if (bytes > maxBytes)
     throw new Error(
       `Invalid ${what}: ${bytes} bytes as stored, more than the ${maxBytes} its DynamoDB item leaves it`,

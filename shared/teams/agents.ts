@@ -5,7 +5,7 @@
 // (writeWithTeam).
 import * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
-import { refuseStoredPast } from '../db/item-size.ts';
+import { itemBytes, refuseStoredPast } from '../db/item-size.ts';
 import {
   addToCounters,
   deleteMany,
@@ -136,7 +136,7 @@ function refusePast(what: string, bytes: number, maxBytes: number): void {
  */
 function checkRecord(what: string, record: object, maxBytes: number): void {
   checkBytes(what, record, maxBytes);
-  refuseStoredPast(what, record, TEAM_RECORD_STORED_BYTES);
+  refuseStoredPast(what, itemBytes(record), TEAM_RECORD_STORED_BYTES);
 }
 
 /** Sets fields on an existing item (a missing one is an error: the agents name what they change). */
@@ -225,34 +225,38 @@ export interface TaskInput {
 
 export const TASK_DEFAULTS = { status: 'pending', priority: 'medium', max_revisions: 3 } as const;
 
-/**
- * What a stored task weighs as its page measures it, less what no read shows: its loop keys
- * (addLoopInstance appends them) and this size itself. The task read shows a part of the rest, so a
- * task within its page's budget by this measure is shown within it.
- */
-const taskBytes = (record: Json): number => {
-  const { loop_keys: _loops, sent_bytes: _size, ...weighed } = record;
-  return sentBytes(JSON.stringify(weighed));
+/** A task less what its sizes leave out: its loop keys (addLoopInstance appends them, and they have
+ * their own room in the item) and the sizes themselves, which no read shows either. */
+const weighed = (record: Json): Json => {
+  const { loop_keys: _loops, sent_bytes: _sent, stored_bytes: _stored, ...rest } = record;
+  return rest;
 };
 
+/** What a stored task weighs as its page measures it, and as its item does (`sent_bytes`,
+ * `stored_bytes`). The task read shows a part of the rest, so a task within its page's budget by this
+ * measure is shown within it. */
+const taskSizes = (record: Json) => ({
+  sent_bytes: sentBytes(JSON.stringify(weighed(record))),
+  stored_bytes: itemBytes(weighed(record)),
+});
+
 /** Scheduled tasks are also on gsi1 by `scheduled_for`, where the calendar reads a period
- * (updateTask keeps the keys in step). The record carries its size, `sent_bytes`, which an update
- * checks without reading the task (updateTask). */
+ * (updateTask keeps the keys in step). The record carries its sizes, which an update checks without
+ * reading the task (updateTask). */
 const taskRecord = (teamId: string, task: TaskItem) => {
   const record = {
     ...task,
     ...teamKeys.task(teamId, task.id),
     ...(task.scheduled_for ? teamKeys.taskSchedule(teamId, task.scheduled_for, task.id) : {}),
   };
-  return { ...record, sent_bytes: taskBytes(record) };
+  return { ...record, ...taskSizes(record) };
 };
 
-/** A task within its page's share as sent (its `sent_bytes`) and within its item as stored, less its
- * loop keys, which have their own room there (TEAM_RECORD_STORED_BYTES). */
-function checkTask(record: { sent_bytes: number; loop_keys?: string[] }): void {
-  refusePast('task', record.sent_bytes, TEAM_BYTES.tasks);
-  const { loop_keys: _loops, ...stored } = record;
-  refuseStoredPast('task', stored, TEAM_RECORD_STORED_BYTES);
+/** A task within its page's share as sent and within its item as stored, less its loop keys and
+ * sizes, which have their own room there (TEAM_RECORD_STORED_BYTES). */
+function checkTask(sizes: { sent_bytes: number; stored_bytes: number }): void {
+  refusePast('task', sizes.sent_bytes, TEAM_BYTES.tasks);
+  refuseStoredPast('task', sizes.stored_bytes, TEAM_RECORD_STORED_BYTES);
 }
 
 const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
@@ -312,9 +316,6 @@ export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<voi
   await writeWithTeam(teamId, keys, () => putMany(records), { counters: { task_count: inputs.length } });
 }
 
-/** The bound on a task's size as sent under which an update may write without reading it first. */
-const UNREAD_UPDATE_BYTES = Math.min(TEAM_BYTES.tasks, Math.floor(TEAM_RECORD_STORED_BYTES / 2));
-
 export type TaskChanges = Partial<
   Pick<
     TaskInput,
@@ -342,13 +343,12 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  * other fields, survives; `version` goes up by one, so copies land newest-wins.
  *
  * A task may not grow past its page's budget (TEAM_BYTES.tasks) or its item (TEAM_RECORD_STORED_BYTES),
- * and the update does not read it first: the item keeps an upper bound of its size (`sent_bytes`),
- * and the update, conditional on that bound leaving room for everything it writes, adds what it
- * writes to it. Replaced values are not taken off, so the bound only grows; when it leaves no room
- * (or the task predates it), the task is read and measured with the changes, and written on the
- * condition that no other update landed meanwhile, its bound made exact (docs/teams.md "Reads are
- * bounded"). A value takes at most twice its JSON in an item (a number deep in lists), so below half
- * the item's share the bound also keeps the task within its item.
+ * and the update does not read it first: the item keeps an upper bound of each size (`sent_bytes`,
+ * `stored_bytes`), and the update, conditional on both leaving room for everything it writes, adds
+ * what it writes to them. Replaced values are not taken off, so the bounds only grow; when one leaves
+ * no room (or the task predates them), the task is read and measured with the changes, and written on
+ * the condition that no other update landed meanwhile, its bounds made exact (docs/teams.md "Reads
+ * are bounded").
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
   checked('task changes', TaskFieldsInput, changes);
@@ -368,21 +368,25 @@ export async function updateTask(teamId: string, taskId: string, changes: TaskCh
   }
   const keys = teamKeys.task(teamId, taskId);
   // At most what the task grows by: the fields written, and its version with the most digits it takes.
-  const growth = sentBytes(JSON.stringify({ ...set, version: Number.MAX_SAFE_INTEGER }));
+  const written = { ...set, version: Number.MAX_SAFE_INTEGER };
+  const growth = { sent_bytes: sentBytes(JSON.stringify(written)), stored_bytes: itemBytes(written) };
   const next =
     (await updateItem<TaskItem>(keys, {
       set,
       remove,
-      add: { version: 1, sent_bytes: growth },
-      exists: ['pk', 'sent_bytes'],
-      below: { sent_bytes: UNREAD_UPDATE_BYTES - growth + 1 },
+      add: { version: 1, ...growth },
+      exists: ['pk', 'sent_bytes', 'stored_bytes'],
+      below: {
+        sent_bytes: TEAM_BYTES.tasks - growth.sent_bytes + 1,
+        stored_bytes: TEAM_RECORD_STORED_BYTES - growth.stored_bytes + 1,
+      },
     })) ?? (await updateMeasured(teamId, taskId, set, remove));
   // Only a change to a copied field is worth a write per loop instance.
   if (COPIED_FIELDS.some((name) => name in set)) await copyTaskToLoops(teamId, next, next.loop_keys ?? []);
   return toTask(next);
 }
 
-/** updateTask where the task's bound leaves no room for the changes: the task read, the changes
+/** updateTask where the task's bounds leave no room for the changes: the task read, the changes
  * measured on it, and written only over the version read (else read again). */
 async function updateMeasured(
   teamId: string,
@@ -396,10 +400,10 @@ async function updateMeasured(
     if (!current) throw new Error(`No task ${taskId} in team ${teamId}`);
     const changed: Json = { ...current, ...set, version: (current.version ?? 0) + 1 };
     for (const name of remove) delete changed[name];
-    const bytes = taskBytes(changed);
-    checkTask({ ...changed, sent_bytes: bytes });
+    const sizes = taskSizes(changed);
+    checkTask(sizes);
     const next = await updateItem<TaskItem>(keys, {
-      set: { ...set, sent_bytes: bytes },
+      set: { ...set, ...sizes },
       remove,
       add: { version: 1 },
       exists: ['pk'],

@@ -97,7 +97,7 @@ export const TEAM_LIMITS = {
 } as const;
 
 /** What a task, an activity entry or a strategy cycle may take of its DynamoDB item as stored: all of
- * it but room for a task's loop keys (TEAM_LIMITS.loopsPerTask) and its counters (sent_bytes, version). */
+ * it but room for a task's loop keys (TEAM_LIMITS.loopsPerTask) and its counters (sent_bytes, stored_bytes, version). */
 export const TEAM_RECORD_STORED_BYTES = ITEM_MAX_BYTES - TEAM_LIMITS.loopsPerTask * 67 - 1024;
 
 const KiB = 1024;

@@ -2,7 +2,7 @@
 // task's created_at, so one descending Query lists newest first, ties by id; the status filter
 // reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
 import { now } from '../clock.ts';
-import { refuseStoredPast } from '../db/item-size.ts';
+import { itemBytes, refuseStoredPast } from '../db/item-size.ts';
 import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
 import { ConflictError } from '../http/errors.ts';
 import { refuseUnstorable } from '../http/fields.ts';
@@ -186,7 +186,11 @@ export async function advanceWorkspaceTask(
   refuseUnstorable('task progress', free);
   // An update writes them unread, so each is held to its share of the item (as AWS counts it).
   for (const [name, value] of Object.entries(free))
-    refuseStoredPast(`task progress: ${name}`, { [name]: value }, WORKSPACE_TASK_LIMITS.progressFieldBytes);
+    refuseStoredPast(
+      `task progress: ${name}`,
+      itemBytes({ [name]: value }),
+      WORKSPACE_TASK_LIMITS.progressFieldBytes,
+    );
   const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
     set: {
       status,

@@ -1,11 +1,10 @@
 // The agents' write API (shared/teams/agents.ts): what its writes leave in the table.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
-import { config } from '../../shared/config.ts';
-import { getItem, updateItem } from '../../shared/db/store.ts';
+import { itemBytes } from '../../shared/db/item-size.ts';
+import { getItem, queryPartition, updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
@@ -25,6 +24,11 @@ import { loopId, teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
+
+/** A team's stored items (whose sort key begins with `prefix`), every page: a Scan's one page ends at
+ * 1 MB of the whole table, which the large records here pass. */
+const teamItems = (teamId: string, prefix?: string) =>
+  queryPartition<Record<string, unknown>>(teamKeys.partition(teamId), { prefix, limit: 100_000 });
 
 let h: Harness;
 before(async () => {
@@ -239,20 +243,41 @@ describe('a record within its DynamoDB item', () => {
     assert.equal((replaced.output_data as { text: string }).text.length, 120_000);
   });
 
-  it('updates a task without reading it only while twice its size as sent fits the item', async () => {
-    // Numbers deep in lists take twice their JSON in an item, the most any value takes: a task of them
-    // just under half its item's share as sent, updated with as much again, is read and measured
-    // (the guard on the tests' client counts every item as AWS does).
+  it('updates a task without reading it while both its bounds leave room, however large it is', async () => {
     const team = await createTeam(h);
+    const keys = (id: string) => teamKeys.task(team.id, id);
+    const requests = async (update: () => Promise<unknown>) => (await dynamoRequestsOf(update)).commands;
+    // 300,000 bytes as stored and as sent: a small change is one request (it read the task every time
+    // while the task was over half its item's share as sent).
+    const large = await addTask(team.id, {
+      task_type: 't',
+      title: 't',
+      output_data: { text: thai(100_000) },
+    });
+    assert.deepEqual(await requests(() => updateTask(team.id, large.id, { title: 'renamed' })), [
+      'UpdateItemCommand',
+    ]);
+    // Numbers deep in lists take twice their JSON in an item: the stored bound counts them as AWS does.
     const deep = (n: number) => ({ d: Array.from({ length: n }, () => [[[[[[1]]]]]]) });
     const task = await addTask(team.id, { task_type: 't', title: 't', output_data: deep(5_000) });
-    const weight = (await getItem<{ sent_bytes: number }>(teamKeys.task(team.id, task.id)))!.sent_bytes;
-    assert.ok(weight > 60_000 && weight < 395_176 / 2, `${weight} bytes as sent`);
-    const { commands } = await dynamoRequestsOf(() =>
-      updateTask(team.id, task.id, { output_data: deep(5_000) }),
-    );
-    assert.deepEqual(commands, ['UpdateItemCommand']);
+    const before = await getItem<{ sent_bytes: number; stored_bytes: number }>(keys(task.id));
+    assert.ok(before!.stored_bytes > 1.9 * before!.sent_bytes, JSON.stringify(before));
     await assert.rejects(updateTask(team.id, task.id, { output_data: deep(16_500) }), stored);
+    assert.deepEqual(await getItem(keys(task.id)), before);
+    // A task stored without its item's bound (written before it was kept) is measured once.
+    await updateItem(keys(task.id), { remove: ['stored_bytes'] });
+    assert.deepEqual(await requests(() => updateTask(team.id, task.id, { title: 'measured' })), [
+      'UpdateItemCommand',
+      'GetItemCommand',
+      'UpdateItemCommand',
+    ]);
+    const { loop_keys, sent_bytes, stored_bytes, ...rest } = (await getItem<Record<string, unknown>>(
+      keys(task.id),
+    ))!;
+    assert.equal(stored_bytes, itemBytes(rest), 'made exact');
+    assert.deepEqual(await requests(() => updateTask(team.id, task.id, { title: 'unread' })), [
+      'UpdateItemCommand',
+    ]);
   });
 
   /** Adds the task's i-th loop instance (scheduled i minutes into the day). */
@@ -271,16 +296,8 @@ describe('a record within its DynamoDB item', () => {
     for (let i = from; i < to; i += 20)
       await Promise.all(Array.from({ length: Math.min(20, to - i) }, (_, j) => run(i + j)));
   };
-  const loopSortKeys = async (teamId: string) => {
-    const { Items = [] } = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'begins_with(sk, :l) AND pk = :p',
-        ExpressionAttributeValues: { ':l': 'LOOP#', ':p': teamKeys.partition(teamId) },
-      }),
-    );
-    return Items.map((item) => item.sk as string);
-  };
+  const loopSortKeys = async (teamId: string) =>
+    (await teamItems(teamId, teamKeys.loopAt(''))).map((item) => item.sk as string);
   const full = /Invalid loop instance: task .* is already run by 200 loop instances/;
 
   it('refuses a loop instance past the 200 one task may have, writing nothing', async () => {
@@ -451,13 +468,7 @@ describe('updateTask beside addLoopInstance', () => {
     const known = await getItem<{ loop_keys?: string[] }>(teamKeys.task(team.id, task.id));
     assert.equal(known?.loop_keys?.length, 1);
     await updateTask(team.id, task.id, { title: 'After' });
-    const { Items = [] } = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'kind = :kind AND team_id = :team',
-        ExpressionAttributeValues: { ':kind': 'loop_instance', ':team': team.id },
-      }),
-    );
+    const Items = await teamItems(team.id, teamKeys.loopAt(''));
     assert.deepEqual(
       Items.map((loop) => loop.task_title),
       Items.map(() => 'After'),
@@ -658,14 +669,7 @@ describe('setContentCadence', () => {
 
 /** Every item of a team's partition, as JSON text in order: to show a refused write changed nothing. */
 async function partitionItems(teamId: string) {
-  const { Items = [] } = await dynamo().send(
-    new ScanCommand({
-      TableName: config.tableName,
-      FilterExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': teamKeys.partition(teamId) },
-    }),
-  );
-  return Items.map((item) => JSON.stringify(item)).sort();
+  return (await teamItems(teamId)).map((item) => JSON.stringify(item)).sort();
 }
 
 /** A member whose current activity is the one given (the refusals below each break a rule with it). */
@@ -785,16 +789,7 @@ describe('members', () => {
     persona_name: 'Leo',
     capabilities: ['social_post'],
   });
-  const storedMembers = async (teamId: string) => {
-    const { Items = [] } = await dynamo().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: 'pk = :pk AND begins_with(sk, :member)',
-        ExpressionAttributeValues: { ':pk': teamKeys.partition(teamId), ':member': 'MEMBER#' },
-      }),
-    );
-    return Items.length;
-  };
+  const storedMembers = async (teamId: string) => (await teamItems(teamId, 'MEMBER#')).length;
   const tooMany = /Invalid member: the team has 100 members, the most the team read shows/;
 
   it('refuses a 101st member (the team read shows 100), writing nothing, racing adds too', async () => {
