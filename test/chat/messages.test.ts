@@ -558,6 +558,12 @@ describe('GET /chat/sessions/{id}/messages', () => {
     const first = await h.call('GET', `${messagesUrl(id)}?limit=59`);
     assert.equal(first.body.messages.length, 59);
     assert.equal(first.body.next_after, first.body.messages[58].id, 'a next page follows');
+    // Without a limit, the page holds 50 (docs/chat.md: limit 1–100, default 50).
+    const byDefault = await h.call('GET', messagesUrl(id));
+    assert.deepEqual(
+      [byDefault.body.messages.length, byDefault.body.next_after],
+      [50, byDefault.body.messages[49].id],
+    );
   });
 
   it('ends a page of heavy messages before Lambda’s response limit, with next_after to go on', async () => {

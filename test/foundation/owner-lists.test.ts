@@ -193,7 +193,42 @@ for (const list of lists)
       assert.deepEqual(far.body.detail[0].loc, ['query', 'offset']);
       assert.equal((await h.call('GET', list.path, { token: null })).status, 401);
     });
+
+    it('takes the bounds themselves: limit 1 and 100, offset 0 and 10,000 (docs/decisions.md); offset −1 is 422', async () => {
+      const token = await h.tokenFor(newId());
+      assert.equal((await h.call('POST', list.path, { json: list.body('only'), token })).status, 201);
+      for (const [query, length] of [
+        ['limit=1&offset=0', 1],
+        ['limit=100', 1],
+        ['offset=10000', 0],
+      ] as const) {
+        const res = await h.call('GET', `${list.path}?${query}`, { token });
+        assert.deepEqual([res.status, res.body.length], [200, length], query);
+      }
+      const negative = await h.call('GET', `${list.path}?offset=-1`, { token });
+      assert.equal(negative.status, 422);
+      assert.deepEqual(negative.body.detail, [
+        {
+          type: 'greater_than_equal',
+          loc: ['query', 'offset'],
+          msg: 'Input should be greater than or equal to 0',
+          input: '-1',
+          ctx: { ge: 0 },
+        },
+      ]);
+    });
   });
+
+describe('the default page', () => {
+  it('holds 50 entries (docs/decisions.md: limit 1–100, default 50): 51 brands answer 50, the newest', async () => {
+    const token = await h.tokenFor(newId());
+    for (let i = 0; i < 51; i++)
+      assert.equal((await h.call('POST', '/api/v1/brands', { json: { name: `b${i}` }, token })).status, 201);
+    const page = await h.call('GET', '/api/v1/brands', { token });
+    assert.equal(page.body.length, 50);
+    assert.deepEqual([page.body[0].name, page.body.at(-1).name], ['b50', 'b1']);
+  });
+});
 
 describe('a deep page', () => {
   it('is one Query from `before`, where the same page by offset reads every entry it skips', async () => {

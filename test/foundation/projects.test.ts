@@ -398,6 +398,19 @@ async function projectWith45Tasks() {
 }
 
 describe('project task preview and the paged task list', () => {
+  it('pages the task list by 50 by default and by up to 100 (docs/decisions.md: limit 1–100, default 50)', async () => {
+    const created = await h.call('POST', '/api/v1/projects', {
+      json: { title: 'Fifty-one', tasks: Array.from({ length: 51 }, (_, i) => ({ title: `t${i}` })) },
+    });
+    const byDefault = await h.call('GET', tasksUrl(created.body.id));
+    assert.deepEqual(
+      [byDefault.body.tasks.length, byDefault.body.tasks.at(-1).title, byDefault.body.next_after],
+      [50, 't49', byDefault.body.tasks[49].id],
+    );
+    const widest = await h.call('GET', `${tasksUrl(created.body.id)}?limit=100`);
+    assert.deepEqual([widest.body.tasks.length, widest.body.next_after], [51, null]);
+  });
+
   it('GET /projects/{id} inlines the first 20 tasks in creation order; counts and budget cover all 45', async () => {
     assert.equal(PROJECT_LIMITS.tasksShown, 20);
     const { id, created } = await projectWith45Tasks();

@@ -360,6 +360,34 @@ describe('per-resource reads', () => {
     );
   });
 
+  it('pages tasks and activity by limit 1–100 and offset 0–10,000: the bounds taken, one past refused', async () => {
+    const team = await createTeam(h);
+    for (const list of ['/tasks', '/activity']) {
+      for (const query of ['limit=1&offset=0', 'limit=100&offset=10000']) {
+        const res = await h.call('GET', teamPath(team.id, `${list}?${query}`));
+        assert.equal(res.status, 200, `${list}?${query}: ${res.text}`);
+      }
+      const past = await h.call('GET', teamPath(team.id, `${list}?limit=101&offset=10001`));
+      assert.equal(past.status, 422);
+      assert.deepEqual(past.body.detail, [
+        {
+          type: 'less_than_equal',
+          loc: ['query', 'limit'],
+          msg: 'Input should be less than or equal to 100',
+          input: '101',
+          ctx: { le: 100 },
+        },
+        {
+          type: 'less_than_equal',
+          loc: ['query', 'offset'],
+          msg: 'Input should be less than or equal to 10000',
+          input: '10001',
+          ctx: { le: 10000 },
+        },
+      ]);
+    }
+  });
+
   it('reads limit and offset as pydantic reads an int from text', async () => {
     const team = await createTeam(h);
     // pydantic 2.13: `1.` is no integer; Rust's whitespace is trimmed (U+0085 too), a BOM is not.
