@@ -11,7 +11,15 @@ import {
   isUploadedFile,
   multipartBoundary,
 } from '../../shared/http/multipart.ts';
-import { avatarTeam, CONSENT_SIZE, mp4, readObject, uploadUrl, webm } from '../avatars/support.ts';
+import {
+  avatarRecords,
+  avatarTeam,
+  CONSENT_SIZE,
+  mp4,
+  readObject,
+  uploadUrl,
+  webm,
+} from '../avatars/support.ts';
 import { guidelineDocx, guidelinePdf } from '../brand-kits/fixtures.ts';
 import { type CallResult, type Harness, startHarness } from '../support/harness.ts';
 import { type FormPart, formBody } from '../support/multipart.ts';
@@ -261,6 +269,65 @@ describe('a form past its part limits: Starlette’s 400, never a part dropped i
       ...extraFields(FORM_LIMITS.fields - 2),
     );
     assert.equal(atLimit.status, 202, atLimit.text.slice(0, 300));
+  });
+});
+
+describe('a form at its size and field limits: exactly at each is read, one past is refused', () => {
+  const MiB = 1024 * 1024;
+  /** docs/brand-kits.md, docs/avatars.md: a form's body at most 4 MiB + 64 KiB, a file 4 MiB. */
+  const BODY_LIMIT = 4 * MiB + 64 * 1024;
+  const boundary = 'limits0size';
+  /** A form of exactly `bytes` bytes: its parts, then a file part of padding (a field no form reads). */
+  const formOf = (bytes: number, ...parts: FormPart[]) => {
+    const pad = (n: number): FormPart => ({
+      name: 'pad',
+      content: Buffer.alloc(n, 0x20),
+      filename: 'pad.bin',
+    });
+    const body = formBody(boundary, ...parts, pad(bytes - formBody(boundary, ...parts, pad(0)).length));
+    assert.equal(body.length, bytes);
+    return body;
+  };
+  const send = (url: string, body: Buffer) => post(url, `multipart/form-data; boundary=${boundary}`, body);
+  const TOO_LARGE = { detail: `Request body too large: the limit is ${BODY_LIMIT} bytes` };
+
+  it('brand kit: a body of 4,259,840 bytes with a 4 MiB file is read; one byte more is 413', async () => {
+    const junk: FormPart = { name: 'file', content: Buffer.alloc(4 * MiB, 0x41), filename: 'junk.bin' };
+    const atLimit = await send(GENERATE, formOf(BODY_LIMIT, junk));
+    assert.equal(atLimit.status, 415, 'read (and found to be no document), not refused for its size');
+    const past = await send(GENERATE, formOf(BODY_LIMIT + 1, junk));
+    assert.deepEqual([past.status, past.body], [413, TOO_LARGE]);
+  });
+
+  it('avatar: a body of 4,259,840 bytes with a 4 MiB video trains; one byte more is 413, nothing stored', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const video: FormPart = {
+      name: 'video',
+      content: mp4(4 * MiB - mp4(0).length),
+      filename: 'me.mp4',
+      type: 'video/mp4',
+    };
+    const consent: FormPart = { name: 'consent_attestation', content: 'true' };
+    const past = await send(uploadUrl(team), formOf(BODY_LIMIT + 1, video, consent));
+    assert.deepEqual([past.status, past.body], [413, TOO_LARGE]);
+    assert.deepEqual(await avatarRecords(team), []);
+    const atLimit = await send(uploadUrl(team), formOf(BODY_LIMIT, video, consent));
+    assert.equal(atLimit.status, 202, atLimit.text.slice(0, 300));
+  });
+
+  it('a URL-encoded form of 50 fields is read; 51 are Starlette’s 400 (docs/decisions.md), on both routes', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const encoded = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => `extra${i}=x`).join('&'));
+    for (const url of [GENERATE, uploadUrl(team)]) {
+      const atLimit = await post(url, 'application/x-www-form-urlencoded', encoded(50));
+      assert.equal(atLimit.status, 422, 'read: the form misses its file');
+      const past = await post(url, 'application/x-www-form-urlencoded', encoded(51));
+      assert.deepEqual(
+        [past.status, past.body],
+        [400, { detail: 'Too many fields. Maximum number of fields is 50.' }],
+        url,
+      );
+    }
   });
 });
 

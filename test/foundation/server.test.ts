@@ -35,6 +35,7 @@ import {
   useLocalSecretsKey,
 } from '../../shared/crypto/local-key.ts';
 import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 
 let dataDir: string;
 let aws: EmbeddedAws;
@@ -324,6 +325,37 @@ describe('local server', () => {
       req.end(Buffer.alloc(11 * 1024 * 1024, 120));
     });
     assert.equal(status, 413);
+  });
+
+  it('hands a body of exactly 10 MiB to its function; one byte more is API Gateway’s 413, its own body', async () => {
+    const post = (bytes: number) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const req = request(
+          `${server.url}/api/v1/brands`,
+          { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+            );
+          },
+        );
+        // The server may close the connection before the whole body is sent: the answer still comes.
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+        });
+        req.end(Buffer.alloc(bytes, 120));
+      });
+    // At the limit the function reads it, and answers with its own JSON limit.
+    assert.deepEqual(await post(10 * 1024 * 1024), {
+      status: 413,
+      body: { detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
+    });
+    assert.deepEqual(await post(10 * 1024 * 1024 + 1), {
+      status: 413,
+      body: { message: 'Request Entity Too Large' },
+    });
   });
 
   it('answers a function whose module fails to load as API Gateway does, with the CORS headers, logging the cause once', async () => {
