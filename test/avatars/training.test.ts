@@ -503,6 +503,37 @@ describe('training state machine', () => {
     assert.equal((await h.call('GET', statusUrl(blank.team))).body.error, AVATAR_TEXTS.providerFailed);
   });
 
+  it('takes an event_id of 200 characters, an error of 500 and a body of 256 KiB; one past each is refused, the avatar unmoved', async () => {
+    // docs/avatars.md: event_id 1–200, error ≤ 500, a body over 256 KiB 413.
+    const limit = 256 * 1024;
+    const [eventId, error] = ['😀'.repeat(200), '😀'.repeat(500)];
+    /** The report, padded (a key the callback ignores) to exactly `bytes` bytes as sent. */
+    const sized = (bytes: number, extra: Record<string, unknown> = {}) => {
+      const body = { ...report(team, avatar, 'failed', { error, ...extra }), event_id: eventId, pad: '' };
+      return JSON.stringify({ ...body, pad: 'p'.repeat(bytes - Buffer.byteLength(JSON.stringify(body))) });
+    };
+    const tooLong = (loc: string, max: number, input: string) => ({
+      type: 'string_too_long',
+      loc: ['body', loc],
+      msg: `String should have at most ${max} characters`,
+      input,
+      ctx: { max_length: max },
+    });
+    const longError = await callback(h, report(team, avatar, 'failed', { error: `${error}x` }));
+    assert.deepEqual([longError.status, longError.body.detail], [422, [tooLong('error', 500, `${error}x`)]]);
+    const longId = await callback(h, { ...report(team, avatar, 'failed'), event_id: `${eventId}x` });
+    assert.deepEqual([longId.status, longId.body.detail], [422, [tooLong('event_id', 200, `${eventId}x`)]]);
+    const large = await callback(h, sized(limit + 1));
+    assert.deepEqual(
+      [large.status, large.body],
+      [413, { detail: `Request body too large: the limit is ${limit} bytes` }],
+    );
+    assert.deepEqual([(await status()).status, (await status()).error], ['training', null]);
+    const atLimits = await callback(h, sized(limit));
+    assert.deepEqual([atLimits.status, atLimits.body], [200, { avatar_id: avatar, status: 'failed' }]);
+    assert.equal((await status()).error, error);
+  });
+
   it('a finished avatar does not move: late or repeated reports change nothing, ready → training is refused', async () => {
     await putConsent(consentUrl);
     await callback(h, report(team, avatar, 'ready'));

@@ -689,6 +689,30 @@ describe('avatar upload by upload_key', () => {
     }
   });
 
+  it('trains from an uploaded video of exactly 2 GiB (size as S3 reports it)', async () => {
+    const own = await avatarTeam(h.owner.id);
+    const key = `${userUploadPrefix(h.owner.id)}z/largest.mp4`;
+    await putUpload(key, mp4());
+    const claimLargestObject = 'claim-largest-object';
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'GetObjectCommand')
+          (result.output as { ContentRange?: string }).ContentRange = `bytes 0-63/${2 * 1024 * 1024 * 1024}`;
+        return result;
+      },
+      { step: 'initialize', name: claimLargestObject },
+    );
+    try {
+      const res = await h.call('POST', uploadUrl(own), {
+        json: { upload_key: key, consent_attestation: true, consent_size: CONSENT_SIZE },
+      });
+      assert.equal(res.status, 202, res.text);
+    } finally {
+      s3().middlewareStack.remove(claimLargestObject);
+    }
+  });
+
   it('validates the JSON body like the form: consent required and true, minors refused', async () => {
     const missing = await send({});
     assert.deepEqual(missing.body, {
@@ -904,7 +928,8 @@ describe('avatar provider over HTTP', () => {
     // DynamoDB's 400 KB item limit would fail the record's write after the provider took the job.
     for (const [jobId, kept] of [
       ['job-42', 'job-42'],
-      ['j'.repeat(AVATAR_LIMITS.providerJobId.max), 'j'.repeat(AVATAR_LIMITS.providerJobId.max)],
+      ['j'.repeat(256), 'j'.repeat(256)],
+      ['j'.repeat(257), undefined],
       ['j'.repeat(300_000), undefined],
       ['', undefined],
     ] as const) {
