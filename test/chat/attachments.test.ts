@@ -1055,6 +1055,51 @@ describe('chat attachments', () => {
     assert.equal((await send({ content: 'x', attachments: [{ key: atLimit }] })).status, 201);
   });
 
+  it('takes a document of exactly 4.5 MB, a key of 1,024 characters, a name and a media_type of 255; one more is string_too_long', async () => {
+    // docs/chat.md: documents ≤ 4,718,592 bytes; key 1–1024, name 1–255, media_type 1–255.
+    const edge = await upload('edge.txt', { type: 'text/plain', bytes: 4_718_592 });
+    const name = '😀'.repeat(255);
+    assert.equal((await send({ content: 'x', attachments: [{ key: edge, name }] })).status, 201);
+    const prefix = userUploadPrefix(h.owner.id);
+    const rest = 1024 - prefix.length;
+    const key = `${prefix}${'k'.repeat(rest % 100 || 100)}${'/'.padEnd(100, 'k').repeat(Math.ceil(rest / 100) - 1)}`;
+    assert.equal(key.length, 1024);
+    const mediaType = `image/${'p'.repeat(249)}`;
+    const atLimits = await send({
+      content: 'x',
+      attachments: [{ key }, { key: edge, media_type: mediaType }],
+    });
+    // Past the length checks: no object there, and a type no model reads.
+    assert.deepEqual(
+      atLimits.body.detail.map((d: { loc: unknown[]; msg: string }) => [d.loc, d.msg.split(' (')[0]]),
+      [
+        [['body', 'attachments', 0, 'key'], 'Value error, no uploaded file at this key'],
+        [['body', 'attachments', 1, 'media_type'], 'Value error, unsupported media type'],
+      ],
+    );
+    const listed = async () =>
+      (await h.call('GET', `/api/v1/chat/sessions/${session}/messages?limit=100`)).body.messages.length;
+    const before = await listed();
+    const past = await send({
+      content: 'x',
+      attachments: [{ key: `${key}k` }, { key: edge, name: `${name}x`, media_type: `${mediaType}p` }],
+    });
+    assert.equal(past.status, 422);
+    const tooLong = (loc: (string | number)[], max: number, input: string) => ({
+      type: 'string_too_long',
+      loc: ['body', 'attachments', ...loc],
+      msg: `String should have at most ${max} characters`,
+      input,
+      ctx: { max_length: max },
+    });
+    assert.deepEqual(past.body.detail, [
+      tooLong([0, 'key'], 1024, `${key}k`),
+      tooLong([1, 'name'], 255, `${name}x`),
+      tooLong([1, 'media_type'], 255, `${mediaType}p`),
+    ]);
+    assert.equal(await listed(), before);
+  });
+
   it('takes at most 20 images and 5 documents; more than 25 attachments is a list error', async () => {
     const image = await upload('one.png', { type: 'image/png' });
     const doc = await upload('one.txt', { type: 'text/plain' });
