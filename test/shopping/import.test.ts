@@ -342,6 +342,42 @@ describe('catalogue import', () => {
     });
   });
 
+  it('the function imports a feed of exactly 100 MiB and refuses one byte more, the catalogue as it was', async () => {
+    // docs/shopping.md: a bucket feed larger than 100 MiB is refused. The embedded S3 holds a small
+    // feed; its client reports the size.
+    const key = 'catalog/feeds/ucp/size.example/feed.tsv';
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        Body: gmc(['s1\tLamp\thttps://size.example/s1\t5 USD']),
+      }),
+    );
+    let reported = 0;
+    const name = 'report-feed-size';
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'GetObjectCommand' && reported)
+          (result.output as { ContentLength?: number }).ContentLength = reported;
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      reported = 100 * 1024 * 1024 + 1;
+      const before = (await catalog())?.pointer;
+      const [refused] = (await importHandler({ detail: { object: { key } } })) as { refused: string }[];
+      assert.equal(refused!.refused, 'feed is larger than 104857600 bytes');
+      assert.deepEqual((await catalog())?.pointer, before);
+      reported = 100 * 1024 * 1024;
+      const [report] = (await importHandler({ detail: { object: { key } } })) as { imported: number }[];
+      assert.equal(report!.imported, 1);
+    } finally {
+      s3().middlewareStack.remove(name);
+    }
+  });
+
   it('npm run catalog:import imports a file and lists skipped rows; a bad file exits 1', async () => {
     const file = join(dir, 'feed.tsv');
     writeFileSync(
