@@ -232,6 +232,26 @@ describe('a record within its DynamoDB item', () => {
     assert.equal(await tasksOf(team.id), 1);
   });
 
+  it('writes a task of exactly 395,176 bytes as stored and refuses one byte more (docs/decisions.md)', async () => {
+    const team = await createTeam(h);
+    const task = (n: number) =>
+      addTask(team.id, { task_type: 't', title: 't', output_data: { text: 'a'.repeat(n) } });
+    // A first try past it names its size; an ASCII letter is one byte as stored.
+    const refused = await task(400_000).then(
+      () => assert.fail('written past its item'),
+      (error: Error) => error.message,
+    );
+    const bytes = Number(/(\d+) bytes as stored, more than the 395176 /.exec(refused)?.[1]);
+    const atLimit = 400_000 - (bytes - 395_176);
+    await assert.rejects(
+      task(atLimit + 1),
+      /^Error: Invalid task: 395177 bytes as stored, more than the 395176 /,
+    );
+    assert.equal(await tasksOf(team.id), 0);
+    await task(atLimit);
+    assert.equal(await tasksOf(team.id), 1);
+  });
+
   it('refuses an update that would take a task past it, writing nothing', async () => {
     const team = await createTeam(h);
     const task = await addTask(team.id, { task_type: 't', title: 't', output_data: { text: thai(100_000) } });
@@ -622,6 +642,34 @@ describe('updateTeam', () => {
       ['cancelled', 'wrapping up', cancelled.body.cancelled_at],
     );
     await assert.rejects(updateTeam(newId(), { status: 'active' }), /No item TEAM#/);
+  });
+
+  it('refuses each field one past its limit, writing nothing (docs/teams.md; at every limit: teams.test.ts)', async () => {
+    // A state 1–64 code points like team_type, a label 1–200 like display_name, connected_accounts at
+    // most 20 of 1–100.
+    const team = await createTeam(h);
+    const before = await getItem(teamKeys.team(team.id));
+    const text = (n: number) => '😀'.repeat(n);
+    for (const [changes, rule] of [
+      [{ status: text(65) }, /status: String should have at most 64 characters/],
+      [{ workflow_phase: text(65) }, /workflow_phase: String should have at most 64 characters/],
+      [{ trigger_mode: text(65) }, /trigger_mode: String should have at most 64 characters/],
+      [{ onboarding_step: text(65) }, /onboarding_step: String should have at most 64 characters/],
+      [
+        { workflow_phase_label: text(201) },
+        /workflow_phase_label: String should have at most 200 characters/,
+      ],
+      [
+        { payments_subscription_id: text(201) },
+        /payments_subscription_id: String should have at most 200 characters/,
+      ],
+      [
+        { connected_accounts: Array.from({ length: 21 }, (_, i) => `a${i}`) },
+        /connected_accounts: List should have at most 20 items after validation, not 21/,
+      ],
+    ] as const)
+      await assert.rejects(updateTeam(team.id, changes), rule, JSON.stringify(Object.keys(changes)));
+    assert.deepEqual(await getItem(teamKeys.team(team.id)), before);
   });
 });
 

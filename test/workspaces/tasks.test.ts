@@ -421,6 +421,49 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     );
   });
 
+  it('takes progress fields of exactly 160 KiB as stored and refuses one byte more (docs/workspaces.md)', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'edge' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const created = await h.call('POST', url, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: agent },
+    });
+    const progress = (field: 'output_data' | 'proposed_actions', n: number) => ({
+      [field]: { text: 'a'.repeat(n) },
+    });
+    const atLimit: Record<string, number> = {};
+    for (const field of ['output_data', 'proposed_actions'] as const) {
+      const advance = (n: number) =>
+        advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', {
+          status: 'in_progress',
+          ...progress(field, n),
+        });
+      // A first try past it names the field's size; an ASCII letter is one byte as stored.
+      const refused = await advance(170_000).then(
+        () => assert.fail('written past its share'),
+        (error: Error) => error.message,
+      );
+      const bytes = Number(
+        new RegExp(`${field}: (\\d+) bytes as stored, more than the 163840 `).exec(refused)?.[1],
+      );
+      atLimit[field] = 170_000 - (bytes - 163_840);
+      await assert.rejects(advance(atLimit[field] + 1), new RegExp(`${field}: 163841 bytes as stored`));
+    }
+    assert.deepEqual((await h.call('GET', url)).body, [created.body]);
+    // Each at its share, one after the other: the item holds both.
+    await advanceWorkspaceTask(ws.body.id, created.body.id, 'pending', {
+      status: 'in_progress',
+      ...progress('output_data', atLimit.output_data!),
+    });
+    const done = await advanceWorkspaceTask(ws.body.id, created.body.id, 'in_progress', {
+      status: 'completed',
+      ...progress('proposed_actions', atLimit.proposed_actions!),
+    });
+    assert.deepEqual(
+      [(done.output_data.text as string).length, (done.proposed_actions.text as string).length],
+      [atLimit.output_data, atLimit.proposed_actions],
+    );
+  });
+
   it('a task moved back to an earlier status answers no stamp of the states it left', async () => {
     const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'retries' } });
     const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
