@@ -215,6 +215,24 @@ describe('POST /api/v1/brands', () => {
     assert.deepEqual(res.body, { detail: 'There was an error parsing the body' });
   });
 
+  it('a body nested 1,000 levels deep is read, 1,001 is a 400; an integer literal of 4,300 digits is read, 4,301 a 400', async () => {
+    // CPython's json refuses the deeper body (RecursionError) and the longer literal (int_max_str_digits);
+    // FastAPI answers both with this 400 (docs/decisions.md, Limits).
+    const post = (body: string) =>
+      h.call('POST', '/api/v1/brands', { body, headers: { 'content-type': 'application/json' } });
+    const nested = (levels: number) => `{"name":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
+    const digits = (n: number) => `{"name":${'1'.repeat(n)}}`;
+    for (const read of [await post(nested(1000)), await post(digits(4300))]) {
+      assert.equal(read.status, 422, read.text.slice(0, 200));
+      assert.equal(read.body.detail[0].type, 'string_type');
+    }
+    for (const refused of [await post(nested(1001)), await post(digits(4301))])
+      assert.deepEqual(
+        [refused.status, refused.body],
+        [400, { detail: 'There was an error parsing the body' }],
+      );
+  });
+
   it('an oversized body is a 413 before parsing', async () => {
     const res = await h.call('POST', '/api/v1/brands', {
       body: `{"name":"a","description":"${'x'.repeat(1024 * 1024 + 10)}"}`,
