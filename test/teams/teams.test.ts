@@ -476,6 +476,35 @@ describe('per-resource reads', () => {
       assert.ok(JSON.stringify(dashboard.body[key]) === read.text, `${key} differs from its read`);
   });
 
+  it('answers the 50 newest cycles and briefs of 51, and the 10 newest activity entries of 11 in the team (docs/teams.md)', async () => {
+    const team = await createTeam(h);
+    for (let i = 0; i < 51; i++) {
+      const cycle = await addCycle(team.id, {
+        start_date: '2026-01-01T00:00:00Z',
+        end_date: '2026-01-15T00:00:00Z',
+        strategy_status: 'completed',
+      });
+      await addBrief(team.id, { cycle_instance_id: cycle.cycle_instance_id, content: `Brief ${i}` });
+    }
+    for (let i = 0; i < 11; i++)
+      await addActivity(team.id, { action_type: 'a', description: `Activity ${i}` });
+    const history = (await h.call('GET', teamPath(team.id, '/strategy-history'))).body.strategies;
+    assert.deepEqual(
+      [history.length, history[0].instance_number, history.at(-1).instance_number],
+      [50, 51, 2],
+    );
+    const briefs = (await h.call('GET', teamPath(team.id, '/strategy-briefs'))).body.items;
+    assert.deepEqual(
+      [briefs.length, briefs[0].brief_preview, briefs.at(-1).brief_preview],
+      [50, 'Brief 50', 'Brief 1'],
+    );
+    const recent = (await h.call('GET', teamPath(team.id))).body.recent_activity;
+    assert.deepEqual(
+      [recent.length, recent[0].description, recent.at(-1).description],
+      [10, 'Activity 10', 'Activity 1'],
+    );
+  });
+
   it('lists activity, strategy history and briefs newest first', async () => {
     const { team } = await createBusyTeam(h, { tasks: 1, activity: 14 });
     const activity = await h.call('GET', teamPath(team.id, '/activity?limit=3'));
