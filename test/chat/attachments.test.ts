@@ -346,6 +346,35 @@ describe('chat attachments', () => {
     }
   });
 
+  it('looks up a key with a part of 200 bytes and of 1,024 bytes in all; one byte more is not one of your uploads', async () => {
+    // docs/uploads.md: no part below the prefix over 200 bytes, at most 1,024 bytes in all (UTF-8).
+    const prefix = userUploadPrefix(h.owner.id);
+    const part = (bytes: number) => `${'é'.repeat(Math.floor(bytes / 2))}${bytes % 2 ? 'p' : ''}`;
+    const filled = (bytes: number) => {
+      // Parts of 100 bytes and their slashes, then the rest (1 to 101 bytes).
+      const rest = bytes - Buffer.byteLength(prefix);
+      const full = Math.floor((rest - 1) / 101);
+      return `${prefix}${`${part(100)}/`.repeat(full)}${part(rest - 101 * full)}`;
+    };
+    const [longPart, longKey] = [`${prefix}${part(200)}`, filled(1024)];
+    assert.deepEqual([Buffer.byteLength(longPart) - prefix.length, Buffer.byteLength(longKey)], [200, 1024]);
+    const lookedUp = await send({ content: 'x', attachments: [{ key: longPart }, { key: longKey }] });
+    const past = [`${prefix}${part(201)}`, filled(1025)];
+    const refused = await send({ content: 'x', attachments: past.map((key) => ({ key })) });
+    assert.deepEqual(
+      [lookedUp.body.detail, refused.body.detail],
+      [
+        [
+          valueError(['body', 'attachments', 0, 'key'], longPart, 'no uploaded file at this key'),
+          valueError(['body', 'attachments', 1, 'key'], longKey, 'no uploaded file at this key'),
+        ],
+        past.map((key, i) =>
+          valueError(['body', 'attachments', i, 'key'], key, 'key is not one of your uploads'),
+        ),
+      ],
+    );
+  });
+
   it('refuses unsupported types at the key, or at media_type when the client named it', async () => {
     const video = await upload('clip.mp4', { type: 'video/mp4' });
     const unknown = await upload('data.bin');
