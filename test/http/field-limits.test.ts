@@ -412,6 +412,32 @@ describe('request fields at their documented limits', () => {
     }
   }
 
+  // docs/uploads.md: an Idempotency-Key of 1–255 characters (the other creates send 256 and 0 in
+  // test/http/idempotent-creates.test.ts).
+  it('upload Idempotency-Key: 255 characters taken, 256 are 422 string_too_long, nothing counted', async () => {
+    const token = await h.tokenFor(newId());
+    const upload = (key: string) =>
+      h.call('POST', '/api/v1/uploads', {
+        json: { filename: 'a.txt', content_type: 'text/plain', size: 1 },
+        headers: { 'idempotency-key': key },
+        token,
+      });
+    assert.equal((await upload(astral(255))).status, 200);
+    const before = await stored();
+    const past = await upload(`${astral(255)}x`);
+    assert.equal(past.status, 422);
+    assert.deepEqual(past.body.detail, [
+      {
+        type: 'string_too_long',
+        loc: ['header', 'idempotency-key'],
+        msg: 'String should have at most 255 characters',
+        input: `${astral(255)}x`,
+        ctx: { max_length: 255 },
+      },
+    ]);
+    assert.deepEqual(await stored(), before);
+  });
+
   // docs/workspaces.md: the task list's `status` filter is at most 64 characters.
   it('workspace task list status: 64 characters filter, 65 are 422 string_too_long', async () => {
     const token = await h.tokenFor(newId());
