@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { scanTable } from '../support/table-scan.ts';
 
 let h: Harness;
 before(async () => {
@@ -23,7 +22,7 @@ after(() => h.close());
 
 /** What the table and the bucket hold: a refusal must leave both as they were. */
 const stored = async () => [
-  (await dynamo().send(new ScanCommand({ TableName: config.tableName, Select: 'COUNT' }))).Count,
+  (await scanTable({ ProjectionExpression: 'pk' })).length,
   (await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName }))).KeyCount,
 ];
 
