@@ -476,6 +476,23 @@ function dictProblem(value: unknown, levels = DICT_MAX_DEPTH): string | undefine
   return undefined;
 }
 
+/** The input as the schema reads it, or an `Error` naming each broken rule (thrown before anything is
+ * written): the agents' writes, which take no HTTP body (a 422 is for requests). */
+export function refuseInvalid<S extends v.GenericSchema>(
+  what: string,
+  schema: S,
+  input: unknown,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const problems = result.issues.map((issue) => {
+    const at = issue.path?.map((step) => String(step.key)).join('.');
+    const text = decodeFastapi(issue.message)?.msg ?? issue.message;
+    return at ? `${at}: ${text}` : text;
+  });
+  throw new Error(`Invalid ${what}: ${problems.join('; ')}`);
+}
+
 /**
  * Refuses, with an `Error` naming each field and rule, named free JSON of a write that takes no HTTP
  * body (the agents' `output_data`, a member's `current_activity`, …) by the free-form object rules but

@@ -3,7 +3,7 @@
 // so the counters on the team item and the task fields copied onto loop instances stay in step.
 // Each write is a single-item write (DESIGN §4); the record first, the team item after it
 // (writeWithTeam).
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { now, nowIso } from '../clock.ts';
 import { itemBytes, refuseStoredPast } from '../db/item-size.ts';
 import {
@@ -20,7 +20,7 @@ import {
   updateItem,
 } from '../db/store.ts';
 import type { Keys } from '../db/table.ts';
-import { decodeFastapi, refuseUnstorable } from '../http/fields.ts';
+import { refuseInvalid, refuseUnstorable } from '../http/fields.ts';
 import { newId, newIdAt, timeOfId } from '../ids.ts';
 import { sentBytes } from '../lambda-response.ts';
 import { log } from '../log.ts';
@@ -100,18 +100,6 @@ async function writeWithTeam(
     await deleteMany(written).catch(() => undefined);
     throw error;
   }
-}
-
-/** The checked input, or an error naming each broken rule (thrown before anything is written). */
-function checked<S extends v.GenericSchema>(what: string, schema: S, input: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, input);
-  if (result.success) return result.output;
-  const problems = result.issues.map((issue) => {
-    const at = issue.path?.map((step) => String(step.key)).join('.');
-    const text = decodeFastapi(issue.message)?.msg ?? issue.message;
-    return at ? `${at}: ${text}` : text;
-  });
-  throw new Error(`Invalid ${what}: ${problems.join('; ')}`);
 }
 
 /**
@@ -289,7 +277,7 @@ const newTaskItem = (teamId: string, input: TaskInput): TaskItem => {
 };
 
 export async function addTask(teamId: string, input: TaskInput): Promise<TeamTask> {
-  checked('task', TaskFieldsInput, input);
+  refuseInvalid('task', TaskFieldsInput, input);
   refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   // The id first: tasks added in parallel keep the order of the calls.
   const item = newTaskItem(teamId, input);
@@ -305,7 +293,7 @@ export async function addTask(teamId: string, input: TaskInput): Promise<TeamTas
 /** Many tasks at once (imports, backfills, the growth benchmark): batch writes, then the counter once. */
 export async function addTasks(teamId: string, inputs: TaskInput[]): Promise<void> {
   for (const input of inputs) {
-    checked('task', TaskFieldsInput, input);
+    refuseInvalid('task', TaskFieldsInput, input);
     refuseUnstorable('task', { input_data: input.input_data, output_data: input.output_data });
   }
   const records = inputs.map((input) => taskRecord(teamId, newTaskItem(teamId, input)));
@@ -351,7 +339,7 @@ const TIME_FIELDS = new Set(['scheduled_for', 'published_at', 'started_at', 'com
  * are bounded").
  */
 export async function updateTask(teamId: string, taskId: string, changes: TaskChanges): Promise<TeamTask> {
-  checked('task changes', TaskFieldsInput, changes);
+  refuseInvalid('task changes', TaskFieldsInput, changes);
   refuseUnstorable('task changes', { output_data: changes.output_data });
   const set: Json = Object.fromEntries(
     Object.entries(changes)
@@ -467,7 +455,7 @@ export interface CycleInput {
 
 /** Starts the next strategy cycle (instance numbers count up from 1; a racing writer retries). */
 export async function addCycle(teamId: string, input: CycleInput): Promise<CycleItem> {
-  checked('strategy cycle phases', CyclePhasesInput, input.phases ?? []);
+  refuseInvalid('strategy cycle phases', CyclePhasesInput, input.phases ?? []);
   refuseUnstorable('strategy cycle', { content_strategy: input.content_strategy });
   await requireTeam(teamId);
   for (;;) {
@@ -538,7 +526,7 @@ export async function setContentCadence(
   teamId: string,
   cadence: v.InferInput<typeof ContentCadenceInput>,
 ): Promise<void> {
-  const lines = checked('content cadence', ContentCadenceInput, cadence);
+  const lines = refuseInvalid('content cadence', ContentCadenceInput, cadence);
   await setFields(teamKeys.team(teamId), {
     content_cadence: lines.map(toCadenceEntry),
     updated_at: nowIso(),
@@ -565,7 +553,7 @@ export type TeamChanges = Partial<
 /** Refused (nothing written) when a field breaks its rule (TeamChangesInput: bounded like the create
  * body's fields, so the team read stays within its share of the dashboard). */
 export async function updateTeam(teamId: string, changes: TeamChanges): Promise<void> {
-  checked('team changes', TeamChangesInput, changes);
+  refuseInvalid('team changes', TeamChangesInput, changes);
   const normalised = { ...changes } as Json;
   for (const name of ['hired_at', 'paused_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
@@ -678,7 +666,7 @@ const loopInstanceItem = (
 });
 
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
-  checked('loop instance', LoopFieldsInput, input);
+  refuseInvalid('loop instance', LoopFieldsInput, input);
   // From the clock, as its created_at: how old a key left to nothing is (releaseLeftLoopKeys).
   const id = newIdAt(now());
   const scheduled_at = new Date(input.scheduled_at).toISOString();
@@ -758,7 +746,7 @@ async function releaseLeftLoopKeys(teamId: string, task: TaskItem): Promise<bool
 /** Many loop instances that run no task at once (a day's schedule, backfills): batch writes. */
 export async function addLoopInstances(teamId: string, inputs: LoopInstanceInput[]): Promise<void> {
   if (inputs.some((input) => input.task_id)) throw new Error('addLoopInstances takes no task_id');
-  for (const input of inputs) checked('loop instance', LoopFieldsInput, input);
+  for (const input of inputs) refuseInvalid('loop instance', LoopFieldsInput, input);
   await requireTeam(teamId);
   await putMany(
     inputs.map((input) => {
@@ -777,7 +765,7 @@ export async function updateLoopInstance(
   loop: Pick<LoopInstanceItem, 'id' | 'scheduled_at'>,
   changes: LoopChanges,
 ): Promise<void> {
-  checked('loop instance changes', LoopFieldsInput, changes);
+  refuseInvalid('loop instance changes', LoopFieldsInput, changes);
   const normalised = { ...changes } as Json;
   for (const name of ['started_at', 'completed_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);

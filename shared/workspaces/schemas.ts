@@ -111,6 +111,8 @@ export const WORKSPACE_TASK_LIMITS = {
    * stored (advanceWorkspaceTask): the rest of the task, bounded by the create body (a 16 KiB trigger,
    * a 5,000-character description), stays under 60 KiB, so both at once leave the item within 400 KB. */
   progressFieldBytes: 160 * 1024,
+  /** A task's `cost_usd` as an agent reports it (advanceWorkspaceTask), as a project's budget is bounded. */
+  costUsd: { min: 0, max: 1_000_000_000 },
 } as const;
 
 export const CreateWorkspaceTaskBody = model({

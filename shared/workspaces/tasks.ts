@@ -1,23 +1,10 @@
-// Workspace tasks (spec endpoint 6). Sort keys end in the task id, a UUIDv7 whose time part is the
-// task's created_at, so one descending Query lists newest first, ties by id; the status filter
-// reads gsi1 (`WS#<id>#STATUS#<status>`), which every status change moves the task along.
-import { now } from '../clock.ts';
-import { itemBytes, refuseStoredPast } from '../db/item-size.ts';
-import { getItem, putMany, putNew, queryWindow, updateItem } from '../db/store.ts';
-import { ConflictError } from '../http/errors.ts';
-import { refuseUnstorable } from '../http/fields.ts';
+import { getItem, putMany, putNew, queryWindow } from '../db/store.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
-import {
-  type CreateWorkspaceTaskInput,
-  type ListWorkspaceTasksInput,
-  WORKSPACE_TASK_LIMITS,
-  type WorkspaceTask,
-  type WorkspaceTaskStatus,
-} from './schemas.ts';
+import type { CreateWorkspaceTaskInput, ListWorkspaceTasksInput, WorkspaceTask } from './schemas.ts';
 
-interface WorkspaceTaskItem extends WorkspaceTask {
+export interface WorkspaceTaskItem extends WorkspaceTask {
   kind: 'workspace_task';
 }
 
@@ -138,70 +125,4 @@ export async function listWorkspaceTasks(
         }),
   ]);
   return items.map(toWorkspaceTask);
-}
-
-export interface TaskProgress {
-  status: WorkspaceTaskStatus;
-  approved_by?: string;
-  output_data?: Record<string, unknown>;
-  proposed_actions?: Record<string, unknown>;
-  cost_usd?: number;
-}
-
-/**
- * The stamps a move to `status` writes: its own (now), and null for those of the steps after it, so a
- * task moved back (a failed one retried, a run sent back for review) answers none of the states it
- * left: running again is not completed, awaiting approval again is not approved.
- */
-function stampsFor(status: WorkspaceTaskStatus, at: string): Partial<WorkspaceTask> {
-  switch (status) {
-    case 'pending':
-    case 'awaiting_approval':
-      return { approved_by: null, approved_at: null, started_at: null, completed_at: null };
-    case 'approved':
-      return { approved_at: at, started_at: null, completed_at: null };
-    case 'in_progress':
-      return { started_at: at, completed_at: null };
-    default:
-      return { completed_at: at };
-  }
-}
-
-/**
- * The agents' write path: moves a task from the status it is known to be in to another, stamping
- * approved_at / started_at / completed_at (stampsFor). Conditional on the expected status, so a
- * stale writer gets a 409 instead of overwriting a newer state.
- */
-export async function advanceWorkspaceTask(
-  workspaceId: string,
-  taskId: string,
-  from: WorkspaceTaskStatus,
-  progress: TaskProgress,
-): Promise<WorkspaceTask> {
-  const { status, ...fields } = progress;
-  // Free JSON the table cannot store is refused before the write, by the rules of the create body's
-  // `trigger` but its size: an empty key (DynamoDB refuses it, dynalite stores it), past 16 levels
-  // (well inside DynamoDB's 32), a `__proto__` key, numbers it cannot hold.
-  const free = { output_data: fields.output_data, proposed_actions: fields.proposed_actions };
-  refuseUnstorable('task progress', free);
-  // An update writes them unread, so each is held to its share of the item (as AWS counts it).
-  for (const [name, value] of Object.entries(free))
-    refuseStoredPast(
-      `task progress: ${name}`,
-      itemBytes({ [name]: value }),
-      WORKSPACE_TASK_LIMITS.progressFieldBytes,
-    );
-  const item = await updateItem<WorkspaceTaskItem>(workspaceKeys.task(workspaceId, taskId), {
-    set: {
-      status,
-      gsi1pk: workspaceKeys.statusPartition(workspaceId, status),
-      ...stampsFor(status, now().toISOString()),
-      // What the writer sends (approved_by, output, cost); one it leaves undefined changes nothing.
-      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
-    },
-    exists: ['pk'],
-    expect: { status: from },
-  });
-  if (!item) throw new ConflictError(`Task is not ${from}`);
-  return toWorkspaceTask(item);
 }

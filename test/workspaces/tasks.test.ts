@@ -5,13 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
+import { advanceWorkspaceTask, type TaskProgress } from '../../shared/workspaces/progress.ts';
 import type { WorkspaceTaskStatus } from '../../shared/workspaces/schemas.ts';
-import {
-  advanceWorkspaceTask,
-  createWorkspaceTask,
-  createWorkspaceTasks,
-  type TaskProgress,
-} from '../../shared/workspaces/tasks.ts';
+import { createWorkspaceTask, createWorkspaceTasks } from '../../shared/workspaces/tasks.ts';
 import { recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -386,6 +382,44 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
       /Invalid task progress: proposed_actions: object nests deeper than 16 levels/,
     );
     assert.deepEqual((await h.call('GET', url)).body, [created.body]);
+  });
+
+  it('refuses progress its read would answer against its own schema, leaving the task as it was', async () => {
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'invalid progress' } });
+    const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
+    const created = await h.call('POST', url, {
+      json: { skill_slug: 's', title: 't', hired_agent_id: agent },
+    });
+    const advance = (progress: Record<string, unknown>, from = 'pending') =>
+      advanceWorkspaceTask(
+        ws.body.id,
+        created.body.id,
+        from as WorkspaceTaskStatus,
+        {
+          status: 'completed',
+          ...progress,
+        } as TaskProgress,
+      );
+    // Each was written as given, and a read answered what its document says it never does (a NaN or
+    // infinite cost failed in the SDK's marshaller; one under 1e-130 DynamoDB refuses).
+    for (const [progress, rule] of [
+      [{ status: 'done' }, /Invalid task progress: status: should be one of pending, awaiting_approval/],
+      [{ approved_by: 'the reviewer' }, /Invalid task progress: approved_by: Input should be a valid UUID/],
+      [{ cost_usd: Number.NaN }, /Invalid task progress: cost_usd: should be a number/],
+      [{ cost_usd: Number.POSITIVE_INFINITY }, /Invalid task progress: cost_usd: should be finite/],
+      [{ cost_usd: -0.01 }, /Invalid task progress: cost_usd: should be at least 0/],
+      [{ cost_usd: 1_000_000_000.01 }, /Invalid task progress: cost_usd: should be at most 1000000000/],
+      [{ cost_usd: '1.25' }, /Invalid task progress: cost_usd: should be a number/],
+      [{ cost_usd: 1e-200 }, /Invalid task progress: cost_usd: numbers must be between/],
+      [{ output_data: 'done' }, /Invalid task progress: output_data: should be an object/],
+      [{ proposed_actions: [1, 2] }, /Invalid task progress: proposed_actions: should be an object/],
+    ] as const)
+      await assert.rejects(advance(progress), rule, JSON.stringify(progress));
+    await assert.rejects(advance({}, 'started'), /Invalid status to move from: should be one of pending/);
+    assert.deepEqual((await h.call('GET', url)).body, [created.body]);
+    // At the bounds, written.
+    const done = await advance({ approved_by: agent.toUpperCase(), cost_usd: 1_000_000_000 });
+    assert.deepEqual([done.status, done.approved_by, done.cost_usd], ['completed', agent, 1_000_000_000]);
   });
 
   it('refuses progress past its share of the item as DynamoDB counts it, leaving the task as it was', async () => {

@@ -1,12 +1,9 @@
 import { newId } from '../../../shared/ids.ts';
 import { connectAdsAccount, saveAdsCredentials } from '../../../shared/workspaces/credentials.ts';
+import { advanceWorkspaceTask, type TaskProgress } from '../../../shared/workspaces/progress.ts';
 import type { WorkspaceTaskStatus } from '../../../shared/workspaces/schemas.ts';
 import { createWorkspace } from '../../../shared/workspaces/store.ts';
-import {
-  advanceWorkspaceTask,
-  createWorkspaceTask,
-  type TaskProgress,
-} from '../../../shared/workspaces/tasks.ts';
+import { createWorkspaceTask } from '../../../shared/workspaces/tasks.ts';
 import type { Seeder } from './index.ts';
 
 /** Recognisable secrets: no response of the running service may ever contain them. */
