@@ -623,17 +623,19 @@ const inBatches = <T>(list: T[], size: number) =>
 /** A key as one text (`existingKeys` answers these). */
 export const keyText = ({ pk, sk }: Keys) => `${pk}\n${sk}`;
 
-/** Which of these keys hold an item, as `keyText`s (strongly consistent, parallel batches of 100). */
+/** Which of these keys hold an item, as `keyText`s (strongly consistent, parallel batches of 100).
+ * A key given twice is asked once: BatchGetItem refuses a request that names one twice. */
 export async function existingKeys(keys: Keys[]): Promise<Set<string>> {
   const found = new Set<string>();
+  const distinct = [...new Map(keys.map(({ pk, sk }) => [keyText({ pk, sk }), { pk, sk }])).values()];
   await Promise.all(
-    inBatches(keys, 100).map((batch) =>
+    inBatches(distinct, 100).map((batch) =>
       untilProcessed('BatchGetItem', batch, async (pending) => {
         const { Responses, UnprocessedKeys } = await dynamo().send(
           new BatchGetCommand({
             RequestItems: {
               [config.tableName]: {
-                Keys: pending.map(({ pk, sk }) => ({ pk, sk })),
+                Keys: pending,
                 ConsistentRead: CONSISTENT_READ,
                 ProjectionExpression: 'pk, sk',
               },

@@ -67,4 +67,14 @@ describe('existingKeys', () => {
     for (const key of held) await put({ ...key });
     assert.deepEqual(await existingKeys(keys), new Set(held.map(keyText)));
   });
+
+  it('answers a key given twice (BatchGetItem refuses a request naming one twice)', async () => {
+    const pk = `CONDITION#${newId()}`;
+    await put({ pk, sk: 'HELD' });
+    const keys = [
+      { pk, sk: 'HELD' },
+      { pk, sk: 'LEFT' },
+    ];
+    assert.deepEqual(await existingKeys([...keys, ...keys]), new Set([keyText(keys[0]!)]));
+  });
 });

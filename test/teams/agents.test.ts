@@ -375,6 +375,49 @@ describe('a record within its DynamoDB item', () => {
     assert.deepEqual(new Set(held), new Set(await loopSortKeys(team.id)), 'every key names an instance');
     await assert.rejects(loop(201), full);
   });
+
+  it('refuses the 201st add as full when the task holds a key twice, the key 20 minutes old', async () => {
+    const start = Date.parse('2026-11-18T12:00:00Z');
+    setClock(new Date(start));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = runOf(team.id, task.id);
+    // The first append lands and its answer is lost; another append lands before the SDK's resend,
+    // which then appends the same key again (updateItem's `once` holds only the last write's id).
+    let armed = true;
+    const name = 'loop-append-resent-after-another';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          !armed ||
+          context.commandName !== 'UpdateItemCommand' ||
+          !JSON.stringify(args.input).includes('loop_keys')
+        )
+          return next(args);
+        armed = false;
+        await next(args);
+        await loop(1);
+        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    let first: LoopInstanceItem;
+    try {
+      first = await loop(0);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+    const twice = teamKeys.loop(team.id, first.scheduled_at, first.id).sk;
+    const keysHeld = async () =>
+      (await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id)))!.loop_keys;
+    assert.equal((await keysHeld()).filter((sk) => sk === twice).length, 2, 'the key is held twice');
+    await runMany(loop, 2, 199);
+    assert.equal((await keysHeld()).length, 200);
+    // Every key is settled, so the refused add looks them all up: the one held twice among them.
+    setClock(new Date(start + 21 * 60_000));
+    await assert.rejects(loop(199), full);
+    assert.equal((await keysHeld()).length, 200);
+  });
 });
 
 describe('addLoopInstance with its answer lost', () => {
