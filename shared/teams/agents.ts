@@ -734,12 +734,14 @@ async function releaseLeftLoopKeys(teamId: string, task: TaskItem): Promise<bool
   const released = held
     .flatMap((value, index) => (left.has(value) ? [{ index, value }] : []))
     .slice(0, LOOP_KEYS_RELEASED);
-  log.warn('loop keys to no instance released', {
-    team_id: teamId,
-    task_id: task.id,
-    released: released.length,
-  });
-  await removeListEntries(teamKeys.task(teamId, task.id), 'loop_keys', released);
+  // Refused where the list moved since it was read: another add released keys first, so slots may
+  // be free all the same, and the append is tried again either way.
+  if (await removeListEntries(teamKeys.task(teamId, task.id), 'loop_keys', released))
+    log.warn('loop keys to no instance released', {
+      team_id: teamId,
+      task_id: task.id,
+      released: released.length,
+    });
   return true;
 }
 

@@ -418,6 +418,69 @@ describe('a record within its DynamoDB item', () => {
     await assert.rejects(loop(199), full);
     assert.equal((await keysHeld()).length, 200);
   });
+
+  it('gives back a key to nothing once when two adds to the full task find it together', async () => {
+    const start = Date.parse('2026-11-18T12:00:00Z');
+    setClock(new Date(start));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = runOf(team.id, task.id);
+    await runMany(loop, 0, 199);
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
+          throw new Error('process died');
+        return next(args);
+      },
+      { step: 'initialize', name: 'diesBeforeInstance' },
+    );
+    try {
+      await assert.rejects(loop(199), /process died/);
+    } finally {
+      client.middlewareStack.remove('diesBeforeInstance');
+    }
+
+    // One add's lookup of the keys answers after the other add gave the key back and took its slot:
+    // the list has moved, so the later add takes nothing off and is refused as full.
+    setClock(new Date(start + 21 * 60_000));
+    let armed = true;
+    let winner: LoopInstanceItem | undefined;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (armed && context.commandName === 'BatchGetItemCommand') {
+          armed = false;
+          winner = await loop(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'otherAddFirst' },
+    );
+    const warnings: string[] = [];
+    const { warn } = console;
+    const level = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'info';
+    console.warn = (line: string) => warnings.push(line);
+    try {
+      await assert.rejects(loop(201), full);
+    } finally {
+      client.middlewareStack.remove('otherAddFirst');
+      console.warn = warn;
+      process.env.LOG_LEVEL = level;
+    }
+    const held = (await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id)))!.loop_keys;
+    assert.equal(held.length, 200);
+    assert.ok(held.includes(teamKeys.loop(team.id, winner!.scheduled_at, winner!.id).sk));
+    assert.deepEqual(new Set(held), new Set(await loopSortKeys(team.id)), 'every key names an instance');
+    const released = warnings
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.message === 'loop keys to no instance released');
+    assert.deepEqual(
+      released.map((entry) => entry.released),
+      [1],
+      'logged by the add that took it off alone',
+    );
+  });
 });
 
 describe('addLoopInstance with its answer lost', () => {
