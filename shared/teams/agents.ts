@@ -641,9 +641,11 @@ async function copyTaskToLoops(teamId: string, task: TaskItem, loopKeys: string[
   );
 }
 
+/** A loop instance made `at`, its id's time (newIdAt). */
 const loopInstanceItem = (
   teamId: string,
   id: string,
+  at: Date,
   input: LoopInstanceInput,
   task: TaskItem | undefined,
 ): LoopInstanceItem => ({
@@ -661,14 +663,15 @@ const loopInstanceItem = (
   publish_at: iso(input.publish_at),
   started_at: iso(input.started_at),
   completed_at: iso(input.completed_at),
-  created_at: now().toISOString(),
+  created_at: at.toISOString(),
   signals_emitted: input.signals_emitted ?? [],
 });
 
 export async function addLoopInstance(teamId: string, input: LoopInstanceInput): Promise<LoopInstanceItem> {
   refuseInvalid('loop instance', LoopFieldsInput, input);
-  // From the clock, as its created_at: how old a key left to nothing is (releaseLeftLoopKeys).
-  const id = newIdAt(now());
+  // The id's time is its created_at: how old a key left to nothing is (releaseLeftLoopKeys).
+  const at = now();
+  const id = newIdAt(at);
   const scheduled_at = new Date(input.scheduled_at).toISOString();
   const keys = teamKeys.loop(teamId, scheduled_at, id);
   // The task remembers its loop instances, so a task update refreshes their copies. It learns of
@@ -676,7 +679,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   // is refused), never an instance whose copy no task update refreshes. Their number is bounded, as
   // their keys share the task's item.
   const task = input.task_id ? await appendLoopKey(teamId, input.task_id, keys.sk) : undefined;
-  const item = loopInstanceItem(teamId, id, input, task);
+  const item = loopInstanceItem(teamId, id, at, input, task);
   await putNew({ ...keys, ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.
   if (task) {
@@ -704,7 +707,9 @@ async function appendLoopKey(teamId: string, taskId: string, sk: string): Promis
   if (appended) return appended;
   const full = await getItem<TaskItem>(keys);
   if (!full) throw new Error(`No task ${taskId} in team ${teamId}`);
-  const retried = (await releaseLeftLoopKeys(teamId, full)) ? await append() : undefined;
+  // Room again (another add gave keys back since this one was refused), or keys it can give back.
+  const room = (full.loop_keys?.length ?? 0) < TEAM_LIMITS.loopsPerTask;
+  const retried = room || (await releaseLeftLoopKeys(teamId, full)) ? await append() : undefined;
   if (retried) return retried;
   throw new Error(
     `Invalid loop instance: task ${taskId} is already run by ${TEAM_LIMITS.loopsPerTask} loop instances, the most one task may be`,
@@ -716,28 +721,31 @@ async function appendLoopKey(teamId: string, taskId: string, sk: string): Promis
 const LOOP_KEY_SETTLED_MS = 20 * 60_000;
 const LOOP_KEYS_RELEASED = 50;
 
-/** Takes off a full task the keys to instances that will never exist, where it still holds the keys
- * read (else a concurrent change decided first): whether it found any. A younger key may be a call's
- * in flight, its instance about to be written. */
+/** Takes off a full task the keys it holds for nothing, where it still holds them as read (else a
+ * concurrent change decided first): whether it found any. Those are keys to instances that will never
+ * exist (a younger key may be a call's in flight, its instance about to be written) and a key's second
+ * place (the SDK's resend of an append landed after another append: `once` knows only the last write). */
 async function releaseLeftLoopKeys(teamId: string, task: TaskItem): Promise<boolean> {
   const held = task.loop_keys ?? [];
   const partition = teamKeys.partition(teamId);
-  const settled = held.filter(
-    (sk) => timeOfId(sk.slice(sk.lastIndexOf('#') + 1)) < now().getTime() - LOOP_KEY_SETTLED_MS,
-  );
-  if (!settled.length) return false;
-  const found = await existingKeys(settled.map((sk) => ({ pk: partition, sk })));
+  const settledBefore = now().getTime() - LOOP_KEY_SETTLED_MS;
+  const settled = held.filter((sk) => timeOfId(sk.slice(sk.lastIndexOf('#') + 1)) < settledBefore);
+  const found = settled.length ? await existingKeys(settled.map((sk) => ({ pk: partition, sk }))) : new Set();
   const left = new Set(settled.filter((sk) => !found.has(keyText({ pk: partition, sk }))));
-  if (!left.size) return false;
-
-  // At most LOOP_KEYS_RELEASED at once: each is a condition of the one update, which DynamoDB holds to 4 KB.
+  const seen = new Set<string>();
   const released = held
-    .flatMap((value, index) => (left.has(value) ? [{ index, value }] : []))
+    .flatMap((value, index) => {
+      const again = seen.has(value);
+      seen.add(value);
+      return left.has(value) || again ? [{ index, value }] : [];
+    })
+    // At most LOOP_KEYS_RELEASED at once: each is a condition of the one update (DynamoDB's 4 KB).
     .slice(0, LOOP_KEYS_RELEASED);
+  if (!released.length) return false;
   // Refused where the list moved since it was read: another add released keys first, so slots may
   // be free all the same, and the append is tried again either way.
   if (await removeListEntries(teamKeys.task(teamId, task.id), 'loop_keys', released))
-    log.warn('loop keys to no instance released', {
+    log.warn('loop keys held for nothing released', {
       team_id: teamId,
       task_id: task.id,
       released: released.length,
@@ -752,7 +760,8 @@ export async function addLoopInstances(teamId: string, inputs: LoopInstanceInput
   await requireTeam(teamId);
   await putMany(
     inputs.map((input) => {
-      const item = loopInstanceItem(teamId, newId(), input, undefined);
+      const at = now();
+      const item = loopInstanceItem(teamId, newIdAt(at), at, input, undefined);
       return { ...teamKeys.loop(teamId, item.scheduled_at, item.id), ...item };
     }),
   );

@@ -173,7 +173,7 @@ const tableRoutes = authenticatedRoutes.filter(usesTable);
 
 /** A brand's stored kits (counted or not). */
 const kitsOfBrand = async (brandId: string) =>
-  (await allItems()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brandId);
+  (await scanTable()).filter((item) => item.kind === 'brand-kit' && item.brand_id === brandId);
 
 /** A one-shot latch for orchestrated races: `landed` resolves once `done` is called. */
 const signal = () => {
@@ -194,9 +194,7 @@ const strings = (value: unknown): string[] =>
 /** The whole table (a test-only Scan, every page). */
 /** Every stored item holding a text that begins with `prefix` (a record's, or one of its parts'). */
 const itemsNamed = async (prefix: string) =>
-  (await allItems()).filter((item) => strings(item).some((text) => text.startsWith(prefix)));
-
-const allItems = () => scanTable();
+  (await scanTable()).filter((item) => strings(item).some((text) => text.startsWith(prefix)));
 
 /** An `s3://bucket/key` URI (chat content blocks) names `key`; other strings are taken as keys. */
 const objectKeyOf = (text: string) =>
@@ -218,7 +216,7 @@ async function assertNoDanglingObjectReferences() {
     'brand-kits/',
     'teams/',
   ]);
-  const Items = await allItems();
+  const Items = await scanTable();
   const references = new Set<string>();
   for (const item of Items)
     for (const [attribute, value] of Object.entries(item))
@@ -798,7 +796,7 @@ describe('faults in the AWS SDK clients', () => {
     }
     assert.ok(refused > 0);
     // Every project item in the table agrees with its tasks (counters written with the parent, last).
-    const Items = await allItems();
+    const Items = await scanTable();
     const projects = Items.filter((i) => i.kind === 'project');
     for (const project of projects) {
       const tasks = Items.filter((i) => i.project_id === project.id && i.kind === 'project_task');
@@ -835,7 +833,7 @@ describe('faults in the AWS SDK clients', () => {
         tasks.map((t: { title: string }) => t.title),
         body.tasks.map((t) => t.title),
       );
-      const stored = (await allItems()).filter((i) => String(i.title).startsWith(label));
+      const stored = (await scanTable()).filter((i) => String(i.title).startsWith(label));
       assert.deepEqual(
         stored.map((i) => i.kind).sort(),
         ['project', ...Array(30).fill('project_task')],
@@ -1012,7 +1010,7 @@ describe('faults in the AWS SDK clients', () => {
       [],
     );
     // Every member item (what routes and lists go by) has its workspace item.
-    const items = await allItems();
+    const items = await scanTable();
     const workspaces = new Set(items.filter((i) => i.kind === 'workspace').map((i) => i.id));
     const members = items.filter((i) => i.kind === 'workspace_member');
     assert.ok(members.length > 0);
@@ -1021,7 +1019,7 @@ describe('faults in the AWS SDK clients', () => {
 
   /** Every stored item whose strings hold this label (a workspace item, or a member item's summary). */
   const itemsHolding = async (label: string) =>
-    (await allItems()).filter((item) => strings(item).includes(label)).map((item) => item.sk);
+    (await scanTable()).filter((item) => strings(item).includes(label)).map((item) => item.sk);
 
   it('a workspace whose member write fails, without a key, leaves no item behind (503)', async () => {
     const name = `stray ${newId()}`;
@@ -1220,7 +1218,7 @@ describe('faults in the AWS SDK clients', () => {
     const first = await h.call('POST', url);
     clearFaults();
     const retry = await h.call('POST', url);
-    const stored = (await allItems()).filter((item) => item.pk === `TEAM#${team.id}`);
+    const stored = (await scanTable()).filter((item) => item.pk === `TEAM#${team.id}`);
     const teamItem = stored.find((item) => item.sk === 'TEAM')!;
     const entries = stored.filter((item) => item.action_type === 'team_unsubscribed');
     return { first, retry, teamItem, entries };
@@ -1322,7 +1320,7 @@ describe('faults in the AWS SDK clients', () => {
       body: (t: string) => ({ name: t }),
       // No list route (only a read by id): the stored kits.
       records: async (label: string) =>
-        (await allItems())
+        (await scanTable())
           .filter((item) => item.kind === 'brand-kit' && item.name === label)
           .map((item) => item.id),
     },

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { itemBytes } from '../../shared/db/item-size.ts';
-import { getItem, queryPartition, updateItem } from '../../shared/db/store.ts';
+import { getItem, queryPartition, removeListEntries, updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
@@ -376,7 +376,7 @@ describe('a record within its DynamoDB item', () => {
     await assert.rejects(loop(201), full);
   });
 
-  it('refuses the 201st add as full when the task holds a key twice, the key 20 minutes old', async () => {
+  it("gives back a key's second place on a full task (an append resent after another landed), at any age", async () => {
     const start = Date.parse('2026-11-18T12:00:00Z');
     setClock(new Date(start));
     const team = await createTeam(h);
@@ -413,10 +413,57 @@ describe('a record within its DynamoDB item', () => {
     assert.equal((await keysHeld()).filter((sk) => sk === twice).length, 2, 'the key is held twice');
     await runMany(loop, 2, 199);
     assert.equal((await keysHeld()).length, 200);
-    // Every key is settled, so the refused add looks them all up: the one held twice among them.
-    setClock(new Date(start + 21 * 60_000));
-    await assert.rejects(loop(199), full);
-    assert.equal((await keysHeld()).length, 200);
+    // Before any key is 20 minutes old: the second place of a key is never a call in flight.
+    setClock(new Date(start + 60_000));
+    const added = await loop(199);
+    const held = await keysHeld();
+    assert.equal(held.length, 200);
+    assert.deepEqual(
+      [held.filter((sk) => sk === twice).length, held.indexOf(twice)],
+      [1, 0],
+      'held once, in its first place',
+    );
+    assert.ok(held.includes(teamKeys.loop(team.id, added.scheduled_at, added.id).sk));
+    assert.deepEqual(new Set(held), new Set(await loopSortKeys(team.id)), 'every key names an instance');
+    await assert.rejects(loop(200), full);
+  });
+
+  it('appends again when another writer gave a slot back between its refusal and its read of the task', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const team = await createTeam(h);
+    const task = await addTask(team.id, { task_type: 't', title: 't' });
+    const loop = runOf(team.id, task.id);
+    await runMany(loop, 0, 200);
+    const taskKeys = teamKeys.task(team.id, task.id);
+    // Between the refused append and the read of the full task, a slot is given back (the first
+    // key's, as another add's release takes one off), so the read finds room and no key to release.
+    let armed = true;
+    const name = 'slotGivenBack';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          armed &&
+          context.commandName === 'GetItemCommand' &&
+          JSON.stringify(args.input).includes(task.id)
+        ) {
+          armed = false;
+          const { loop_keys } = (await getItem<{ loop_keys: string[] }>(taskKeys))!;
+          await removeListEntries(taskKeys, 'loop_keys', [{ index: 0, value: loop_keys[0] }]);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let added: LoopInstanceItem;
+    try {
+      added = await loop(200);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+    assert.equal(armed, false, 'the slot was given back between the two');
+    const held = (await getItem<{ loop_keys: string[] }>(taskKeys))!.loop_keys;
+    assert.equal(held.length, 200);
+    assert.ok(held.includes(teamKeys.loop(team.id, added.scheduled_at, added.id).sk));
   });
 
   it('gives back a key to nothing once when two adds to the full task find it together', async () => {
@@ -474,7 +521,7 @@ describe('a record within its DynamoDB item', () => {
     assert.deepEqual(new Set(held), new Set(await loopSortKeys(team.id)), 'every key names an instance');
     const released = warnings
       .map((line) => JSON.parse(line))
-      .filter((entry) => entry.message === 'loop keys to no instance released');
+      .filter((entry) => entry.message === 'loop keys held for nothing released');
     assert.deepEqual(
       released.map((entry) => entry.released),
       [1],
