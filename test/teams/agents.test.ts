@@ -319,6 +319,23 @@ describe('a record within its DynamoDB item', () => {
   const loopSortKeys = async (teamId: string) =>
     (await teamItems(teamId, teamKeys.loopAt(''))).map((item) => item.sk as string);
   const full = /Invalid loop instance: task .* is already run by 200 loop instances/;
+  /** Runs `add` with its process dying after its key's append, before its instance's put. */
+  const diesBeforeInstance = async (add: () => Promise<unknown>) => {
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
+          throw new Error('process died');
+        return next(args);
+      },
+      { step: 'initialize', name: 'diesBeforeInstance' },
+    );
+    try {
+      await assert.rejects(add(), /process died/);
+    } finally {
+      client.middlewareStack.remove('diesBeforeInstance');
+    }
+  };
 
   it('refuses a loop instance past the 200 one task may have, writing nothing', async () => {
     setClock(new Date('2026-11-18T12:00:00Z'));
@@ -340,20 +357,7 @@ describe('a record within its DynamoDB item', () => {
     const loop = runOf(team.id, task.id);
     await runMany(loop, 0, 199);
     // The 200th instance's process dies after its key's append: the key holds the last slot, to nothing.
-    const client = dynamo();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
-          throw new Error('process died');
-        return next(args);
-      },
-      { step: 'initialize', name: 'diesBeforeInstance' },
-    );
-    try {
-      await assert.rejects(loop(199), /process died/);
-    } finally {
-      client.middlewareStack.remove('diesBeforeInstance');
-    }
+    await diesBeforeInstance(() => loop(199));
     const keysHeld = async () =>
       (await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id)))!.loop_keys;
     const written = new Set(await loopSortKeys(team.id));
@@ -473,20 +477,8 @@ describe('a record within its DynamoDB item', () => {
     const task = await addTask(team.id, { task_type: 't', title: 't' });
     const loop = runOf(team.id, task.id);
     await runMany(loop, 0, 199);
+    await diesBeforeInstance(() => loop(199));
     const client = dynamo();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
-          throw new Error('process died');
-        return next(args);
-      },
-      { step: 'initialize', name: 'diesBeforeInstance' },
-    );
-    try {
-      await assert.rejects(loop(199), /process died/);
-    } finally {
-      client.middlewareStack.remove('diesBeforeInstance');
-    }
 
     // One add's lookup of the keys answers after the other add gave the key back and took its slot:
     // the list has moved, so the later add takes nothing off and is refused as full.
