@@ -97,6 +97,14 @@ export interface QueryOptions {
   checked?: Promise<unknown>;
 }
 
+/** What queryPartition reads but does not keep (an offset window's skipped items). */
+export interface QuerySkip {
+  /** This many items, after `passOver`, are read (and counted towards `limit`) but not kept. */
+  skip?: number;
+  /** The first item read, when this holds for it, is read and not kept (nor counted by `skip`). */
+  passOver?: (item: Item) => boolean;
+}
+
 const queryInput = (partition: string, options: QueryOptions): QueryCommandInput => {
   const keys = options.index ? TABLE_INDEXES[options.index] : { partitionKey: 'pk', sortKey: 'sk' };
   return {
@@ -125,22 +133,35 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
 };
 
 /** One single-partition Query: up to `limit` items, page after page, since DynamoDB ends a page at
- * 1 MB (big items would otherwise cut a list short). `limit` is required: it bounds the read. */
+ * 1 MB (big items would otherwise cut a list short). `limit` is required: it bounds the read. Items
+ * `skip` names are dropped as their page arrives, so a deep offset holds one page and the window in
+ * memory, not everything it passes (OWASP API4: 10,000 big records would exceed the function's
+ * memory; docs/security.md). */
 export async function queryPartition<T extends object>(
   partition: string,
-  options: QueryOptions & { limit: number },
+  options: QueryOptions & QuerySkip & { limit: number },
 ): Promise<T[]> {
   const items: T[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    if (startKey) await options.checked;
-    const input = queryInput(partition, { ...options, limit: options.limit - items.length });
+  let read = 0;
+  let skipped = 0;
+  // A page is taken apart in a function of its own, so that nothing of it outlives its turn.
+  const readPage = async (startKey: Record<string, unknown> | undefined) => {
+    const input = queryInput(partition, { ...options, limit: options.limit - read });
     const page = await dynamo().send(
       new QueryCommand({ ...input, ExclusiveStartKey: startKey ?? input.ExclusiveStartKey }),
     );
-    items.push(...((page.Items ?? []) as T[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < options.limit);
+    for (const item of page.Items ?? []) {
+      if (read++ === 0 && options.passOver?.(item)) continue;
+      if (skipped < (options.skip ?? 0)) skipped++;
+      else items.push(item as T);
+    }
+    return page.LastEvaluatedKey;
+  };
+  let startKey = await readPage(undefined);
+  while (startKey && read < options.limit) {
+    await options.checked;
+    startKey = await readPage(startKey);
+  }
   return items;
 }
 
@@ -206,17 +227,18 @@ export async function queryWindow<T extends object>(
   // A key condition has no exclusive bound beside a prefix: the range from the prefix to the cursor
   // holds the cursor's own key, so one item more is read and the cursor's item, where it is there
   // (it comes first), left out. Every key in that range begins with the prefix, as the cursor does.
+  const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
+  // The items before the window are read (DynamoDB has no offset) but not kept.
   const items = await queryPartition<T>(partition, {
     index,
     checked,
     newestFirst: true,
     ...(cursor === undefined ? { prefix } : { between: [prefix, cursor] as const }),
     limit: offset + limit + (cursor === undefined ? 0 : 1),
+    skip: offset,
+    passOver: cursor === undefined ? undefined : (item) => item[sortKey] === cursor,
   });
-  const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
-  const older =
-    cursor !== undefined && (items[0] as Item | undefined)?.[sortKey] === cursor ? items.slice(1) : items;
-  return withinPageBudget(older.slice(offset, offset + limit), maxBytes);
+  return withinPageBudget(items.slice(0, limit), maxBytes);
 }
 
 /** The condition of a conditional update or delete, on the item as it is. */
