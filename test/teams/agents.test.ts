@@ -30,6 +30,33 @@ import { createTeam } from './fixtures.ts';
 const teamItems = (teamId: string, prefix?: string) =>
   queryPartition<Record<string, unknown>>(teamKeys.partition(teamId), { prefix, limit: 100_000 });
 
+/** Runs `add` with the answer to its first loop-key append lost after the append landed, so the SDK
+ * sends it again; `meanwhile` runs between the two. `lost`: whether that happened. */
+async function loopAppendAnswerLost<T>(add: () => Promise<T>, meanwhile?: () => Promise<unknown>) {
+  let armed = true;
+  const name = 'loop-append-answer-lost';
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (
+        !armed ||
+        context.commandName !== 'UpdateItemCommand' ||
+        !JSON.stringify(args.input).includes('loop_keys')
+      )
+        return next(args);
+      armed = false;
+      await next(args);
+      await meanwhile?.();
+      throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
+    },
+    { step: 'finalizeRequest', priority: 'low', name },
+  );
+  try {
+    return { result: await add(), lost: !armed };
+  } finally {
+    dynamo().middlewareStack.remove(name);
+  }
+}
+
 let h: Harness;
 before(async () => {
   h = await startHarness();
@@ -388,29 +415,10 @@ describe('a record within its DynamoDB item', () => {
     const loop = runOf(team.id, task.id);
     // The first append lands and its answer is lost; another append lands before the SDK's resend,
     // which then appends the same key again (updateItem's `once` holds only the last write's id).
-    let armed = true;
-    const name = 'loop-append-resent-after-another';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (
-          !armed ||
-          context.commandName !== 'UpdateItemCommand' ||
-          !JSON.stringify(args.input).includes('loop_keys')
-        )
-          return next(args);
-        armed = false;
-        await next(args);
-        await loop(1);
-        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
-      },
-      { step: 'finalizeRequest', priority: 'low', name },
+    const { result: first } = await loopAppendAnswerLost(
+      () => loop(0),
+      () => loop(1),
     );
-    let first: LoopInstanceItem;
-    try {
-      first = await loop(0);
-    } finally {
-      dynamo().middlewareStack.remove(name);
-    }
     const twice = teamKeys.loop(team.id, first.scheduled_at, first.id).sk;
     const keysHeld = async () =>
       (await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id)))!.loop_keys;
@@ -528,36 +536,18 @@ describe('addLoopInstance with its answer lost', () => {
     const team = await createTeam(h);
     const task = await addTask(team.id, { task_type: 't', title: 't' });
     // The append lands and its answer is lost: the SDK sends it again.
-    let armed = true;
-    const name = 'loop-append-answer-lost';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (
-          !armed ||
-          context.commandName !== 'UpdateItemCommand' ||
-          !JSON.stringify(args.input).includes('loop_keys')
-        )
-          return next(args);
-        armed = false;
-        await next(args);
-        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
-      },
-      { step: 'finalizeRequest', priority: 'low', name },
-    );
-    try {
-      const loop = await addLoopInstance(team.id, {
+    const { result: loop, lost } = await loopAppendAnswerLost(() =>
+      addLoopInstance(team.id, {
         loop_id: loopId('daily_content'),
         cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
         occurrence_day: 1,
         scheduled_at: '2026-11-18T13:00:00Z',
         task_id: task.id,
-      });
-      assert.equal(armed, false, 'the answer was lost');
-      const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
-      assert.deepEqual(item!.loop_keys, [teamKeys.loop(team.id, loop.scheduled_at, loop.id).sk]);
-    } finally {
-      dynamo().middlewareStack.remove(name);
-    }
+      }),
+    );
+    assert.equal(lost, true, 'the answer was lost');
+    const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
+    assert.deepEqual(item!.loop_keys, [teamKeys.loop(team.id, loop.scheduled_at, loop.id).sk]);
   });
 });
 
