@@ -253,8 +253,11 @@ export interface ItemCondition {
   below?: Record<string, number>;
   /** …these lists are absent or hold fewer entries than the given numbers… */
   fewer?: Record<string, number>;
-  /** …and these are absent or differ from the given values (a write's own resend is refused). */
+  /** …these are absent or differ from the given values (a write's own resend is refused)… */
   differ?: Item;
+  /** …and these lists (or sets) are absent or do not hold the given values (an append's own resend
+   * is refused, whatever landed between). */
+  lacks?: Item;
 }
 
 export interface ItemUpdate extends ItemCondition {
@@ -284,17 +287,22 @@ const WRITE_ID = 'last_write';
 /** What DynamoDB's size() answers for a list or a set: its number of entries. */
 const entriesOf = (value: unknown) => (value instanceof Set ? value.size : (value as unknown[]).length);
 
+/** What DynamoDB's contains() answers for a list or a set (absent: false). */
+const entriesHold = (value: unknown, entry: unknown) =>
+  value instanceof Set ? value.has(entry) : Array.isArray(value) && value.includes(entry);
+
 /** The condition, on an item read instead of written: what its expression (`condition`) asks of it. */
 export const holds = (
   item: Item,
-  { exists = [], absent = [], expect = {}, below = {}, fewer = {}, differ = {} }: ItemCondition,
+  { exists = [], absent = [], expect = {}, below = {}, fewer = {}, differ = {}, lacks = {} }: ItemCondition,
 ) =>
   exists.every((a) => item[a] !== undefined) &&
   absent.every((a) => item[a] === undefined) &&
   Object.entries(expect).every(([a, v]) => item[a] === v) &&
   Object.entries(below).every(([a, v]) => item[a] === undefined || (item[a] as number) < v) &&
   Object.entries(fewer).every(([a, v]) => item[a] === undefined || entriesOf(item[a]) < v) &&
-  Object.entries(differ).every(([a, v]) => item[a] !== v);
+  Object.entries(differ).every(([a, v]) => item[a] !== v) &&
+  Object.entries(lacks).every(([a, v]) => !entriesHold(item[a], v));
 
 /** Aliases for the names and values of one expression, and the condition's text over them. */
 function expressionParts() {
@@ -317,6 +325,7 @@ function expressionParts() {
     below = {},
     fewer = {},
     differ = {},
+    lacks = {},
   }: ItemCondition) => {
     const parts = [
       ...exists.map((a) => `attribute_exists(${name(a)})`),
@@ -334,6 +343,7 @@ function expressionParts() {
         const alias = name(a);
         return `(attribute_not_exists(${alias}) OR ${alias} <> ${value(v)})`;
       }),
+      ...Object.entries(lacks).map(([a, v]) => `NOT contains(${name(a)}, ${value(v)})`),
     ];
     return parts.length ? parts.join(' AND ') : undefined;
   };

@@ -690,27 +690,30 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   return item;
 }
 
-/** The task with a loop instance's key appended. A full task first gives back the keys of instances
- * left unwritten, if it holds any. */
+/** The task with a loop instance's key appended, once. A full task first gives back the keys of
+ * instances left unwritten, if it holds any. */
 async function appendLoopKey(teamId: string, taskId: string, sk: string): Promise<TaskItem> {
   const keys = teamKeys.task(teamId, taskId);
-  const append = () =>
-    updateItem<TaskItem>(keys, {
+  const append = async (): Promise<{ task: TaskItem } | { full: TaskItem }> => {
+    const appended = await updateItem<TaskItem>(keys, {
       append: { loop_keys: [sk] },
       exists: ['pk'], // a missing task is not written as a stub
       fewer: { loop_keys: TEAM_LIMITS.loopsPerTask },
-      // The SDK's resend of an append that landed (its answer lost) appends nothing again: the key
-      // twice took a second of the task's slots, and the resend of the last one was refused.
-      once: true,
+      // The SDK's resend of an append that landed (its answer lost) is refused by its own key, so a
+      // key never takes two of the task's slots, whatever other append landed between the two.
+      lacks: { loop_keys: sk },
     });
-  const appended = await append();
-  if (appended) return appended;
-  const full = await getItem<TaskItem>(keys);
-  if (!full) throw new Error(`No task ${taskId} in team ${teamId}`);
+    if (appended) return { task: appended };
+    const current = await getItem<TaskItem>(keys);
+    if (!current) throw new Error(`No task ${taskId} in team ${teamId}`);
+    return current.loop_keys?.includes(sk) ? { task: current } : { full: current };
+  };
+  const first = await append();
+  if ('task' in first) return first.task;
   // Room again (another add gave keys back since this one was refused), or keys it can give back.
-  const room = (full.loop_keys?.length ?? 0) < TEAM_LIMITS.loopsPerTask;
-  const retried = room || (await releaseLeftLoopKeys(teamId, full)) ? await append() : undefined;
-  if (retried) return retried;
+  const room = (first.full.loop_keys?.length ?? 0) < TEAM_LIMITS.loopsPerTask;
+  const retried = room || (await releaseLeftLoopKeys(teamId, first.full)) ? await append() : undefined;
+  if (retried && 'task' in retried) return retried.task;
   throw new Error(
     `Invalid loop instance: task ${taskId} is already run by ${TEAM_LIMITS.loopsPerTask} loop instances, the most one task may be`,
   );
@@ -721,31 +724,26 @@ async function appendLoopKey(teamId: string, taskId: string, sk: string): Promis
 const LOOP_KEY_SETTLED_MS = 20 * 60_000;
 const LOOP_KEYS_RELEASED = 50;
 
-/** Takes off a full task the keys it holds for nothing, where it still holds them as read (else a
- * concurrent change decided first): whether it found any. Those are keys to instances that will never
- * exist (a younger key may be a call's in flight, its instance about to be written) and a key's second
- * place (the SDK's resend of an append landed after another append: `once` knows only the last write). */
+/** Takes off a full task the keys to instances that will never exist, where it still holds them as
+ * read (else a concurrent change decided first): whether it found any. A younger key may be a call's
+ * in flight, its instance about to be written. */
 async function releaseLeftLoopKeys(teamId: string, task: TaskItem): Promise<boolean> {
   const held = task.loop_keys ?? [];
   const partition = teamKeys.partition(teamId);
   const settledBefore = now().getTime() - LOOP_KEY_SETTLED_MS;
-  const settled = held.filter((sk) => timeOfId(sk.slice(sk.lastIndexOf('#') + 1)) < settledBefore);
-  const found = settled.length ? await existingKeys(settled.map((sk) => ({ pk: partition, sk }))) : new Set();
+  const settled = held.filter((sk) => timeOfId(teamKeys.loopInstanceIdOf(sk)) < settledBefore);
+  if (!settled.length) return false;
+  const found = await existingKeys(settled.map((sk) => ({ pk: partition, sk })));
   const left = new Set(settled.filter((sk) => !found.has(keyText({ pk: partition, sk }))));
-  const seen = new Set<string>();
   const released = held
-    .flatMap((value, index) => {
-      const again = seen.has(value);
-      seen.add(value);
-      return left.has(value) || again ? [{ index, value }] : [];
-    })
+    .flatMap((value, index) => (left.has(value) ? [{ index, value }] : []))
     // At most LOOP_KEYS_RELEASED at once: each is a condition of the one update (DynamoDB's 4 KB).
     .slice(0, LOOP_KEYS_RELEASED);
   if (!released.length) return false;
   // Refused where the list moved since it was read: another add released keys first, so slots may
   // be free all the same, and the append is tried again either way.
   if (await removeListEntries(teamKeys.task(teamId, task.id), 'loop_keys', released))
-    log.warn('loop keys held for nothing released', {
+    log.warn('loop keys to no instance released', {
       team_id: teamId,
       task_id: task.id,
       released: released.length,

@@ -52,6 +52,8 @@ export const teamKeys = {
     sk: `LOOP#${scheduledAt}#${loopInstanceId}`,
   }),
   loopAt: (instant: string) => `LOOP#${instant}`,
+  /** The loop instance a `loop` sort key names. */
+  loopInstanceIdOf: (sk: string) => sk.slice(sk.lastIndexOf('#') + 1),
   /** Calendar entries of one generated period (`weekly#2026-11-16`, `monthly#2026-11-01`). */
   calendarPeriod: (periodKey: string) => `CAL#${periodKey}#`,
   calendarEntry: (teamId: string, periodKey: string, entryId: string) => ({

@@ -98,10 +98,9 @@ export const TEAM_LIMITS = {
 
 /** What a task, an activity entry or a strategy cycle may take of its DynamoDB item as stored: all of
  * it but room for a task's loop keys (TEAM_LIMITS.loopsPerTask) and 1 KiB for what else a task's bound
- * (`stored_bytes`) leaves out: the list's name and its own 3 bytes (12), the two sizes (31 at most),
- * the write id an append leaves (`last_write`, 46, written without adding to the bound) and a loop
- * key's 3 bytes more where its instant is past the year 9999 (600 at most). Its `version` is measured
- * with the task. */
+ * (`stored_bytes`) leaves out: the list's name and its own 3 bytes (12), the two sizes (31 at most)
+ * and a loop key's 3 bytes more where its instant is past the year 9999 (600 at most). Its `version`
+ * is measured with the task. */
 export const TEAM_RECORD_STORED_BYTES = ITEM_MAX_BYTES - TEAM_LIMITS.loopsPerTask * 67 - 1024;
 
 const KiB = 1024;

@@ -89,8 +89,7 @@ export interface TaskItem extends TeamTask {
   /** At least what the task weighs as sent, loop keys aside (absent on tasks written before it was
    * kept): updateTask checks its changes against it without reading the task. */
   sent_bytes?: number;
-  /** The same as its item counts it (AWS's count), loop keys and both sizes aside; the `last_write` an
-   * append leaves is not added to it (TEAM_RECORD_STORED_BYTES keeps room for it). */
+  /** The same as its item counts it (AWS's count), loop keys and both sizes aside. */
   stored_bytes?: number;
 }
 

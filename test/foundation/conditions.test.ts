@@ -35,6 +35,33 @@ describe('the fewer condition', () => {
   });
 });
 
+describe('the lacks condition', () => {
+  it("holds where a list or a set does not contain the value, as DynamoDB's contains(), in the expression and in holds", async () => {
+    const cases = [['a'], ['b'], ['a', 'b']].flatMap((entries) => [entries, new Set(entries)]);
+    for (const entries of cases) {
+      const keys = { pk: `CONDITION#${newId()}`, sk: 'ITEM' };
+      await put({ ...keys, entries });
+      const expression = await updateItem(keys, { set: { touched: true }, lacks: { entries: 'a' } });
+      const inPlace = holds({ ...keys, entries }, { lacks: { entries: 'a' } });
+      const has = entries instanceof Set ? entries.has('a') : entries.includes('a');
+      assert.equal(expression !== undefined, !has, `${[...entries]}, by the expression`);
+      assert.equal(inPlace, !has, `${[...entries]} (${entries.constructor.name}), by holds`);
+    }
+    // An empty list, and an item without the list, lack every value.
+    await put({ pk: 'CONDITION#empty', sk: 'ITEM', entries: [] });
+    assert.notEqual(
+      await updateItem(
+        { pk: 'CONDITION#empty', sk: 'ITEM' },
+        { set: { touched: true }, lacks: { entries: 'a' } },
+      ),
+      undefined,
+    );
+    const keys = { pk: `CONDITION#${newId()}`, sk: 'ITEM' };
+    await put({ ...keys });
+    assert.notEqual(await updateItem(keys, { set: { touched: true }, lacks: { entries: 'a' } }), undefined);
+  });
+});
+
 describe('removeListEntries', () => {
   it('takes the entries off only where each still sits at the index read, else changes nothing', async () => {
     const keys = { pk: `CONDITION#${newId()}`, sk: 'ITEM' };
