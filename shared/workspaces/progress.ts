@@ -16,14 +16,16 @@ import {
 } from './schemas.ts';
 import { toWorkspaceTask, type WorkspaceTaskItem } from './tasks.ts';
 
+const progressObject = v.custom<Record<string, unknown>>(isObject, 'should be an object');
+
 /** What an agent writes as it moves a task (advanceWorkspaceTask): values the task's read documents
  * (a status of the set, a UUID, objects, a cost in dollars), so a read never answers what its schema
  * refuses. Their storability and size are checked beside (refuseUnstorable, refuseStoredPast). */
 export const TaskProgressInput = v.object({
   status: v.picklist(WORKSPACE_TASK_STATUSES, `should be one of ${WORKSPACE_TASK_STATUSES.join(', ')}`),
   approved_by: v.optional(uuid()), // normalised, as every UUID the API takes
-  output_data: v.optional(v.custom<Record<string, unknown>>(isObject, 'should be an object')),
-  proposed_actions: v.optional(v.custom<Record<string, unknown>>(isObject, 'should be an object')),
+  output_data: v.optional(progressObject),
+  proposed_actions: v.optional(progressObject),
   cost_usd: v.optional(
     v.pipe(
       v.number('should be a number'),
