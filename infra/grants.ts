@@ -56,8 +56,8 @@ export const OBJECTS = {
   uploads: underFirstId(uploadKey('*', '*', 'file')),
   /** Draft brand-kit logos: `drafts/<user>/<draft>/<role>.png` (expire after a day). */
   drafts: underFirstId(draftLogoKey('*', '*', 'logo')),
-  /** Saved brand-kit logos: `brand-kits/<user>/<kit>/<role>.<ext>`. */
-  brandKitLogos: underFirstId(brandKitLogoKey('*', '*', 'logo', '')),
+  /** Saved brand-kit logos: `brand-kits/<user>/logos/<source digest>.<ext>`. */
+  brandKitLogos: underFirstId(brandKitLogoKey('*', '')),
   /** An avatar's source video: `teams/<team>/avatars/<avatar>/source.<ext>`. */
   avatarSources: avatarObjects.source('*', '*', '*'),
   /** An avatar's consent recording (the client PUTs it): `teams/<team>/avatars/<avatar>/consent.<ext>`. */

@@ -23,7 +23,7 @@ const OBJECT_PATTERNS: Record<keyof typeof OBJECTS, string> = {
   drafts:
     "Draft logos are `drafts/<user id>/<draft id>/<role>.png`, written by generate-from-upload under the caller's prefix; a brand-kit save copies only keys under the caller's own `drafts/<user id>/`.",
   brandKitLogos:
-    "Saved logos are `brand-kits/<user id>/<kit id>/<role>.<ext>`, written and deleted only under the caller's own prefix for the kit being saved; read only as the caller's own (a presigned URL of a kit they own, or the source of a copy under their own prefix).",
+    "Saved logos are `brand-kits/<user id>/logos/<source digest>.<ext>`, one copy per logo source, written only under the caller's own prefix by a brand-kit save and never deleted; read only as the caller's own (a presigned URL of a kit they own, or a logo a save names under their own prefix).",
   avatarSources:
     'An avatar’s source video is `teams/<team id>/avatars/<avatar id>/source.<ext>`: only the upload route touches it (write, then delete on rollback, presigned GET for the provider), for a team the caller owns and an avatar id it has just minted.',
   avatarConsents:

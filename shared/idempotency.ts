@@ -154,11 +154,8 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
   };
   // Staged under an identity the key's first request did not take: nothing will name those items.
   const unstaged = stage && claim && !claim.won ? stage.undo(asked).catch(() => undefined) : undefined;
-  // This request refused (`prepare`, or a stage's 4xx such as a logo that is not an image).
-  const refused = [ready, staged].find(
-    (outcome, i): outcome is PromiseRejectedResult =>
-      outcome.status === 'rejected' && (i === 0 || isRefusal(outcome.reason)),
-  );
+  // This request refused by `prepare`.
+  const refused = ready.status === 'rejected' ? ready : undefined;
   try {
     // The create's own refusal answers first, as it would without a key.
     if (checked.status === 'rejected') throw checked.reason;
@@ -193,9 +190,7 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
       if (round >= CLAIM_ROUNDS) throw new ServiceUnavailableError();
       claim = await claimKey();
     }
-    // A stage's refusal is answered as `prepare`'s is.
     if (ready.status === 'rejected') throw ready.reason;
-    if (refused) throw refused.reason;
   } catch (error) {
     // A refused request gives its claim back (the corrected request may use the key). What it staged
     // goes only where nothing else may name it; a claim lost to another request was taken back above.

@@ -25,12 +25,11 @@ export const brandKitRoutes: Route[] = [
     entry: 'brand-kits/create-brand-kit',
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     bucket: {
-      // CopyObject from a draft logo, a direct upload or another kit's logo (404 `Logo not found` when
-      // missing) to the kit's own key; presigned GETs of the kit's logos; the copies deleted again when
-      // the save is refused.
+      // HeadObject of a direct upload or another kit's logo, and of the copy (404 `Logo not found` or
+      // no copy yet when missing); CopyObject from a draft logo or a direct upload to its copy under
+      // brand-kits/; presigned GETs of the kit's logos. Copies are never deleted (other kits name them).
       read: [OBJECTS.drafts, OBJECTS.uploads, OBJECTS.brandKitLogos],
       write: [OBJECTS.brandKitLogos],
-      delete: [OBJECTS.brandKitLogos],
       list: [OBJECTS.drafts, OBJECTS.uploads, OBJECTS.brandKitLogos],
     },
   },

@@ -1,4 +1,5 @@
 // Brand kits in the table, and their logos in the bucket.
+import { sha256 } from '../digest.ts';
 import { draftPrefix, isKeyUnder, isOwnDraftKey, isOwnUploadKey } from '../uploads/keys.ts';
 import type { LogoRole } from './schemas.ts';
 
@@ -25,23 +26,22 @@ export const draftLogoKey = (userId: string, draftId: string, role: LogoRole) =>
 const brandKitPrefix = (userId: string) => `brand-kits/${userId}/`;
 
 /**
- * A saved kit's logo, kept for as long as the kit, named for the image type it holds: the stored type
- * of a direct upload (whose file name the user chose, `logo` or `mark.jpeg` for a PNG), else the
- * source's own extension (draft logos are PNGs named so, kit logos were named by this rule).
+ * The saved kits' copy of a logo source (a draft logo or a direct upload), kept for as long as the
+ * kits that name it: one per source, named by the source's digest (every kit naming that source
+ * names this copy, so saving it again stores nothing more), and for the image type it holds: the
+ * stored type of a direct upload (whose file name the user chose, `logo` or `mark.jpeg` for a PNG),
+ * else the source's own extension (draft logos are PNGs named so).
  */
-export const brandKitLogoKey = (
-  userId: string,
-  kitId: string,
-  role: LogoRole,
-  sourceKey: string,
-  mediaType?: string,
-) =>
-  `${brandKitPrefix(userId)}${kitId}/${role}${
+export const brandKitLogoKey = (userId: string, sourceKey: string, mediaType?: string) =>
+  `${brandKitPrefix(userId)}logos/${sha256(sourceKey)}${
     (mediaType && LOGO_EXTENSIONS[mediaType]) ??
     /\.[a-z0-9]{1,5}$/i.exec(sourceKey)?.[0].toLowerCase() ??
     '.png'
   }`;
 
+/** A saved kit's logo (before copies were kept per source, a copy per kit: `<kit id>/<role>.<ext>`). */
+export const isOwnKitLogoKey = (userId: string, key: string) => isKeyUnder(brandKitPrefix(userId), key);
+
 /** Logo keys a save may name: the caller's draft logos, direct uploads and other kits' logos. */
 export const isOwnLogoSource = (userId: string, key: string) =>
-  isOwnDraftKey(userId, key) || isOwnUploadKey(userId, key) || isKeyUnder(brandKitPrefix(userId), key);
+  isOwnDraftKey(userId, key) || isOwnUploadKey(userId, key) || isOwnKitLogoKey(userId, key);

@@ -1,4 +1,4 @@
-// Saved brand kits: one item per kit (listed per owner through gsi1); logos copied to keys of the kit.
+// Saved brand kits: one item per kit (listed per owner through gsi1); logos copied once per source.
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
 import { deleteObject, headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
@@ -12,7 +12,7 @@ import { log } from '../log.ts';
 import { bareMediaType } from '../media-type.ts';
 import { isOwnUploadKey } from '../uploads/keys.ts';
 import { downloadUrl } from '../uploads/store.ts';
-import { brandKitKeys, brandKitLogoKey, isOwnLogoSource } from './keys.ts';
+import { brandKitKeys, brandKitLogoKey, isOwnKitLogoKey, isOwnLogoSource } from './keys.ts';
 import {
   BRAND_KIT_LIMITS,
   type BrandKit,
@@ -86,48 +86,28 @@ export const toBrandKit = async (item: BrandKitItem): Promise<BrandKit> => ({
 });
 
 /**
- * Copies each named logo to a key of the kit (drafts expire; the kit's copy stays). A source named in
- * several roles is copied once, under its first role's key, which each of those roles names. A direct
- * upload is checked first (HeadObject): one not there is a 404, one that is not an image (it may be a
- * video or a PDF) is never copied, is a 422 at each field naming it; either way the save's other copies
- * are deleted. Draft logos are our own PNGs and kit logos copies of checked sources, so those are
- * copied at once.
+ * The key of each named logo the kit is to store, by role: a copy of the source (drafts expire; the
+ * copy stays), made once per source (brandKitLogoKey), or another kit's logo as it is. A source named
+ * in several roles is read once, and each of those roles names its copy. A direct upload is checked
+ * first (HeadObject): one not there is a 404, one that is not an image (it may be a video or a PDF) is
+ * never copied, is a 422 at each field naming it. Draft logos are our own PNGs and kit logos copies of
+ * checked sources, so those are taken as they are. Copies made for a save that is then refused stay:
+ * at most one per source, the copy its next save names.
  */
-async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInput) {
+async function keepLogos(userId: string, input: CreateBrandKitInput) {
   const rolesOf = new Map<string, LogoRole[]>();
   for (const role of LOGO_ROLES) {
     const source = input[LOGO_FIELDS[role].key];
     if (source) rolesOf.set(source, [...(rolesOf.get(source) ?? []), role]);
   }
   for (const source of rolesOf.keys()) if (!isOwnLogoSource(userId, source)) throw new NotFoundError('Logo');
-  const copies = await Promise.allSettled(
-    [...rolesOf].map(async ([source, roles]) => {
-      let mediaType: string | undefined;
-      if (isOwnUploadKey(userId, source)) {
-        const head = await headObject(source);
-        // No object is a 404 here, not at the copy: its URL's PUT may land between the two, and the
-        // copy would take whatever it stored (a video) unchecked. Once there, an upload stays as it is.
-        if (!head) throw new NotFoundError('Logo');
-        mediaType = bareMediaType(head.ContentType);
-        if (!LOGO_MEDIA_TYPES.has(mediaType)) return { roles, source };
-      }
-      const key = brandKitLogoKey(userId, kitId, roles[0]!, source, mediaType);
-      await s3().send(
-        new CopyObjectCommand({
-          Bucket: config.bucketName,
-          Key: key,
-          CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
-        }),
-      );
-      return { roles, source, key };
-    }),
+  const kept = await Promise.allSettled(
+    [...rolesOf].map(async ([source, roles]) => ({ roles, source, key: await keepLogo(userId, source) })),
   );
-  const settled = copies.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
-  const copied = settled.filter((c) => c.key !== undefined);
-  const notImages = settled.filter((c) => c.key === undefined);
-  const failed = copies.find((c) => c.status === 'rejected');
-  if (failed || notImages.length > 0) await discardLogos(copied.map(({ key }) => key!));
+  const failed = kept.find((k) => k.status === 'rejected');
   if (failed) throw isMissingObject(failed.reason) ? new NotFoundError('Logo') : failed.reason;
+  const logos = kept.flatMap((k) => (k.status === 'fulfilled' ? [k.value] : []));
+  const notImages = logos.filter((logo) => logo.key === undefined);
   if (notImages.length > 0)
     throw new RequestValidationError(
       LOGO_ROLES.flatMap((role) =>
@@ -139,12 +119,38 @@ async function copyLogos(userId: string, kitId: string, input: CreateBrandKitInp
       ),
     );
   return new Map<LogoRole, string>(
-    copied.flatMap(({ roles, key }) => roles.map((role) => [role, key!] as const)),
+    logos.flatMap(({ roles, key }) => roles.map((role) => [role, key!] as const)),
   );
 }
 
-/** Best effort: objects of a kit that was never written. */
-const discardLogos = (keys: string[]) => Promise.allSettled(keys.map((key) => deleteObject(key)));
+/** The key a kit stores for one logo source; undefined for a direct upload that is not an image. */
+async function keepLogo(userId: string, source: string): Promise<string | undefined> {
+  if (isOwnKitLogoKey(userId, source)) {
+    if (!(await headObject(source))) throw new NotFoundError('Logo');
+    return source;
+  }
+  let mediaType: string | undefined;
+  if (isOwnUploadKey(userId, source)) {
+    const head = await headObject(source);
+    // No object is a 404 here, not at the copy: its URL's PUT may land between the two, and the
+    // copy would take whatever it stored (a video) unchecked. Once there, an upload stays as it is.
+    if (!head) throw new NotFoundError('Logo');
+    mediaType = bareMediaType(head.ContentType);
+    if (!LOGO_MEDIA_TYPES.has(mediaType)) return undefined;
+  }
+  const key = brandKitLogoKey(userId, source, mediaType);
+  // Copied only where no save copied it yet: every save copying again stored the image again, outside
+  // the daily upload allowance (and on this versioned bucket an overwrite keeps the old bytes 30 days).
+  if (!(await headObject(key)))
+    await s3().send(
+      new CopyObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
+      }),
+    );
+  return key;
+}
 
 const countKit = async (brandId: string, kitId: string, at: string) => {
   if (!(await countBrandKit(brandId, kitId, BRAND_KIT_LIMITS.perBrand, at)))
@@ -155,30 +161,28 @@ const readKit = (kitId: string) => getItem<BrandKitItem>(brandKitKeys.brandKit(k
 
 /**
  * Saves a reviewed draft. The brand (when named) must be the caller's: it is read while the logos are
- * copied to keys of the kit (the stage: no read reaches them until the kit names them); then the kit
- * and the brand's `brand_kit_count` are written together (two waves in all). An Idempotency-Key makes
+ * kept (keepLogos); then the kit and the brand's `brand_kit_count` are written together (two waves in
+ * all, the logos' reads and copies inside the first). An Idempotency-Key makes
  * a retry answer the first kit (shared/idempotency.ts); a failed save, keyed or not, leaves neither
  * the kit nor its count, and gives the key back.
  */
 export function createBrandKit(userId: string, input: CreateBrandKitInput, key?: string): Promise<BrandKit> {
   const { brand_id, ...fields } = input;
-  /** Each identity's logo copies, by role: made by the stage, named by the kit written under it. */
-  const copies = new Map<string, Map<LogoRole, string>>();
   return createOnce({
     claimAt: ownClaim(userId, 'brand-kit', key),
     request: input,
     check: () => (brand_id ? getBrand(userId, brand_id) : Promise.resolve(null)),
     // A full brand refuses only a request that is to write: the retry of the save that took its last
-    // place answers that kit. The count's own condition settles a race for the last place.
+    // place answers that kit. The count's own condition settles a race for the last place. The logos
+    // are kept beside the brand's read (they name no kit: a twin's write names the same keys).
     prepare: async (checking) => {
-      if (((await checking)?.brand_kit_count ?? 0) >= BRAND_KIT_LIMITS.perBrand)
+      const [brand, logos] = await Promise.allSettled([checking, keepLogos(userId, input)]);
+      if (brand.status === 'fulfilled' && (brand.value?.brand_kit_count ?? 0) >= BRAND_KIT_LIMITS.perBrand)
         throw new ConflictError(TOO_MANY_KITS);
+      if (logos.status === 'rejected') throw logos.reason;
+      return logos.value;
     },
-    stage: {
-      write: async ({ id }) => void copies.set(id, await copyLogos(userId, id, input)),
-      undo: async ({ id }) => void (await discardLogos([...new Set(copies.get(id)?.values())])),
-    },
-    write: async ({ id, created_at: at }) => {
+    write: async ({ id, created_at: at }, _brand, logos) => {
       const item: BrandKitItem = {
         ...fields,
         id,
@@ -189,10 +193,10 @@ export function createBrandKit(userId: string, input: CreateBrandKitInput, key?:
       };
       for (const role of LOGO_ROLES) {
         const { key, url } = LOGO_FIELDS[role];
-        const copied = copies.get(id)?.get(role);
-        item[key] = copied ?? null;
+        const kept = logos.get(role);
+        item[key] = kept ?? null;
         // A stored key's URL is presigned at every read; only a URL without a key is kept.
-        if (copied) item[url] = null;
+        if (kept) item[url] = null;
       }
       // The kit and its count are written side by side (a twin completing this save under the same
       // id writes neither twice); if either fails, `unwrite` takes both back.
@@ -210,9 +214,9 @@ export function createBrandKit(userId: string, input: CreateBrandKitInput, key?:
       return toBrandKit(item);
     },
     // Deleting a kit that was not written and taking back a count that was not added change nothing.
-    // Gone only where both went: the logos go (the stage's undo) only then (a kit left behind never
-    // points at nothing), and a count kept without its kit is the keyed retry's to complete (counted
+    // Gone only where both went. A count kept without its kit is the keyed retry's to complete (counted
     // once) or, without a key, logged with both ids (the place it holds is the operator's to give back).
+    // The logo copies stay either way: other kits may name them, and the retry names them again.
     unwrite: async ({ id }) => {
       const [unwritten, uncounted] = await Promise.allSettled([
         deleteItem(brandKitKeys.brandKit(id)),

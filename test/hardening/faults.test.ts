@@ -975,7 +975,7 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual([tasks.length, task_count, total_budget_usd], [0, 0, 0]);
   });
 
-  it('POST /brand-kits: when an upload’s type check fails, no logo copy is left behind', async () => {
+  it('POST /brand-kits: an upload’s type check failing is a 503; the draft logo’s copy stays, and the retry copies only the upload', async () => {
     const draft = `drafts/${h.owner.id}/faults/logo.png`;
     const upload = `uploads/${h.owner.id}/faults/mark.png`;
     for (const Key of [draft, upload])
@@ -989,13 +989,24 @@ describe('faults in the AWS SDK clients', () => {
         )
       ).Contents?.map((o) => o.Key) ?? [];
     const before = await kitLogos();
-    inject('s3', { commands: /HeadObject/, failing: () => true, kind: 'server' });
-    const res = await h.call('POST', '/api/v1/brand-kits', {
-      json: { name: 'Faulty logos', logo_key: draft, logo_icon_key: upload },
-    });
+    const body = { json: { name: 'Faulty logos', logo_key: draft, logo_icon_key: upload } };
+    inject('s3', { commands: /HeadObject/, about: upload, failing: () => true, kind: 'server' });
+    const res = await h.call('POST', '/api/v1/brand-kits', body);
     clearFaults();
     assert.equal(res.status, 503, res.text);
-    assert.deepEqual(await kitLogos(), before);
+    // The draft's copy, made beside the failing read, stays: no kit names it yet, the retry will.
+    const [draftCopy, ...others] = (await kitLogos()).filter((key) => !before.includes(key));
+    assert.deepEqual(others, []);
+    const copies = inject('s3', { commands: /CopyObject/, failing: () => false, kind: 'server' });
+    const retry = await h.call('POST', '/api/v1/brand-kits', body);
+    clearFaults();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.logo_key, draftCopy);
+    assert.equal(copies.attempts(), 1);
+    assert.deepEqual(
+      (await kitLogos()).filter((key) => !before.includes(key)).sort(),
+      [retry.body.logo_key, retry.body.logo_icon_key].sort(),
+    );
   });
 
   it('a workspace whose second write fails is nowhere: not listed, no member item without it', async () => {

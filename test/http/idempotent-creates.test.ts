@@ -347,7 +347,7 @@ describe('what the losing twins of a keyed create staged is taken back', () => {
     );
   });
 
-  it("a brand kit's logo copies: 20 concurrent sends leave the one kit's", async () => {
+  it("a brand kit's logo copies: 20 concurrent sends leave one of each source, the kit's", async () => {
     const label = `staged ${randomUUID()}`;
     const [logo, dark] = [randomUUID(), randomUUID()].map((id) => `uploads/${h.owner.id}/keys/${id}.png`);
     await Promise.all([putObject(logo!, 'image/png'), putObject(dark!, 'image/png')]);
@@ -360,7 +360,7 @@ describe('what the losing twins of a keyed create staged is taken back', () => {
       (await storedItems('brand-kit', 'name', label)).map((item) => item.id),
       [kit.id],
     );
-    // Each twin copied both logos under its own kit id; the 19 that lost the key deleted theirs.
+    // Each source is copied once, whatever the twins: the kit names the only two copies.
     const { Contents = [] } = await s3().send(
       new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
     );

@@ -268,7 +268,7 @@ describe('the route table grants what the handlers send', () => {
         logo_key: png,
         logo_icon_key: `${userUploadPrefix(h.owner.id)}${newId()}/x.png`,
         logo_dark_key: draftLogoKey(h.owner.id, newId(), 'dark'),
-        logo_square_key: brandKitLogoKey(h.owner.id, newId(), 'square', 'x.png'),
+        logo_square_key: brandKitLogoKey(h.owner.id, newId()),
       },
     });
     assert.equal(noLogo.status, 404);

@@ -417,10 +417,14 @@ describe('least privilege in the synthesized template', () => {
       s3Of('teams/avatar-upload').filter((l) => l.startsWith('s3:DeleteObject')),
       ['s3:DeleteObject <bucket>/teams/*/avatars/*/source.*'],
     );
-    assert.deepEqual(
-      s3Of('brand-kits/create-brand-kit').filter((l) => l.startsWith('s3:DeleteObject')),
-      ['s3:DeleteObject <bucket>/brand-kits/*'],
-    );
+    // A brand-kit save copies a logo source once for every kit that names it: it deletes nothing.
+    assert.deepEqual(s3Of('brand-kits/create-brand-kit'), [
+      's3:GetObject <bucket>/brand-kits/*',
+      's3:GetObject <bucket>/drafts/*',
+      's3:GetObject <bucket>/uploads/*',
+      's3:ListBucket <bucket>',
+      's3:PutObject <bucket>/brand-kits/*',
+    ]);
   });
 
   it('3. grants the table explicit item actions (never Scan or stream reads), on the indexes a route queries', () => {
