@@ -1,6 +1,6 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied once per source.
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
-import { deleteObject, headObject, isMissingObject, s3 } from '../aws/s3.ts';
+import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
 import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
