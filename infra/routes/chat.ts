@@ -9,12 +9,12 @@ export const chatRoutes: Route[] = [
     // With an Idempotency-Key, its claim is sealed by a retry and given back when refused.
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   },
-  // The caller's sessions, newest first, from gsi1.
+  // The caller's sessions, newest first, from gsi1 (an offset walked on its slim view).
   {
     method: 'GET',
     path: '/api/v1/chat/sessions',
     entry: 'chat/list-sessions',
-    indexes: ['gsi1'],
+    indexes: ['gsi1', 'gsi1_calendar'],
   },
   {
     method: 'GET',

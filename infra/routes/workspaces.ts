@@ -14,13 +14,14 @@ export const workspaceRoutes: Route[] = [
     entry: 'workspaces/create-workspace',
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
   },
-  // The caller's workspaces, newest first, from gsi1 (the member items).
+  // The caller's workspaces, newest first, from gsi1 (the member items; an offset walked on its slim
+  // view).
   {
     method: 'GET',
     path: '/api/v1/workspaces',
     entry: 'workspaces/list-workspaces',
     table: ['GetItem'],
-    indexes: ['gsi1'],
+    indexes: ['gsi1', 'gsi1_calendar'],
   },
   { method: 'GET', path: WORKSPACE, entry: 'workspaces/get-workspace', table: ['GetItem', 'Query'] },
   {
@@ -37,13 +38,14 @@ export const workspaceRoutes: Route[] = [
     // Seals the credentials (KMS GenerateDataKey); nothing on an HTTP route opens them.
     secrets: ['seal'],
   },
-  // The status filter reads gsi1.
+  // The status filter reads gsi1; an offset is walked on gsi1's slim view (gsi1_calendar), the whole
+  // list's merged across the seven status partitions.
   {
     method: 'GET',
     path: `${WORKSPACE}/tasks`,
     entry: 'workspaces/list-workspace-tasks',
     table: ['GetItem', 'Query'],
-    indexes: ['gsi1'],
+    indexes: ['gsi1', 'gsi1_calendar'],
   },
   {
     method: 'POST',

@@ -92,6 +92,8 @@ export interface QueryOptions {
   index?: IndexName;
   /** Continue after this sort key (cursor paging; base table only). */
   startAfter?: string;
+  /** Continue after the item of these keys (its table keys, and the index's where one is read). */
+  startKey?: Item;
   /** An access check started beside the read: every page after the first waits for it, so a request
    * it refuses (it rejects) reads one page, not a deep window of someone else's items. */
   checked?: Promise<unknown>;
@@ -128,7 +130,8 @@ const queryInput = (partition: string, options: QueryOptions): QueryCommandInput
     Limit: options.limit,
     ConsistentRead: options.index ? undefined : CONSISTENT_READ,
     ExclusiveStartKey:
-      options.startAfter === undefined ? undefined : { pk: partition, sk: options.startAfter },
+      options.startKey ??
+      (options.startAfter === undefined ? undefined : { pk: partition, sk: options.startAfter }),
   };
 };
 
@@ -207,8 +210,21 @@ export async function queryAfter<T extends { id: string }>(
   return { items: page, nextAfter: items.length > page.length ? (page.at(-1)?.id ?? null) : null };
 }
 
+/** Where an offset window's skipped items are counted: a slim index holding the same sort keys (the
+ * partitions' entries merged newest first by sort key), so a deep offset reads keys and a few short
+ * fields rather than every item it skips. */
+export interface OffsetWalk {
+  index: IndexName;
+  partitions: readonly string[];
+}
+
+/** gsi1's slim view: gsi1_calendar holds gsi1's keys with a few short fields (an entry under 2 KB),
+ * where gsi1 holds whole items of up to 400 KB. */
+const SLIM_VIEWS: Partial<Record<IndexName, IndexName>> = { gsi1: 'gsi1_calendar' };
+
 /** An offset/limit window of one kind of item (sort keys `prefix` + id), newest first. DynamoDB has
- * no offset: it reads offset + limit items, so a deep offset costs more pages and callers cap the
+ * no offset: the items before the window are read, from `walk` (gsi1's windows walk its slim view by
+ * default) or else the window's own partition, so a deep offset costs more pages and callers cap the
  * offset. `before` (the id of the last entry a client received) starts the window at the next older
  * key instead: limit + 1 items read however deep, unmoved by items created meanwhile; `offset` counts
  * from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
@@ -220,6 +236,7 @@ export async function queryWindow<T extends object>(
     offset: number;
     limit: number;
     before?: string | null;
+    walk?: OffsetWalk;
   } & PageBudget,
 ): Promise<T[]> {
   const { prefix, offset, limit, before, maxBytes, index, checked } = options;
@@ -227,18 +244,91 @@ export async function queryWindow<T extends object>(
   // A key condition has no exclusive bound beside a prefix: the range from the prefix to the cursor
   // holds the cursor's own key, so one item more is read and the cursor's item, where it is there
   // (it comes first), left out. Every key in that range begins with the prefix, as the cursor does.
+  const range = cursor === undefined ? { prefix } : { between: [prefix, cursor] as const };
+  const slim = index && SLIM_VIEWS[index];
+  const walk = options.walk ?? (slim ? { index: slim, partitions: [partition] } : undefined);
+  if (offset > 0 && walk) {
+    const last = await itemAtOffset(walk, { ...range, checked }, offset, cursor);
+    if (!last) return [];
+    const keys = index ? TABLE_INDEXES[index] : undefined;
+    const items = await queryPartition<T>(partition, {
+      index,
+      checked,
+      newestFirst: true,
+      ...range,
+      limit,
+      startKey: pickKeys(last, ['pk', 'sk', ...(keys ? [keys.partitionKey, keys.sortKey] : [])]),
+    });
+    return withinPageBudget(items, maxBytes);
+  }
   const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
   // The items before the window are read (DynamoDB has no offset) but not kept.
   const items = await queryPartition<T>(partition, {
     index,
     checked,
     newestFirst: true,
-    ...(cursor === undefined ? { prefix } : { between: [prefix, cursor] as const }),
+    ...range,
     limit: offset + limit + (cursor === undefined ? 0 : 1),
     skip: offset,
     passOver: cursor === undefined ? undefined : (item) => item[sortKey] === cursor,
   });
   return withinPageBudget(items.slice(0, limit), maxBytes);
+}
+
+const pickKeys = (item: Item, names: string[]) => Object.fromEntries(names.map((name) => [name, item[name]]));
+
+/**
+ * The `offset`-th entry (1-based) of `walk`'s partitions merged newest first by sort key, leaving out
+ * the cursor's own; undefined where they hold fewer. Each partition is read page by page as the
+ * merge needs it (a page at most what is left to count), the pages after the first round once
+ * `checked` has passed; only the partitions' current pages are held.
+ */
+async function itemAtOffset(
+  walk: OffsetWalk,
+  options: Pick<QueryOptions, 'prefix' | 'between' | 'checked'>,
+  offset: number,
+  cursor: string | undefined,
+): Promise<Item | undefined> {
+  const sortKey = TABLE_INDEXES[walk.index].sortKey;
+  const streams = walk.partitions.map((partition) => ({
+    partition,
+    page: [] as Item[],
+    next: undefined as Item | undefined,
+    done: false,
+  }));
+  let counted = 0;
+  for (let round = 0; ; ) {
+    const empty = streams.filter((stream) => stream.page.length === 0 && !stream.done);
+    if (empty.length > 0) {
+      if (round++ > 0) await options.checked;
+      const left = offset - counted + (cursor === undefined ? 0 : 1);
+      await Promise.all(
+        empty.map(async (stream) => {
+          const page = await dynamo().send(
+            new QueryCommand({
+              ...queryInput(stream.partition, {
+                ...options,
+                index: walk.index,
+                newestFirst: true,
+                limit: left,
+              }),
+              ExclusiveStartKey: stream.next,
+            }),
+          );
+          stream.page = page.Items ?? [];
+          stream.next = page.LastEvaluatedKey;
+          stream.done = stream.next === undefined;
+        }),
+      );
+    }
+    const head = (stream: (typeof streams)[number]) => String(stream.page[0]![sortKey]);
+    let newest: (typeof streams)[number] | undefined;
+    for (const stream of streams)
+      if (stream.page.length > 0 && (!newest || head(stream) > head(newest))) newest = stream;
+    if (!newest) return undefined;
+    const item = newest.page.shift()!;
+    if (item[sortKey] !== cursor && ++counted === offset) return item;
+  }
 }
 
 /** The condition of a conditional update or delete, on the item as it is. */

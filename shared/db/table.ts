@@ -7,7 +7,9 @@ export const TABLE_INDEXES = {
   gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   /** gsi1's keys with only the fields calendar generation reads of a scheduled task: gsi1 holds the
    * whole task, which may weigh DynamoDB's 400 KB (two or three to a 1 MB page), so a period's 500
-   * read in a chain of pages, one round trip each; these entries weigh under 2 KB (docs/teams.md). */
+   * read in a chain of pages, one round trip each; these entries weigh under 2 KB (docs/teams.md).
+   * So gsi1's offset windows walk it too: a deep offset reads these, not the items it skips
+   * (queryWindow in shared/db/store.ts). */
   gsi1_calendar: {
     partitionKey: 'gsi1pk',
     sortKey: 'gsi1sk',

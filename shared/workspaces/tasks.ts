@@ -2,7 +2,12 @@ import { getItem, putMany, putNew, queryWindow } from '../db/store.ts';
 import { createOnce, type Identity, newIdentity, ownClaim } from '../idempotency.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
-import type { CreateWorkspaceTaskInput, ListWorkspaceTasksInput, WorkspaceTask } from './schemas.ts';
+import {
+  type CreateWorkspaceTaskInput,
+  type ListWorkspaceTasksInput,
+  WORKSPACE_TASK_STATUSES,
+  type WorkspaceTask,
+} from './schemas.ts';
 
 export interface WorkspaceTaskItem extends WorkspaceTask {
   kind: 'workspace_task';
@@ -118,7 +123,17 @@ export async function listWorkspaceTasks(
   const [, items] = await Promise.all([
     checked,
     status === null
-      ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), window)
+      ? queryWindow<WorkspaceTaskItem>(workspaceKeys.partition(workspaceId), {
+          ...window,
+          // A task is in one status partition of gsi1, under its own sort key: their slim entries,
+          // merged, count an offset of the whole list.
+          walk: {
+            index: 'gsi1_calendar',
+            partitions: WORKSPACE_TASK_STATUSES.map((each) =>
+              workspaceKeys.statusPartition(workspaceId, each),
+            ),
+          },
+        })
       : queryWindow<WorkspaceTaskItem>(workspaceKeys.statusPartition(workspaceId, status), {
           ...window,
           index: 'gsi1',

@@ -247,6 +247,32 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     sameIds(skipped.body, expected.slice(13, 16));
   });
 
+  it('counts an offset exactly at every depth, merged across the status partitions, from the start or a cursor', async () => {
+    // The whole list's offset is walked on gsi1's slim view, each status partition page by page
+    // (pages of 3 here), merged newest first: every offset lands on the task it names.
+    const undoShortPages = shortDynamoPages(3);
+    try {
+      for (let offset = 0; offset <= expected.length; offset++) {
+        const res = await list(`?limit=2&offset=${offset}`);
+        sameIds(res.body, expected.slice(offset, offset + 2), `offset ${offset}`);
+      }
+      for (const offset of [1, 5, 17, 40]) {
+        const cursor = expected[7]!.id;
+        const res = await list(`?limit=3&offset=${offset}&before=${cursor}`);
+        sameIds(res.body, expected.slice(8 + offset, 11 + offset), `offset ${offset} before the 8th`);
+        const done = expected.filter((t) => t.status === 'completed');
+        const byStatus = await list(`?status=completed&limit=2&offset=${offset % 9}&before=${done[1]!.id}`);
+        sameIds(
+          byStatus.body,
+          done.slice(2 + (offset % 9), 4 + (offset % 9)),
+          `completed, offset ${offset % 9}`,
+        );
+      }
+    } finally {
+      undoShortPages();
+    }
+  });
+
   it('pages on from `before` without repeating a task while others are created', async () => {
     const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'cursor' } });
     const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
@@ -282,23 +308,31 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     }
   });
 
-  it("reads one page for a non-member's deep offset before its 404, not the whole window", async () => {
+  it("reads one round of slim entries for a non-member's deep offset before its 404, not the whole window", async () => {
     // Pages of 4 tasks, as DynamoDB's 1 MB page ends them over large tasks.
     const undoShortPages = shortDynamoPages(4);
     const recorder = recordDynamoRequests();
-    const queries = () => recorder.commands().filter((c) => c === 'QueryCommand').length;
+    const queried = () =>
+      recorder.requests.filter((r) => r.command === 'QueryCommand').map((r) => r.input.IndexName ?? 'table');
     try {
-      for (const status of ['', '&status=pending']) {
+      // The offset is walked on gsi1's slim view: one page of each status partition for the whole
+      // list (seven), one of the status asked for; then nothing.
+      for (const [status, pages] of [
+        ['', 7],
+        ['&status=pending', 1],
+      ] as const) {
         recorder.clear();
         const res = await list(`?offset=40&limit=10${status}`, h.other.token);
         assert.equal(res.status, 404);
-        assert.equal(queries(), 1, `status ${status || 'none'}`);
+        assert.deepEqual(queried(), Array(pages).fill('gsi1_calendar'), `status ${status || 'none'}`);
       }
-      // A member's window reads on, page after page.
+      // A member's window reads on: slim entries up to the offset, then only the window's 10 tasks.
       recorder.clear();
       const res = await list('?offset=40&limit=10');
       sameIds(res.body, expected.slice(40, 50));
-      assert.equal(queries(), Math.ceil(50 / 4));
+      const reads = queried();
+      const slim = reads.filter((index) => index === 'gsi1_calendar').length;
+      assert.deepEqual(reads.slice(slim), ['table', 'table', 'table']);
     } finally {
       recorder.stop();
       undoShortPages();
