@@ -70,7 +70,8 @@ export interface Create<Checked, Ready, Made> {
    * tasks, a workspace before its owner's member item. So a keyed create stays at two waves. They must
    * be the same items each time for the same identity and request: a retry that completes a first
    * attempt that died writes them again under the claim's identity (a wave before the record's third,
-   * on that path only). */
+   * on that path only). A stage does not refuse: its failure leaves a keyed claim for the retry, where
+   * a request to refuse (a 4xx) belongs in `prepare`, which gives the key back. */
   stage?: {
     write: (identity: Identity) => Promise<unknown>;
     /** Takes them back, best effort, when nothing is to name them: this request lost the key's claim

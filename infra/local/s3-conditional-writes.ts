@@ -1,5 +1,5 @@
 // Two things S3 guarantees that s3rver does not, and the catalogue import relies on (docs/shopping.md,
-// "Snapshots"):
+// "Snapshots"), as does a brand-kit save's logo copy (CopyObject is a PUT; docs/brand-kits.md):
 // - conditional writes: If-Match and If-None-Match on PUT. This middleware answers as S3 does: 412
 //   PreconditionFailed when the object's ETag differs (If-Match) or it exists (If-None-Match: *),
 //   404 NoSuchKey for If-Match on a missing object;

@@ -39,6 +39,11 @@ export const isMissingObject = (error: unknown) => {
   return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
 };
 
+/** The HTTP status S3 answered a failed request with (412: a conditional write's key is taken; 409:
+ * another conditional write to it is in flight, which S3 asks to retry). */
+export const s3StatusOf = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
 /** The object's metadata, or undefined when there is no object at `key`. */
 export async function headObject(key: string): Promise<HeadObjectCommandOutput | undefined> {
   try {

@@ -1,6 +1,6 @@
 // Saved brand kits: one item per kit (listed per owner through gsi1); logos copied once per source.
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
-import { headObject, isMissingObject, s3 } from '../aws/s3.ts';
+import { headObject, isMissingObject, s3, s3StatusOf } from '../aws/s3.ts';
 import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
@@ -123,6 +123,26 @@ async function keepLogos(userId: string, input: CreateBrandKitInput) {
   );
 }
 
+/** Copies `source` to `key` unless an object is there (If-None-Match: *): made once, however many
+ * saves copy it at the same time. */
+async function copyOnce(source: string, key: string, attempt = 1): Promise<void> {
+  try {
+    await s3().send(
+      new CopyObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
+        IfNoneMatch: '*',
+      }),
+    );
+  } catch (error) {
+    // Taken: another save's copy (or this one's, its answer lost and the SDK's resend refused).
+    if (s3StatusOf(error) === 412) return;
+    if (s3StatusOf(error) === 409 && attempt === 1) return copyOnce(source, key, attempt + 1);
+    throw error;
+  }
+}
+
 /** The key a kit stores for one logo source; undefined for a direct upload that is not an image. */
 async function keepLogo(userId: string, source: string): Promise<string | undefined> {
   if (isOwnKitLogoKey(userId, source)) {
@@ -141,14 +161,8 @@ async function keepLogo(userId: string, source: string): Promise<string | undefi
   const key = brandKitLogoKey(userId, source, mediaType);
   // Copied only where no save copied it yet: every save copying again stored the image again, outside
   // the daily upload allowance (and on this versioned bucket an overwrite keeps the old bytes 30 days).
-  if (!(await headObject(key)))
-    await s3().send(
-      new CopyObjectCommand({
-        Bucket: config.bucketName,
-        Key: key,
-        CopySource: `${config.bucketName}/${source.split('/').map(encodeURIComponent).join('/')}`,
-      }),
-    );
+  // The read spares a found copy the request; the copy's own condition settles concurrent first saves.
+  if (!(await headObject(key))) await copyOnce(source, key);
   return key;
 }
 

@@ -2,7 +2,7 @@
 // last. Readers only ever follow the pointer, so a half-written import is never seen. After each
 // import the oldest versions are deleted, the newest few and the pointer's own kept.
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { deleteObject, s3 } from '../aws/s3.ts';
+import { deleteObject, s3, s3StatusOf as status } from '../aws/s3.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
 import { newId } from '../ids.ts';
@@ -66,9 +66,6 @@ export class CatalogChangedError extends Error {
     this.name = 'CatalogChangedError';
   }
 }
-
-const status = (error: unknown) =>
-  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 const readObject = async (key: string) => {
   try {

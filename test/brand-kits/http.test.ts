@@ -797,6 +797,43 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     }
   });
 
+  it('copies a source once when many saves name it at the same time, keyed or not (a conditional copy)', async () => {
+    // Each save reads the copy's key first; concurrent first saves all found none and each copied,
+    // on a versioned bucket one more version a copy (20 concurrent saves: 20 copies of one upload).
+    const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
+    const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
+    const draftLogo = (await generate(fileForm(pdf))).body.logo_key;
+    const made: string[] = [];
+    const client = s3();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'CopyObjectCommand') made.push((args.input as { Key: string }).Key);
+        return result;
+      },
+      { step: 'initialize', name: 'countMadeCopies' },
+    );
+    try {
+      const body = { logo_key: image, logo_icon_key: draftLogo };
+      const saves = await Promise.all([
+        ...Array.from({ length: 10 }, () => save(body)),
+        ...Array.from({ length: 10 }, () =>
+          h.call('POST', '/api/v1/brand-kits', { json: body, headers: { 'idempotency-key': 'twins' } }),
+        ),
+      ]);
+      assert.deepEqual(
+        saves.map((res) => res.status),
+        saves.map(() => 201),
+      );
+      const keys = new Set(saves.flatMap((res) => [res.body.logo_key, res.body.logo_icon_key]));
+      assert.equal(keys.size, 2);
+      assert.deepEqual(made.sort(), [...keys].sort());
+      assert.equal(new Set(saves.slice(10).map((res) => res.body.id)).size, 1);
+    } finally {
+      client.middlewareStack.remove('countMadeCopies');
+    }
+  });
+
   it('validates the body with FastAPI’s error items', async () => {
     const res = await save({
       brand_id: 'nope',

@@ -360,7 +360,8 @@ describe('what the losing twins of a keyed create staged is taken back', () => {
       (await storedItems('brand-kit', 'name', label)).map((item) => item.id),
       [kit.id],
     );
-    // Each source is copied once, whatever the twins: the kit names the only two copies.
+    // The kit names the only two objects (how many copies were made, which the local S3's missing
+    // versions would hide, is counted in test/brand-kits/http.test.ts: one a source).
     const { Contents = [] } = await s3().send(
       new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `brand-kits/${h.owner.id}/` }),
     );
