@@ -101,6 +101,9 @@ export interface QueryOptions {
 
 /** What queryPartition reads but does not keep (an offset window's skipped items). */
 export interface QuerySkip {
+  /** Stop reading pages once two or more items are kept and their JSON passes this many bytes: a
+   * page cut to this budget (withinPageBudget) would leave out the last of them anyway. */
+  maxBytes?: number;
   /** This many items, after `passOver`, are read (and counted towards `limit`) but not kept. */
   skip?: number;
   /** The first item read, when this holds for it, is read and not kept (nor counted by `skip`). */
@@ -147,6 +150,7 @@ export async function queryPartition<T extends object>(
   const items: T[] = [];
   let read = 0;
   let skipped = 0;
+  let keptBytes = 0;
   // A page is taken apart in a function of its own, so that nothing of it outlives its turn.
   const readPage = async (startKey: Record<string, unknown> | undefined) => {
     const input = queryInput(partition, { ...options, limit: options.limit - read });
@@ -156,12 +160,16 @@ export async function queryPartition<T extends object>(
     for (const item of page.Items ?? []) {
       if (read++ === 0 && options.passOver?.(item)) continue;
       if (skipped < (options.skip ?? 0)) skipped++;
-      else items.push(item as T);
+      else {
+        items.push(item as T);
+        if (options.maxBytes !== undefined) keptBytes += Buffer.byteLength(JSON.stringify(item));
+      }
     }
     return page.LastEvaluatedKey;
   };
+  const overBudget = () => options.maxBytes !== undefined && items.length > 1 && keptBytes > options.maxBytes;
   let startKey = await readPage(undefined);
-  while (startKey && read < options.limit) {
+  while (startKey && read < options.limit && !overBudget()) {
     await options.checked;
     startKey = await readPage(startKey);
   }
@@ -204,6 +212,7 @@ export async function queryAfter<T extends { id: string }>(
   const items = await queryPartition<T>(partition, {
     prefix: options.prefix,
     limit: options.limit + 1,
+    maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
     startAfter: options.after,
   });
   const page = withinPageBudget(items.slice(0, options.limit), options.maxBytes);
@@ -258,6 +267,7 @@ export async function queryWindow<T extends object>(
       ...range,
       limit,
       startKey: pickKeys(last, ['pk', 'sk', ...(keys ? [keys.partitionKey, keys.sortKey] : [])]),
+      maxBytes: maxBytes ?? PAGE_MAX_BYTES,
     });
     return withinPageBudget(items, maxBytes);
   }
@@ -271,6 +281,7 @@ export async function queryWindow<T extends object>(
     limit: offset + limit + (cursor === undefined ? 0 : 1),
     skip: offset,
     passOver: cursor === undefined ? undefined : (item) => item[sortKey] === cursor,
+    maxBytes: maxBytes ?? PAGE_MAX_BYTES,
   });
   return withinPageBudget(items.slice(0, limit), maxBytes);
 }

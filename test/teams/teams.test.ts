@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { createBrand } from '../../shared/brands/store.ts';
 import { DICT_MAX_BYTES } from '../../shared/http/fields.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
@@ -425,6 +426,39 @@ describe('per-resource reads', () => {
       titles,
       Array.from({ length: 22 }, (_, i) => `big ${21 - i}`),
     );
+  });
+
+  it('stops reading a page of big tasks once its byte budget is passed, rather than read what it leaves out', async () => {
+    // 22 tasks of 250 KB, pages of 4 (as DynamoDB's 1 MB page ends them): a page holds 6 of them
+    // (TEAM_BYTES.tasks). Before, `limit=50` read all 22 (6 Queries, 5.5 MB) to answer 6.
+    const team = await createTeam(h);
+    const output_data = { text: 'o'.repeat(250_000) };
+    for (let i = 0; i < 22; i++)
+      await addTask(team.id, { task_type: 'social_post', title: `big ${i}`, output_data });
+    const undoShortPages = shortDynamoPages(4);
+    let itemsRead = 0;
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'QueryCommand')
+          itemsRead += ((result.output as { Items?: unknown[] }).Items ?? []).length;
+        return result;
+      },
+      { step: 'initialize', name: 'countItemsRead' },
+    );
+    try {
+      for (const query of ['limit=50', 'limit=50&offset=3']) {
+        itemsRead = 0;
+        const page = await h.call('GET', `/api/v1/teams/${team.id}/tasks?${query}`);
+        assert.equal(page.body.tasks.length, 6, query);
+        // The first page of 4, then the one that passes the budget: 8 tasks (11 past an offset of 3).
+        assert.equal(itemsRead, query.includes('offset') ? 12 : 8, query);
+      }
+    } finally {
+      client.middlewareStack.remove('countItemsRead');
+      undoShortPages();
+    }
   });
 
   it('keeps the dashboard, with its two lists, the activity twice and the strategy history, within Lambda’s response limit', async () => {
