@@ -259,6 +259,8 @@ export async function queryWindow<T extends object>(
   if (offset > 0 && walk) {
     const last = await itemAtOffset(walk, { ...range, checked }, offset, cursor);
     if (!last) return [];
+    // The walk's first round ran beside the access check; a request it refuses reads no record.
+    await checked;
     const keys = index ? TABLE_INDEXES[index] : undefined;
     const items = await queryPartition<T>(partition, {
       index,
@@ -307,10 +309,12 @@ async function itemAtOffset(
     next: undefined as Item | undefined,
     done: false,
   }));
+  const unread = () => streams.filter((stream) => stream.page.length === 0 && !stream.done);
   let counted = 0;
   for (let round = 0; ; ) {
-    const empty = streams.filter((stream) => stream.page.length === 0 && !stream.done);
-    if (empty.length > 0) {
+    // Every partition not read to its end shows its next entry before one is taken: a page that came
+    // back empty with a key to go on from is read on.
+    for (let empty = unread(); empty.length > 0; empty = unread()) {
       if (round++ > 0) await options.checked;
       const left = offset - counted + (cursor === undefined ? 0 : 1);
       await Promise.all(

@@ -2,6 +2,7 @@
 // offset windows, the status filter served by gsi1, FastAPI's bounds errors.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
@@ -273,6 +274,57 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     }
   });
 
+  it('reads on past a page that comes back empty with a key to go on from', async () => {
+    // DynamoDB may end a page early with no items (it documents LastEvaluatedKey, not a count): the
+    // merge took the next entry of another partition first, an older one. Six pending tasks over one
+    // older task in progress, pages of 2, the pending partition's second page empty once.
+    const ws = (await h.call('POST', '/api/v1/workspaces', { json: { name: 'Empty page' } })).body;
+    const made = [];
+    for (let i = 0; i < 7; i++)
+      made.push(
+        await createWorkspaceTask(h.owner.id, ws.id, {
+          skill_slug: 'ad-copy',
+          title: `t${i}`,
+          description: null,
+          schedule_type: 'once',
+          priority: 'normal',
+          approval_level: 'auto',
+          trigger: {},
+          hired_agent_id: agent,
+        }),
+      );
+    await advanceWorkspaceTask(ws.id, made[0]!.id, 'pending', { status: 'in_progress' });
+    const undoShortPages = shortDynamoPages(2);
+    let emptied = 0;
+    const client = dynamo();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as QueryCommandInput;
+        if (
+          context.commandName === 'QueryCommand' &&
+          input.IndexName === 'gsi1_calendar' &&
+          input.ExclusiveStartKey &&
+          String(input.ExpressionAttributeValues?.[':pk']).endsWith('#STATUS#pending') &&
+          emptied++ === 0
+        )
+          return { output: { Items: [], LastEvaluatedKey: input.ExclusiveStartKey, $metadata: {} } } as never;
+        return next(args);
+      },
+      { step: 'initialize', name: 'emptyPage' },
+    );
+    try {
+      const res = await h.call('GET', `/api/v1/workspaces/${ws.id}/tasks?limit=2&offset=3`);
+      assert.deepEqual(
+        res.body.map((t: { title: string }) => t.title),
+        ['t3', 't2'],
+      );
+      assert.ok(emptied >= 2, `${emptied} later pages of pending`);
+    } finally {
+      client.middlewareStack.remove('emptyPage');
+      undoShortPages();
+    }
+  });
+
   it('pages on from `before` without repeating a task while others are created', async () => {
     const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'cursor' } });
     const url = `/api/v1/workspaces/${ws.body.id}/tasks`;
@@ -317,14 +369,18 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     try {
       // The offset is walked on gsi1's slim view: one page of each status partition for the whole
       // list (seven), one of the status asked for; then nothing.
-      for (const [status, pages] of [
-        ['', 7],
-        ['&status=pending', 1],
+      // A shallow offset, walked in that first round, reads no task either: the window waits for the
+      // check (it read a page of tasks before the 404).
+      for (const [query, pages] of [
+        ['?offset=40&limit=10', 7],
+        ['?offset=40&limit=10&status=pending', 1],
+        ['?offset=2&limit=3', 7],
+        ['?offset=2&limit=3&status=pending', 1],
       ] as const) {
         recorder.clear();
-        const res = await list(`?offset=40&limit=10${status}`, h.other.token);
+        const res = await list(query, h.other.token);
         assert.equal(res.status, 404);
-        assert.deepEqual(queried(), Array(pages).fill('gsi1_calendar'), `status ${status || 'none'}`);
+        assert.deepEqual(queried(), Array(pages).fill('gsi1_calendar'), query);
       }
       // A member's window reads on: slim entries up to the offset, then only the window's 10 tasks.
       recorder.clear();
