@@ -1,6 +1,6 @@
 // A user's own resources of one kind (brands, teams, projects, chat and shopping sessions), listed
 // newest first from gsi1, where each item carries `USER#<id>#<KIND>` beside its own keys. One Query
-// (two with an offset: its slim entries first; queryWindow).
+// (more where an offset passes its first page: the slim entries past it, then the window; queryWindow).
 import type * as v from 'valibot';
 import { model, type OffsetPageLimits, offsetPage } from '../http/fields.ts';
 import { queryWindow } from './store.ts';

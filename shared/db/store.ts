@@ -232,9 +232,9 @@ export interface OffsetWalk {
 const SLIM_VIEWS: Partial<Record<IndexName, IndexName>> = { gsi1: 'gsi1_calendar' };
 
 /** An offset/limit window of one kind of item (sort keys `prefix` + id), newest first. DynamoDB has
- * no offset: the items before the window are read, from `walk` (gsi1's windows walk its slim view by
- * default) or else the window's own partition, so a deep offset costs more pages and callers cap the
- * offset. `before` (the id of the last entry a client received) starts the window at the next older
+ * no offset: the items before the window are read, past the first page from `walk` where there is one
+ * (gsi1's windows walk its slim view by default), else from the window's own partition, so a deep
+ * offset costs more pages and callers cap the offset. `before` (the id of the last entry a client received) starts the window at the next older
  * key instead: limit + 1 items read however deep, unmoved by items created meanwhile; `offset` counts
  * from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
  * `offset` + the items it holds (or before its last). */
@@ -256,24 +256,46 @@ export async function queryWindow<T extends object>(
   const range = cursor === undefined ? { prefix } : { between: [prefix, cursor] as const };
   const slim = index && SLIM_VIEWS[index];
   const walk = options.walk ?? (slim ? { index: slim, partitions: [partition] } : undefined);
+  const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
   if (offset > 0 && walk) {
-    const last = await itemAtOffset(walk, { ...range, checked }, offset, cursor);
-    if (!last) return [];
-    // The walk's first round ran beside the access check; a request it refuses reads no record.
+    // One page as the window reads it (offset + limit items): small records under a shallow offset
+    // end there, in one wave beside the access check. Past it, the rest of the offset is walked on the
+    // slim view, from the page's last entry, and the window read after the entry the walk ends on.
+    const page = await dynamo().send(
+      new QueryCommand(
+        queryInput(partition, {
+          index,
+          ...range,
+          newestFirst: true,
+          limit: offset + limit + (cursor === undefined ? 0 : 1),
+        }),
+      ),
+    );
+    const read = (page.Items ?? []).filter((item, i) => !(i === 0 && item[sortKey] === cursor));
+    const kept = read.slice(offset) as T[];
+    if (!page.LastEvaluatedKey || kept.length >= limit)
+      return withinPageBudget(kept.slice(0, limit), maxBytes);
     await checked;
-    const keys = index ? TABLE_INDEXES[index] : undefined;
-    const items = await queryPartition<T>(partition, {
+    let startKey: Item | undefined = page.LastEvaluatedKey;
+    if (read.length < offset) {
+      const lastRead = read.at(-1)?.[sortKey] as string | undefined;
+      const from = lastRead === undefined ? range : { between: [prefix, lastRead] as const };
+      const last = await itemAtOffset(walk, { ...from, checked }, offset - read.length, lastRead ?? cursor);
+      if (!last) return [];
+      const keys = index ? TABLE_INDEXES[index] : undefined;
+      startKey = pickKeys(last, ['pk', 'sk', ...(keys ? [keys.partitionKey, keys.sortKey] : [])]);
+    }
+    const rest = await queryPartition<T>(partition, {
       index,
       checked,
       newestFirst: true,
       ...range,
-      limit,
-      startKey: pickKeys(last, ['pk', 'sk', ...(keys ? [keys.partitionKey, keys.sortKey] : [])]),
+      limit: limit - kept.length,
+      startKey,
       maxBytes: maxBytes ?? PAGE_MAX_BYTES,
     });
-    return withinPageBudget(items, maxBytes);
+    return withinPageBudget([...kept, ...rest], maxBytes);
   }
-  const sortKey = index ? TABLE_INDEXES[index].sortKey : 'sk';
   // The items before the window are read (DynamoDB has no offset) but not kept.
   const items = await queryPartition<T>(partition, {
     index,

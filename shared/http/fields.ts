@@ -324,7 +324,7 @@ export const offsetPage = (limits: OffsetPageLimits) => ({
   offset: v.pipe(
     v.optional(integer({ ge: 0, le: MAX_OFFSET }), 0),
     v.description(
-      'How many entries to skip (counted from `before` when given). A deep offset reads past every skipped entry (a slim index entry each on the owner lists and workspace tasks); `before` reads none.',
+      'How many entries to skip (counted from `before` when given). A deep offset reads past every skipped entry (on the owner lists and workspace tasks, past the first page, a slim index entry each); `before` reads none.',
     ),
   ),
   before: v.pipe(

@@ -109,9 +109,9 @@ function newTaskItem(
 /**
  * One wave: the member check beside the window's first Query (the partition's `WTASK#` items, where a
  * task created a moment ago is listed; or gsi1 for one status, eventually consistent as every index
- * read), newest first. An offset (capped) is walked first on gsi1's slim view, the window read after
- * it (queryWindow); what follows the walk's first round waits for the check: a non-member's request
- * reads one slim page per status partition walked, then 404.
+ * read), newest first. An offset (capped) that the first page does not reach is walked on gsi1's slim
+ * view, the window read after it (queryWindow); what follows the first page waits for the check: a
+ * non-member's request reads one page, then 404.
  */
 export async function listWorkspaceTasks(
   userId: string,
