@@ -234,9 +234,9 @@ const SLIM_VIEWS: Partial<Record<IndexName, IndexName>> = { gsi1: 'gsi1_calendar
 /** An offset/limit window of one kind of item (sort keys `prefix` + id), newest first. DynamoDB has
  * no offset: the items before the window are read, past the first page from `walk` where there is one
  * (gsi1's windows walk its slim view by default), else from the window's own partition, so a deep
- * offset costs more pages and callers cap the offset. `before` (the id of the last entry a client received) starts the window at the next older
- * key instead: limit + 1 items read however deep, unmoved by items created meanwhile; `offset` counts
- * from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
+ * offset costs more pages and callers cap the offset. `before` (the id of the last entry a client
+ * received) starts the window at the next older key instead: limit + 1 items read however deep,
+ * unmoved by items created meanwhile; `offset` counts from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
  * `offset` + the items it holds (or before its last). */
 export async function queryWindow<T extends object>(
   partition: string,
@@ -280,7 +280,7 @@ export async function queryWindow<T extends object>(
     if (read.length < offset) {
       const lastRead = read.at(-1)?.[sortKey] as string | undefined;
       const from = lastRead === undefined ? range : { between: [prefix, lastRead] as const };
-      const last = await itemAtOffset(walk, { ...from, checked }, offset - read.length, lastRead ?? cursor);
+      const last = await itemAtOffset(walk, from, offset - read.length, lastRead ?? cursor);
       if (!last) return [];
       const keys = index ? TABLE_INDEXES[index] : undefined;
       startKey = pickKeys(last, ['pk', 'sk', ...(keys ? [keys.partitionKey, keys.sortKey] : [])]);
@@ -315,12 +315,12 @@ const pickKeys = (item: Item, names: string[]) => Object.fromEntries(names.map((
 /**
  * The `offset`-th entry (1-based) of `walk`'s partitions merged newest first by sort key, leaving out
  * the cursor's own; undefined where they hold fewer. Each partition is read page by page as the
- * merge needs it (a page at most what is left to count), the pages after the first round once
- * `checked` has passed; only the partitions' current pages are held.
+ * merge needs it (a page at most what is left to count, and the cursor's entry); only the
+ * partitions' current pages are held. Called once the access check has passed (queryWindow).
  */
 async function itemAtOffset(
   walk: OffsetWalk,
-  options: Pick<QueryOptions, 'prefix' | 'between' | 'checked'>,
+  options: Pick<QueryOptions, 'prefix' | 'between'>,
   offset: number,
   cursor: string | undefined,
 ): Promise<Item | undefined> {
@@ -333,11 +333,10 @@ async function itemAtOffset(
   }));
   const unread = () => streams.filter((stream) => stream.page.length === 0 && !stream.done);
   let counted = 0;
-  for (let round = 0; ; ) {
+  for (;;) {
     // Every partition not read to its end shows its next entry before one is taken: a page that came
     // back empty with a key to go on from is read on.
     for (let empty = unread(); empty.length > 0; empty = unread()) {
-      if (round++ > 0) await options.checked;
       const left = offset - counted + (cursor === undefined ? 0 : 1);
       await Promise.all(
         empty.map(async (stream) => {

@@ -249,8 +249,9 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
   });
 
   it('counts an offset exactly at every depth, merged across the status partitions, from the start or a cursor', async () => {
-    // The whole list's offset is walked on gsi1's slim view, each status partition page by page
-    // (pages of 3 here), merged newest first: every offset lands on the task it names.
+    // Past the first page, the whole list's offset is walked on gsi1's slim view, each status
+    // partition page by page (pages of 3 here), merged newest first: every offset lands on the task
+    // it names.
     const undoShortPages = shortDynamoPages(3);
     try {
       for (let offset = 0; offset <= expected.length; offset++) {
@@ -368,8 +369,7 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     const queried = () =>
       recorder.requests.filter((r) => r.command === 'QueryCommand').map((r) => r.input.IndexName ?? 'table');
     try {
-      // The first page runs beside the member check; nothing after it before the check passes (the
-      // slim walk's first round ran beside it too: 7 more pages).
+      // The first page runs beside the member check; nothing after it before the check passes.
       for (const [query, index] of [
         ['?offset=40&limit=10', 'table'],
         ['?offset=40&limit=10&status=pending', 'gsi1'],
