@@ -31,6 +31,17 @@ const sameIds = (actual: { id: string }[], wanted: { id: string }[], label = '')
 const STATUS_OF = (i: number): WorkspaceTaskStatus =>
   i % 5 === 0 ? 'completed' : i % 5 === 1 ? 'in_progress' : i % 7 === 2 ? 'cancelled' : 'pending';
 const TASKS = 60;
+/** A task as the seed's agent would create it, every field given. */
+const taskInput = (title: string) => ({
+  skill_slug: 'ad-copy',
+  title,
+  description: null,
+  schedule_type: 'once' as const,
+  priority: 'normal' as const,
+  approval_level: 'auto' as const,
+  trigger: {},
+  hired_agent_id: agent,
+});
 
 before(async () => {
   h = await startHarness();
@@ -43,16 +54,7 @@ before(async () => {
     created.push(
       ...(await Promise.all(
         Array.from({ length: 15 }, (_, j) =>
-          createWorkspaceTask(h.owner.id, workspaceId, {
-            skill_slug: 'ad-copy',
-            title: `task ${group * 15 + j}`,
-            description: null,
-            schedule_type: 'once',
-            priority: 'normal',
-            approval_level: 'auto',
-            trigger: {},
-            hired_agent_id: agent,
-          }),
+          createWorkspaceTask(h.owner.id, workspaceId, taskInput(`task ${group * 15 + j}`)),
         ),
       )),
     );
@@ -281,19 +283,7 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
     // older task in progress, pages of 2, the pending partition's second page empty once.
     const ws = (await h.call('POST', '/api/v1/workspaces', { json: { name: 'Empty page' } })).body;
     const made = [];
-    for (let i = 0; i < 7; i++)
-      made.push(
-        await createWorkspaceTask(h.owner.id, ws.id, {
-          skill_slug: 'ad-copy',
-          title: `t${i}`,
-          description: null,
-          schedule_type: 'once',
-          priority: 'normal',
-          approval_level: 'auto',
-          trigger: {},
-          hired_agent_id: agent,
-        }),
-      );
+    for (let i = 0; i < 7; i++) made.push(await createWorkspaceTask(h.owner.id, ws.id, taskInput(`t${i}`)));
     await advanceWorkspaceTask(ws.id, made[0]!.id, 'pending', { status: 'in_progress' });
     const undoShortPages = shortDynamoPages(2);
     let emptied = 0;
