@@ -236,8 +236,9 @@ const SLIM_VIEWS: Partial<Record<IndexName, IndexName>> = { gsi1: 'gsi1_calendar
  * (gsi1's windows walk its slim view by default), else from the window's own partition, so a deep
  * offset costs more pages and callers cap the offset. `before` (the id of the last entry a client
  * received) starts the window at the next older key instead: limit + 1 items read however deep,
- * unmoved by items created meanwhile; `offset` counts from there. The window ends early where it would pass PAGE_MAX_BYTES: the next one starts at
- * `offset` + the items it holds (or before its last). */
+ * unmoved by items created meanwhile; `offset` counts from there. The window ends early where it
+ * would pass PAGE_MAX_BYTES: the next one starts at `offset` + the items it holds (or before its
+ * last). */
 export async function queryWindow<T extends object>(
   partition: string,
   options: Pick<QueryOptions, 'index' | 'checked'> & {
