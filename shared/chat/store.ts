@@ -174,21 +174,23 @@ export async function getOwnedSession(userId: string, sessionId: string): Promis
   return ownedBy(await readSession(sessionId), userId, SESSION_RESOURCE);
 }
 
-/** Oldest first, `limit` per page; one wave (the session check runs beside the Query). */
+/** Oldest first, `limit` per page; one wave (the session check runs beside the Query, whose later
+ * pages, where DynamoDB ends one early, wait for it). */
 export async function listMessages(
   userId: string,
   sessionId: string,
   page: ListMessagesInput,
 ): Promise<ChatMessagePage> {
-  const [session, found] = await Promise.all([
-    readSession(sessionId),
+  const checked = getOwnedSession(userId, sessionId);
+  const [, found] = await Promise.all([
+    checked,
     queryAfter<ChatMessageItem>(chatKeys.partition(sessionId), {
       prefix: MESSAGE_PREFIX,
       limit: page.limit,
       after: page.after ? chatKeys.message(sessionId, page.after).sk : undefined,
+      checked,
     }),
   ]);
-  ownedBy(session, userId, SESSION_RESOURCE);
   return { messages: found.items.map(toMessage), next_after: found.nextAfter };
 }
 

@@ -207,11 +207,12 @@ interface PageBudget {
  * whether another page follows, and the id the next page starts after (null on the last page). */
 export async function queryAfter<T extends { id: string }>(
   partition: string,
-  options: { prefix: string; limit: number; after?: string } & PageBudget,
+  options: { prefix: string; limit: number; after?: string } & PageBudget & Pick<QueryOptions, 'checked'>,
 ): Promise<{ items: T[]; nextAfter: string | null }> {
   const items = await queryPartition<T>(partition, {
     prefix: options.prefix,
     limit: options.limit + 1,
+    checked: options.checked,
     maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
     startAfter: options.after,
   });

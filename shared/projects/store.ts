@@ -188,21 +188,25 @@ export async function getProject(userId: string, projectId: string): Promise<Pro
 }
 
 /** All of a project's tasks, oldest first, one page at a time: the project item (ownership) and one
- * page of `PTASK#` items (one more than asked, to know whether another page follows) in one wave. */
+ * page of `PTASK#` items (one more than asked, to know whether another page follows) in one wave; a
+ * page DynamoDB ends early (1 MB) is read on only once the ownership check has passed. */
 export async function listProjectTasks(
   userId: string,
   projectId: string,
   page: ListProjectTasksInput,
 ): Promise<ProjectTaskPage> {
-  const [project, found] = await Promise.all([
-    getItem<ProjectItem>(projectKeys.project(projectId)),
+  const checked = getItem<ProjectItem>(projectKeys.project(projectId)).then((project) =>
+    ownedBy(project, userId, PROJECT_RESOURCE),
+  );
+  const [, found] = await Promise.all([
+    checked,
     queryAfter<ProjectTaskItem>(projectKeys.partition(projectId), {
       prefix: TASK_PREFIX,
       limit: page.limit,
       after: page.after ? projectKeys.task(projectId, page.after).sk : undefined,
+      checked,
     }),
   ]);
-  ownedBy(project, userId, PROJECT_RESOURCE);
   return { tasks: found.items.map(toProjectTask), next_after: found.nextAfter };
 }
 

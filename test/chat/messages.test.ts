@@ -12,7 +12,7 @@ import { config } from '../../shared/config.ts';
 import { sha256 } from '../../shared/digest.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
-import { recordDynamoRequests } from '../support/aws-requests.ts';
+import { recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -605,6 +605,27 @@ describe('GET /chat/sessions/{id}/messages', () => {
 });
 
 describe("another user's chat session", () => {
+  it('reads one page of messages before its 404, not the whole list', async () => {
+    // Pages of 2, as DynamoDB's 1 MB page ends them over large messages: the list read on, page
+    // after page, beside the session check that refused it.
+    const id = await newSession();
+    for (let i = 0; i < 9; i++) await addAssistantMessage(id, `m${i}`);
+    const undoShortPages = shortDynamoPages(2);
+    const recorder = recordDynamoRequests();
+    try {
+      const theirs = await h.call('GET', `${messagesUrl(id)}?limit=50`, { token: h.other.token });
+      assert.equal(theirs.status, 404);
+      assert.equal(recorder.commands().filter((c) => c === 'QueryCommand').length, 1);
+      recorder.clear();
+      const mine = await h.call('GET', `${messagesUrl(id)}?limit=50`);
+      assert.equal(mine.body.messages.length, 9);
+      assert.equal(recorder.commands().filter((c) => c === 'QueryCommand').length, 5);
+    } finally {
+      recorder.stop();
+      undoShortPages();
+    }
+  });
+
   it('answers 404 on every route, exactly like a missing one', async () => {
     const id = await newSession();
     await send(id, { content: 'private' });

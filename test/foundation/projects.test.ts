@@ -5,7 +5,7 @@ import { setClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { PROJECT_LIMITS } from '../../shared/projects/schemas.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
-import { recordDynamoRequests } from '../support/aws-requests.ts';
+import { recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { asciiJson } from '../support/python-json.ts';
 import { scanTable } from '../support/table-scan.ts';
@@ -554,6 +554,28 @@ describe('project task preview and the paged task list', () => {
     assert.equal(anonymous.status, 401);
     assert.deepEqual(anonymous.body, { detail: 'Not authenticated' });
     assert.equal(anonymous.headers['www-authenticate'], 'Bearer');
+  });
+});
+
+describe("another user's task list", () => {
+  it('reads one page of tasks before its 404, not the whole list', async () => {
+    // Pages of 4, as DynamoDB's 1 MB page ends them over large tasks: the list read on, page after
+    // page (13 Queries for limit=50 over 45 tasks), beside the ownership check that refused it.
+    const { id } = await projectWith45Tasks();
+    const undoShortPages = shortDynamoPages(4);
+    const recorder = recordDynamoRequests();
+    try {
+      const theirs = await h.call('GET', `${tasksUrl(id)}?limit=50`, { token: h.other.token });
+      assert.equal(theirs.status, 404);
+      assert.equal(recorder.commands().filter((c) => c === 'QueryCommand').length, 1);
+      recorder.clear();
+      const mine = await h.call('GET', `${tasksUrl(id)}?limit=50`);
+      assert.equal(mine.body.tasks.length, 45);
+      assert.equal(recorder.commands().filter((c) => c === 'QueryCommand').length, 12);
+    } finally {
+      recorder.stop();
+      undoShortPages();
+    }
   });
 });
 
