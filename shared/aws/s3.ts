@@ -33,16 +33,16 @@ export const resetS3 = () => {
   s3Client = undefined;
 };
 
-/** S3's answer for a key with no object (HeadObject says `NotFound`, GetObject `NoSuchKey`). */
-export const isMissingObject = (error: unknown) => {
-  const { name, $metadata } = error as Error & { $metadata?: { httpStatusCode?: number } };
-  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
-};
-
 /** The HTTP status S3 answered a failed request with (412: a conditional write's key is taken; 409:
  * another conditional write to it is in flight, which S3 asks to retry). */
 export const s3StatusOf = (error: unknown) =>
   (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
+/** S3's answer for a key with no object (HeadObject says `NotFound`, GetObject `NoSuchKey`). */
+export const isMissingObject = (error: unknown) => {
+  const { name } = error as Error;
+  return name === 'NotFound' || name === 'NoSuchKey' || s3StatusOf(error) === 404;
+};
 
 /** The object's metadata, or undefined when there is no object at `key`. */
 export async function headObject(key: string): Promise<HeadObjectCommandOutput | undefined> {

@@ -151,6 +151,7 @@ export async function queryPartition<T extends object>(
   let read = 0;
   let skipped = 0;
   let keptBytes = 0;
+  let measured = 0;
   // A page is taken apart in a function of its own, so that nothing of it outlives its turn.
   const readPage = async (startKey: Record<string, unknown> | undefined) => {
     const input = queryInput(partition, { ...options, limit: options.limit - read });
@@ -160,14 +161,18 @@ export async function queryPartition<T extends object>(
     for (const item of page.Items ?? []) {
       if (read++ === 0 && options.passOver?.(item)) continue;
       if (skipped < (options.skip ?? 0)) skipped++;
-      else {
-        items.push(item as T);
-        if (options.maxBytes !== undefined) keptBytes += Buffer.byteLength(JSON.stringify(item));
-      }
+      else items.push(item as T);
     }
     return page.LastEvaluatedKey;
   };
-  const overBudget = () => options.maxBytes !== undefined && items.length > 1 && keptBytes > options.maxBytes;
+  // Measured only before another page is read: a list read in one page (the usual) is never measured
+  // here, only by withinPageBudget.
+  const overBudget = () => {
+    if (options.maxBytes === undefined) return false;
+    for (; measured < items.length; measured++)
+      keptBytes += Buffer.byteLength(JSON.stringify(items[measured]));
+    return items.length > 1 && keptBytes > options.maxBytes;
+  };
   let startKey = await readPage(undefined);
   while (startKey && read < options.limit && !overBudget()) {
     await options.checked;
