@@ -20,6 +20,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
 import { CUT_ECHO_LENGTH } from '../../shared/http/validation.ts';
 import { newId } from '../../shared/ids.ts';
 import { draftPrefix } from '../../shared/uploads/keys.ts';
+import { type RequestRecorder, recordS3Requests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { multipart } from '../support/multipart.ts';
 import { scanTable } from '../support/table-scan.ts';
@@ -80,6 +81,13 @@ const kitLogos = async () =>
 
 /** A saved logo's copy: one per source under `logos/`, named by the source's digest and its type. */
 const logoCopy = (ext: string) => new RegExp(`^brand-kits/${h.owner.id}/logos/[A-Za-z0-9_-]{43}\\.${ext}$`);
+
+/** The keys a save's CopyObjects made (S3's 412 for a copy already there made none), sorted. */
+const copiesMade = (recorder: RequestRecorder) =>
+  recorder.requests
+    .filter((r) => r.command === 'CopyObjectCommand' && r.answered)
+    .map((r) => String(r.input.Key))
+    .sort();
 
 async function fetchPng(url: string) {
   const res = await fetch(url);
@@ -757,15 +765,7 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
     const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
     const draftLogo = (await generate(fileForm(pdf))).body.logo_key;
-    const copied: string[] = [];
-    const client = s3();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'CopyObjectCommand') copied.push((args.input as { Key: string }).Key);
-        return next(args);
-      },
-      { step: 'initialize', name: 'countCopies' },
-    );
+    const recorder = recordS3Requests();
     const before = await kitLogos();
     const kits: Record<string, string>[] = [];
     try {
@@ -783,13 +783,13 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
         [kits[0]!.logo_key, kits[0]!.logo_icon_key],
       );
     } finally {
-      client.middlewareStack.remove('countCopies');
+      recorder.stop();
     }
     assert.deepEqual(
       kits.map((kit) => [kit.logo_key, kit.logo_icon_key]),
       kits.map(() => [kits[0]!.logo_key, kits[0]!.logo_icon_key]),
     );
-    assert.deepEqual(copied.sort(), [kits[0]!.logo_key, kits[0]!.logo_icon_key].sort());
+    assert.deepEqual(copiesMade(recorder), [kits[0]!.logo_key, kits[0]!.logo_icon_key].sort());
     assert.equal(await kitLogos(), before + 2);
     for (const kit of kits) {
       const read = await h.call('GET', `/api/v1/brand-kits/${kit.id}`);
@@ -803,16 +803,7 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     const png = await fetchPng((await generate(fileForm(pdf))).body.logo_url);
     const image = await upload(png, h.owner.token, 'mark.png', 'image/png');
     const draftLogo = (await generate(fileForm(pdf))).body.logo_key;
-    const made: string[] = [];
-    const client = s3();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const result = await next(args);
-        if (context.commandName === 'CopyObjectCommand') made.push((args.input as { Key: string }).Key);
-        return result;
-      },
-      { step: 'initialize', name: 'countMadeCopies' },
-    );
+    const recorder = recordS3Requests();
     try {
       const body = { logo_key: image, logo_icon_key: draftLogo };
       const saves = await Promise.all([
@@ -827,10 +818,10 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       );
       const keys = new Set(saves.flatMap((res) => [res.body.logo_key, res.body.logo_icon_key]));
       assert.equal(keys.size, 2);
-      assert.deepEqual(made.sort(), [...keys].sort());
+      assert.deepEqual(copiesMade(recorder), [...keys].sort());
       assert.equal(new Set(saves.slice(10).map((res) => res.body.id)).size, 1);
     } finally {
-      client.middlewareStack.remove('countMadeCopies');
+      recorder.stop();
     }
   });
 

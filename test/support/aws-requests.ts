@@ -16,6 +16,10 @@ export interface RecordedRequest {
   started: number;
   /** Infinity until the request (retries included) settles. */
   finished: number;
+  /** Whether it settled with an answer (not an error, such as S3's 412 for a conditional write). */
+  answered?: boolean;
+  /** The items a Query or Scan answered, to check what a read carried. */
+  items?: readonly Record<string, unknown>[];
 }
 
 export interface RequestRecorder {
@@ -64,9 +68,12 @@ function recordRequests(stack: Stack): RequestRecorder {
     requests.push(request);
     try {
       const result = await next(args);
+      const output = (result as { output?: { presigned?: unknown; Items?: Record<string, unknown>[] } })
+        .output;
       // A presigned URL (getSignedUrl) runs the client's stack, but nothing leaves the process.
-      if ((result as { output?: { presigned?: unknown } }).output?.presigned)
-        requests.splice(requests.indexOf(request), 1);
+      if (output?.presigned) requests.splice(requests.indexOf(request), 1);
+      request.answered = true;
+      request.items = output?.Items;
       return result;
     } finally {
       request.finished = performance.now();

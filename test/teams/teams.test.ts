@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { teamRoutes } from '../../infra/routes/teams.ts';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { createBrand } from '../../shared/brands/store.ts';
 import { DICT_MAX_BYTES } from '../../shared/http/fields.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
@@ -436,27 +435,20 @@ describe('per-resource reads', () => {
     for (let i = 0; i < 22; i++)
       await addTask(team.id, { task_type: 'social_post', title: `big ${i}`, output_data });
     const undoShortPages = shortDynamoPages(4);
-    let itemsRead = 0;
-    const client = dynamo();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const result = await next(args);
-        if (context.commandName === 'QueryCommand')
-          itemsRead += ((result.output as { Items?: unknown[] }).Items ?? []).length;
-        return result;
-      },
-      { step: 'initialize', name: 'countItemsRead' },
-    );
+    const recorder = recordDynamoRequests();
     try {
       for (const query of ['limit=50', 'limit=50&offset=3']) {
-        itemsRead = 0;
+        recorder.clear();
         const page = await h.call('GET', `/api/v1/teams/${team.id}/tasks?${query}`);
         assert.equal(page.body.tasks.length, 6, query);
-        // The first page of 4, then the one that passes the budget: 8 tasks (11 past an offset of 3).
-        assert.equal(itemsRead, query.includes('offset') ? 12 : 8, query);
+        // The first page of 4, then the one that passes the budget: 8 tasks (12 past an offset of 3).
+        const tasksRead = recorder.requests
+          .filter((r) => r.command === 'QueryCommand')
+          .flatMap((r) => r.items ?? []);
+        assert.equal(tasksRead.length, query.includes('offset') ? 12 : 8, query);
       }
     } finally {
-      client.middlewareStack.remove('countItemsRead');
+      recorder.stop();
       undoShortPages();
     }
   });
@@ -903,7 +895,6 @@ describe('dashboard', () => {
 
   it('every Query of the team reads carries a Limit and no filter', async () => {
     const { team } = await createBusyTeam(h, { tasks: 2, activity: 2 });
-    const { recordDynamoRequests } = await import('../support/aws-requests.ts');
     const recorder = recordDynamoRequests();
     for (const rest of [
       '',
