@@ -299,7 +299,11 @@ export async function queryWindow<T extends object>(
       ...range,
       limit: limit - kept.length,
       startKey,
-      maxBytes: maxBytes ?? PAGE_MAX_BYTES,
+      // What the first page keeps counts towards the budget: the rest stops that much sooner.
+      maxBytes: kept.reduce(
+        (left, item) => left - Buffer.byteLength(JSON.stringify(item)),
+        maxBytes ?? PAGE_MAX_BYTES,
+      ),
     });
     return withinPageBudget([...kept, ...rest], maxBytes);
   }

@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { newId } from '../../shared/ids.ts';
 import { addTask } from '../../shared/teams/agents.ts';
-import { recordDynamoRequests } from '../support/aws-requests.ts';
+import { recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from '../teams/fixtures.ts';
 
@@ -284,6 +284,34 @@ describe('a deep page', () => {
       assert.deepEqual(names(fromCursor.body), ['b0']);
     } finally {
       recorder.stop();
+    }
+  });
+  it('counts what its first page keeps towards the byte budget before it reads on', async () => {
+    // 40 brands of 200 KB in pages of 5: `offset=1` keeps 4 of the first page (0.8 MB), and the page
+    // ends within its 5 MiB. The window read after that page counted only its own bytes, so it read
+    // 30 brands more (6 Queries) where 25 pass what is left of the budget.
+    const token = await h.tokenFor(newId());
+    const description = 'd'.repeat(200_000);
+    for (let i = 0; i < 40; i++) {
+      const res = await h.call('POST', '/api/v1/brands', { json: { name: `b${i}`, description }, token });
+      assert.equal(res.status, 201);
+    }
+    const undoShortPages = shortDynamoPages(5);
+    const recorder = recordDynamoRequests();
+    try {
+      const page = await h.call('GET', '/api/v1/brands?limit=100&offset=1', { token });
+      assert.equal(page.status, 200);
+      const answered = page.body.map((b: { name: string }) => b.name);
+      assert.deepEqual(
+        answered,
+        Array.from({ length: answered.length }, (_, i) => `b${38 - i}`),
+      );
+      assert.equal(answered.length, 26); // as before: 5 MiB of them
+      const read = recorder.requests.flatMap((r) => r.items ?? []);
+      assert.equal(read.length, 30);
+    } finally {
+      recorder.stop();
+      undoShortPages();
     }
   });
   it('keeps none of the entries an offset skips while it reads on (a window with no slim view)', async () => {
