@@ -5,7 +5,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { now } from '../clock.ts';
 import { deleteMany, putMany, queryPartition, withinPageBudget } from '../db/store.ts';
-import type { TABLE_INDEXES } from '../db/table.ts';
+import { type TABLE_INDEXES, TABLE_TTL_ATTRIBUTE } from '../db/table.ts';
 import { valueRefused } from '../http/validation.ts';
 import { TEAM_PREFIX, teamKeys } from './keys.ts';
 import {
@@ -300,7 +300,20 @@ function checkStart(start: string, period: Period, team: TeamItem, at: number, t
   if (problem) throw valueRefused(['query', 'start'], start, problem);
 }
 
-type CalendarEntryItem = CalendarEntry & { kind: 'calendar_entry'; pk: string; sk: string; period: string };
+type CalendarEntryItem = CalendarEntry & {
+  kind: 'calendar_entry';
+  pk: string;
+  sk: string;
+  period: string;
+  /** Set when a run no longer planned the entry: it is kept, answered by no run, only so that a
+   * `next_after` naming it goes on from its place (a retried page, another client's run between two
+   * pages) until `expires_at` (the table's TTL attribute, epoch seconds). */
+  dropped_at?: string;
+  [TABLE_TTL_ATTRIBUTE]?: number;
+};
+
+/** How long a dropped entry still places a `next_after` that names it: a day, as an Idempotency-Key. */
+const DROPPED_KEPT_SECONDS = 24 * 3600;
 
 const sameEntry = (a: CalendarEntry, b: CalendarEntry) =>
   JSON.stringify(toCalendarEntry(a)) === JSON.stringify(toCalendarEntry(b));
@@ -317,8 +330,10 @@ const toCalendarEntry = (item: CalendarEntry): CalendarEntry => ({
 });
 
 /** Most entries one period can hold: every scheduled task read plus a full cadence for six weeks. */
-const MAX_STORED_ENTRIES =
+const MAX_PLANNED_ENTRIES =
   TEAM_LIMITS.calendarTasks + 6 * TEAM_LIMITS.cadenceEntries * TEAM_LIMITS.cadencePerWeek;
+/** The planned entries and as many dropped ones at most (the oldest dropped go first). */
+const MAX_STORED_ENTRIES = 2 * MAX_PLANNED_ENTRIES;
 
 /** Time-zone offsets stay within UTC−12 … UTC+14: a margin that holds any zone's local midnight. */
 const ZONE_MARGIN_MS = 15 * 3_600_000;
@@ -440,11 +455,16 @@ export async function generateCalendar(
     stopsAt: stoppedAt(owned),
   });
 
+  const atSeconds = Math.floor(at / 1000);
+  const live = stored.filter((item) => item.dropped_at === undefined);
+  const inItsDay = (item: CalendarEntryItem) => (item[TABLE_TTL_ATTRIBUTE] ?? 0) > atSeconds;
+  const stillDropped = stored.filter((item) => item.dropped_at !== undefined && inItsDay(item));
   // Checked before anything is written: a refused `after` stores nothing.
-  const answer = answerOf(entries, stored, request.after);
+  const answer = answerOf(entries, [...live, ...stillDropped], request.after);
 
-  // Wave 2: store what changed, drop what a previous run planned and this one does not.
-  const previous = new Map(stored.map((item) => [item.sk, item]));
+  // Wave 2: store what changed, mark dropped what a previous run planned and this one does not, and
+  // delete the dropped entries past their day (AWS's TTL may not have yet; dynalite has none).
+  const previous = new Map(live.map((item) => [item.sk, item]));
   const items: CalendarEntryItem[] = entries.map((entry) => ({
     ...teamKeys.calendarEntry(teamId, period.key, entry.id),
     kind: 'calendar_entry',
@@ -456,9 +476,24 @@ export async function generateCalendar(
     return !before || !sameEntry(before, item);
   });
   const current = new Set(items.map((item) => item.sk));
-  const stale = stored.filter((item) => !current.has(item.sk));
+  const nowDropped = live
+    .filter((item) => !current.has(item.sk))
+    .map((item) => ({
+      ...item,
+      dropped_at: new Date(at).toISOString(),
+      [TABLE_TTL_ATTRIBUTE]: atSeconds + DROPPED_KEPT_SECONDS,
+    }));
+  // A dropped entry planned again is written over as it is planned (in `changed`: not in `previous`).
+  const keptDropped = stillDropped
+    .filter((item) => !current.has(item.sk))
+    .sort((a, b) => a.dropped_at!.localeCompare(b.dropped_at!));
+  const overflow = keptDropped.length + nowDropped.length - MAX_PLANNED_ENTRIES;
+  const gone = [
+    ...stored.filter((item) => item.dropped_at !== undefined && !inItsDay(item)),
+    ...keptDropped.slice(0, Math.max(0, overflow)),
+  ];
   // Batches of 25 each: a rerun after a month's pause drops up to a month of slots.
-  await Promise.all([putMany(changed), deleteMany(stale)]);
+  await Promise.all([putMany([...changed, ...nowDropped]), deleteMany(gone)]);
   return answer;
 }
 
@@ -466,7 +501,8 @@ export async function generateCalendar(
  * The answer: the period's entries after `after` (or from its first) up to the budget, how many the
  * period holds, and where the next answer starts. A month of entries at every limit passes the budget,
  * a week never does (docs/teams.md "Views are bounded"). `after` is found among the entries, or among
- * those stored before this run (a task may have taken its slot since), else refused.
+ * those stored before this run, dropped in the last day included (a task may have taken its slot since,
+ * the team stopped), else refused.
  */
 function answerOf(
   entries: CalendarEntry[],

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { now, setClock } from '../../shared/clock.ts';
 import { queryPartition, updateItem } from '../../shared/db/store.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
-import { addMember, addTask, addTasks, updateTeam } from '../../shared/teams/agents.ts';
+import { addMember, addTask, addTasks, setContentCadence, updateTeam } from '../../shared/teams/agents.ts';
 import { teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf, recordDynamoRequests, shortDynamoPages } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -85,8 +85,15 @@ async function parisTeam(cadence: unknown[] = [INSTAGRAM], created?: string) {
 const generate = (teamId: string, query = '') =>
   h.call('POST', `/api/v1/teams/${teamId}/calendar/generate${query}`);
 
-const storedEntries = (teamId: string) =>
-  queryPartition(teamKeys.partition(teamId), { prefix: 'CAL#', limit: 1000 });
+/** Every calendar item stored, the entries runs have dropped (kept a day for cursors) too. */
+const storedItems = (teamId: string) =>
+  queryPartition<{ id: string; dropped_at?: string }>(teamKeys.partition(teamId), {
+    prefix: 'CAL#',
+    limit: 1000,
+  });
+/** The entries the calendar holds. */
+const storedEntries = async (teamId: string) =>
+  (await storedItems(teamId)).filter((item) => item.dropped_at === undefined);
 
 describe('calendar generation', () => {
   it('stays within the response limit with every entry at its maximum: a week whole, a month cut and read on with after', async () => {
@@ -343,6 +350,24 @@ describe('calendar generation', () => {
       ['Monday post', 'social post for instagram', 'social post for instagram'],
     );
     assert.deepEqual([replaced.body.total, replaced.body.next_after], [3, null]);
+    // That run dropped the slot's entry; a retry of the same page (its answer lost) still places it:
+    // the entry is kept a day, marked dropped (before, the retry was a 422).
+    const retried = await generate(team.id, `?after=${monday!.id}`);
+    assert.equal(retried.status, 200, retried.text);
+    assert.deepEqual(retried.body, replaced.body);
+    const dropped = (await storedItems(team.id)).filter((item) => item.dropped_at !== undefined);
+    assert.deepEqual(
+      dropped.map((item) => item.id),
+      [monday!.id],
+    );
+    // A day later it is gone: the cursor is refused, and the run deletes the dropped entry.
+    setClock(new Date(Date.parse('2026-11-19T12:00:01Z')));
+    assert.equal((await generate(team.id, `?start=2026-11-16&after=${monday!.id}`)).status, 422);
+    assert.equal((await generate(team.id, '?start=2026-11-16')).status, 200);
+    assert.deepEqual(
+      (await storedItems(team.id)).map((item) => item.dropped_at),
+      [undefined, undefined, undefined],
+    );
   });
 
   it('plans the calendar month holding the team’s local date, across a month boundary', async () => {
@@ -784,13 +809,26 @@ describe('calendar generation', () => {
     const week = ['2026-11-16T08:30:00.000Z', '2026-11-18T08:30:00.000Z', '2026-11-20T08:30:00.000Z'];
     assert.deepEqual(await planned(), week);
     // Paused on Wednesday at 10:00 Paris: Friday's slot, and the next week's, would never be worked.
+    const friday = (await generate(team.id)).body.entries[2] as Entry;
     await updateTeam(team.id, { status: 'paused', paused_at: '2026-11-18T09:00:00Z' });
     assert.deepEqual(await planned(), week.slice(0, 2));
     assert.equal((await storedEntries(team.id)).length, 2, 'the Friday slot stored by the first run is gone');
+    // A client that had Friday's id as its cursor before another's run dropped it pages on from it,
+    // as often as it asks (the entry is kept a day, marked dropped).
+    for (let i = 0; i < 2; i++)
+      assert.deepEqual((await generate(team.id, `?after=${friday.id}`)).body, {
+        entries: [],
+        total: 2,
+        next_after: null,
+      });
     assert.deepEqual(await planned('?start=2026-11-23'), []);
-    // Resumed (the agents clear paused_at): planned again.
+    // Resumed (the agents clear paused_at): planned again, Friday's entry no longer marked dropped.
     await updateTeam(team.id, { status: 'active', paused_at: null });
     assert.deepEqual(await planned(), week);
+    assert.deepEqual(
+      (await storedItems(team.id)).filter((item) => item.id === friday.id).map((item) => item.dropped_at),
+      [undefined],
+    );
     assert.equal((await planned('?start=2026-11-23')).length, 3);
   });
 
@@ -811,13 +849,52 @@ describe('calendar generation', () => {
     const recorder = recordDynamoRequests();
     const rerun = await generate(team.id, '?period=monthly').finally(() => recorder.stop());
     assert.equal(rerun.status, 200, rerun.text);
-    // The 1st's two slots stay; the other 58 go in three batch writes (before, 58 DeleteItems).
+    // The 1st's two slots stay; the other 58 go (marked dropped) in three batch writes (before, 58
+    // DeleteItems).
     assert.equal(rerun.body.total, 2);
     assert.equal((await storedEntries(team.id)).length, 2);
     const writes = recorder
       .commands()
       .filter((command) => command !== 'QueryCommand' && command !== 'GetItemCommand');
     assert.deepEqual(writes, ['BatchWriteItemCommand', 'BatchWriteItemCommand', 'BatchWriteItemCommand']);
+  });
+
+  it('keeps at most one full plan of dropped entries in a period, the oldest deleted first', async () => {
+    // A period stores its plan (3,020 entries at most) and the entries runs dropped in the last day,
+    // which only place cursors: as many as a plan at most, or a cadence changed again and again would
+    // grow what every run of the period reads. 1,800 slots a month, replaced twice within the day.
+    setClock(new Date('2026-11-02T06:00:00Z'));
+    const lines = (platform: string) =>
+      Array.from({ length: 20 }, (_, i) => ({
+        platform: `${platform}${i}`,
+        task_type: 'social_post',
+        per_week: 21,
+        preferred_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+        preferred_times: ['01:00', '09:00', '17:00'],
+      }));
+    const { team } = await parisTeam(lines('a'), LONG_AGO);
+    for (const platform of ['a', 'b', 'c']) {
+      if (platform !== 'a') await setContentCadence(team.id, lines(platform));
+      const month = await generate(team.id, '?period=monthly&start=2026-11-01');
+      assert.equal(month.body.total, 1800, platform);
+      setClock(new Date(now().getTime() + 60_000));
+    }
+    const items = await queryPartition<{ platform: string; dropped_at?: string }>(
+      teamKeys.partition(team.id),
+      {
+        prefix: 'CAL#',
+        limit: 10_000,
+      },
+    );
+    const count = (platform: string, dropped: boolean) =>
+      items.filter(
+        (item) => item.platform.startsWith(platform) && (item.dropped_at !== undefined) === dropped,
+      ).length;
+    // c planned; b dropped by the last run, all kept; of a, dropped a minute earlier, 3,020 − 1,800.
+    assert.deepEqual(
+      [count('c', false), count('b', true), count('a', true), items.length],
+      [1800, 1800, 1220, 1800 + 3020],
+    );
   });
 
   it('plans no slot before the team was created, and a month agrees with the week on the days they share', async () => {
