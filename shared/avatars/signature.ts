@@ -6,6 +6,10 @@ import { HttpError } from '../http/errors.ts';
 
 export const SIGNATURE_HEADER = 'x-avatar-signature';
 
+/** What the header holds, for those who sign (the OpenAPI document shows it). */
+export const SIGNATURE_FORMAT =
+  '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret shared with the avatar provider; several `v1` values may be sent (while a secret is rotated)';
+
 /** 401 without a bearer challenge: the caller is a signing provider, not a token holder. */
 export class SignatureError extends HttpError {
   constructor(detail: string) {

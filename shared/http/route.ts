@@ -73,7 +73,14 @@ export interface RouteOptions<
   auth?: boolean;
   /** With `auth: false`: the other way (e.g. a signature over the raw body), run where the bearer
    * check would run, so an unauthenticated request learns nothing about the body schema. */
-  verify?: (event: Event) => void | Promise<void>;
+  verify?: RequestVerifier;
+}
+
+/** A route's own authentication: the check, and the OpenAPI security scheme that tells a client what
+ * to send (`definition` is the scheme object, e.g. an `apiKey` header and its format). */
+export interface RequestVerifier {
+  check: (event: Event) => void | Promise<void>;
+  scheme: { name: string; definition: Record<string, unknown> };
 }
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -169,11 +176,9 @@ const bearerAuthentication = (): MiddlewareObj<Event, Result, Error, Context> =>
   },
 });
 
-const requestVerification = (
-  verify: (event: Event) => void | Promise<void>,
-): MiddlewareObj<Event, Result, Error, Context> => ({
+const requestVerification = (verify: RequestVerifier): MiddlewareObj<Event, Result, Error, Context> => ({
   before: async (request: Req) => {
-    await verify(request.event);
+    await verify.check(request.event);
   },
 });
 

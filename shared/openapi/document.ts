@@ -156,7 +156,12 @@ export function operationFor({ route, options, example }: DocumentedRoute) {
     operationId: route.entry.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
     tags: [route.entry.split('/')[0]],
     ...(options.summary ? { summary: options.summary } : {}),
-    ...(route.auth === false ? { security: [] } : { security: [{ bearerAuth: [] }] }),
+    security:
+      route.auth !== false
+        ? [{ bearerAuth: [] }]
+        : options.verify
+          ? [{ [options.verify.scheme.name]: [] }]
+          : [],
     parameters: [
       ...parameters(options.path, 'path'),
       ...parameters(options.query, 'query'),
@@ -186,7 +191,14 @@ export function buildOpenApiDocument(routes: DocumentedRoute[]) {
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        ...Object.fromEntries(
+          routes.flatMap(({ options }) =>
+            options.verify ? [[options.verify.scheme.name, options.verify.scheme.definition]] : [],
+          ),
+        ),
+      },
       schemas: {
         HTTPError: {
           type: 'object',

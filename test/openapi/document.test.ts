@@ -40,9 +40,23 @@ describe('OpenAPI document', () => {
     for (const route of routes) {
       const operation = generated.paths[route.path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${routeKey(route)} is not documented`);
-      assert.deepEqual(operation.security, route.auth === false ? [] : [{ bearerAuth: [] }], routeKey(route));
+      const security =
+        route.auth !== false
+          ? [{ bearerAuth: [] }]
+          : route.path === '/api/v1/avatar-provider/callback'
+            ? [{ providerSignature: [] }]
+            : [];
+      assert.deepEqual(operation.security, security, routeKey(route));
       if (route.auth !== false) assert.ok(operation.responses['401'], `${routeKey(route)} lists no 401`);
     }
+  });
+
+  it('tells a provider which header signs its callback, and how', () => {
+    // Before, the callback declared no security and no header: `X-Avatar-Signature` was only in the docs.
+    const scheme = generated.components.securitySchemes.providerSignature;
+    assert.deepEqual([scheme.type, scheme.in, scheme.name], ['apiKey', 'header', 'X-Avatar-Signature']);
+    assert.match(scheme.description, /^`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>\.<raw body>">`/);
+    assert.match(scheme.description, /within 300 seconds/);
   });
 
   it('carries constraints and defaults of the request schemas', () => {
