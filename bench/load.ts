@@ -281,7 +281,7 @@ export const loadBenchmark: Benchmark = {
 
 // Standalone: npx tsx bench/load.ts [--seconds 60] [--rate 40]
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.env.LOG_LEVEL ??= 'silent';
+  process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
   const outcome = await loadBenchmark.run(process.argv.slice(2));
   for (const f of outcome.figures)
     console.log(

@@ -14,7 +14,7 @@ import { round } from './lib/stats.ts';
 import type { Benchmark, Figure, ResultsFile, StoredResult } from './lib/types.ts';
 
 // Handlers log one line per request; thousands of them would drown the table.
-process.env.LOG_LEVEL ??= 'silent';
+process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
 // The SDK's notice that its 2027 releases need Node.js 22 says nothing about these numbers.
 const emitWarning = process.emitWarning.bind(process);
 process.emitWarning = ((warning: string | Error, ...rest: never[]) => {

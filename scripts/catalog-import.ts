@@ -79,7 +79,7 @@ export async function runImport(argv: string[], print = console.log): Promise<nu
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.env.LOG_LEVEL ??= 'silent';
+  process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
   const { aws } = await openLocalStores(localSettings().dataDir).catch(exitOnLocalProblem);
   try {
     process.exitCode = await runImport(process.argv.slice(2));

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { startEmbeddedAws } from '../infra/local/embedded.ts';
 import { startServer } from '../infra/local/server.ts';
 
-process.env.LOG_LEVEL ??= 'silent';
+process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
 const browser = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const profile = await mkdtemp(join(tmpdir(), 'tcs-chromium-'));
 const aws = await startEmbeddedAws();

@@ -40,7 +40,7 @@ try {
   console.error(`${eventFile}: not a JSON event (${(error as Error).message}): ${eventPath}`);
   process.exit(2);
 }
-process.env.LOG_LEVEL ??= 'silent';
+process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
 const { dataDir } = localSettings();
 const { aws, secret } = await openLocalStores(dataDir).catch(exitOnLocalProblem);
 const seed = await ensureSeed(dataDir, undefined, secret).catch(async (error) => {

@@ -29,7 +29,7 @@ const result = spawnSync(
     stdio: 'inherit',
     env: {
       ...process.env,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       AWS_SDK_JS_SUPPRESS_DEPRECATION_WARNINGS: '1',
     },
   },

@@ -1,10 +1,9 @@
 // npm run token -- --sub <id>: prints one development token for that user, and nothing else. Its
 // arguments are all checked before anything is written.
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
-import { exitOnLocalProblem, localSettings } from '../infra/local/runtime.ts';
+import { exitOnLocalProblem, localSettings, makeDataFolder } from '../infra/local/runtime.ts';
 import { loadOrCreateSecret, signDevToken } from '../infra/local/tokens.ts';
 import { isSafeSubject, SAFE_SUBJECT_RULE } from '../shared/http/auth.ts';
 
@@ -43,6 +42,7 @@ const { exp = 0, iat = 0 } = decodeJwt(probe);
 if (exp <= iat)
   usage(`--ttl ${values.ttl}: the token would be expired already; give a time ahead (e.g. 1h, 7d, 30m)`);
 const { dataDir } = localSettings();
-await mkdir(dataDir, { recursive: true });
-const secret = await loadOrCreateSecret(dataDir).catch(exitOnLocalProblem);
+const secret = await makeDataFolder(dataDir)
+  .then(() => loadOrCreateSecret(dataDir))
+  .catch(exitOnLocalProblem);
 console.log(await signDevToken(secret, values.sub, values.ttl));

@@ -26,8 +26,13 @@ export const setLogRequestId = (id: string | undefined) => slot.set(id);
 
 const METHOD = { info: 'log', warn: 'warn', error: 'error' } as const;
 
+/** LOG_LEVEL, read on every line (tests and scripts set it at run time): the least level written.
+ * Case and blanks aside; unset, empty or any other value writes every line. */
+const RANK: Record<string, number> = { info: 0, warn: 1, error: 2, silent: 3 };
+const leastRank = () => RANK[(process.env.LOG_LEVEL ?? '').trim().toLowerCase()] ?? 0;
+
 const write = (level: 'info' | 'warn' | 'error', message: string, fields: Fields = {}) => {
-  if (process.env.LOG_LEVEL === 'silent') return;
+  if (RANK[level]! < leastRank()) return;
   const core = { level, time: new Date().toISOString(), requestId: slot.get(), message };
   // The line's own keys stay first and win over a caller's field of the same name.
   const entry = { ...core, ...fields, ...core };

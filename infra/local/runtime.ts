@@ -72,9 +72,31 @@ export async function runningInstance(dataDir: string): Promise<RunningInstance 
   return (await isServing(running.dynamodbEndpoint)) ? running : undefined;
 }
 
+/** DATA_DIR names something that is no folder and cannot be made one (a file, a path through a file,
+ * a place without write access). */
+export class UnusableDataFolderError extends Error {
+  constructor(dataDir: string, code: string) {
+    super(
+      `DATA_DIR ${dataDir} cannot be used as a data folder (${code}). Set DATA_DIR to a folder, or to a path where one can be made.`,
+    );
+  }
+}
+
+/** The data folder, made where it is not there yet. */
+export async function makeDataFolder(dataDir: string): Promise<void> {
+  try {
+    await mkdir(dataDir, { recursive: true });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code && ['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS'].includes(code))
+      throw new UnusableDataFolderError(dataDir, code);
+    throw error;
+  }
+}
+
 /** Opens the data folder's stores: its own embedded AWS, or the one a running `npm start` holds. */
 export async function openLocalStores(dataDir: string): Promise<{ aws?: EmbeddedAws; secret: string }> {
-  await mkdir(dataDir, { recursive: true });
+  await makeDataFolder(dataDir);
   const secret = await loadOrCreateSecret(dataDir);
   useDevAuth(secret);
   await loadOrCreateLocalSecretsKey(dataDir); // integration secrets are sealed under it
@@ -103,7 +125,11 @@ export function exitOnLocalProblem(error: unknown): never {
     console.error(
       `Another process is using ${error.dataDir} (an npm run invoke, or an npm start not yet serving). Wait for it, or set DATA_DIR to another folder.`,
     );
-  else if (error instanceof UnreadableSeedError || error instanceof UnreadableKeyFileError)
+  else if (
+    error instanceof UnreadableSeedError ||
+    error instanceof UnreadableKeyFileError ||
+    error instanceof UnusableDataFolderError
+  )
     console.error(error.message);
   else throw error;
   process.exit(1);

@@ -52,6 +52,38 @@ it('hands Lambda’s JSON log format the entry as an object, so its fields stay 
   assert.deepEqual(fields, { level: 'warn', message: 'slow request', status: 200, ms: 812 });
 });
 
+it('writes the lines at or above LOG_LEVEL: silent none, error errors, warn warnings too, anything else all', (t) => {
+  // Before, only `silent` was read: LOG_LEVEL=error wrote every request's line.
+  const written: string[] = [];
+  for (const method of ['log', 'warn', 'error'] as const)
+    t.mock.method(console, method, (line: string) => written.push(JSON.parse(line).level));
+  const saved = process.env.LOG_LEVEL;
+  const levels: Record<string, string[]> = {};
+  try {
+    for (const setting of ['silent', 'error', 'warn', 'info', ' ERROR ', 'verbose', '']) {
+      process.env.LOG_LEVEL = setting;
+      written.length = 0;
+      log.info('a');
+      log.warn('b');
+      log.error('c');
+      levels[setting] = [...written];
+    }
+  } finally {
+    if (saved === undefined) delete process.env.LOG_LEVEL;
+    else process.env.LOG_LEVEL = saved;
+  }
+  const all = ['info', 'warn', 'error'];
+  assert.deepEqual(levels, {
+    silent: [],
+    error: ['error'],
+    warn: ['warn', 'error'],
+    info: all,
+    ' ERROR ': ['error'],
+    verbose: all,
+    '': all,
+  });
+});
+
 it('tags each line with its own invocation’s request id while the local runtime runs many at once', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());

@@ -658,6 +658,28 @@ describe('npm start', () => {
     }
   });
 
+  it('on a DATA_DIR that is no folder and cannot be made one, exits 1 with one line (it threw a stack trace)', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'tcs-start-'));
+    const file = join(parent, 'a-file');
+    await writeFile(file, 'not a folder');
+    try {
+      for (const [data, code] of [
+        [file, 'EEXIST'],
+        [join(file, 'sub'), 'ENOTDIR'],
+      ] as const) {
+        const { code: exit, stdout, stderr } = await runScript('start.ts', [], { PORT: '0', DATA_DIR: data });
+        assert.equal(
+          stderr,
+          `DATA_DIR ${data} cannot be used as a data folder (${code}). Set DATA_DIR to a folder, or to a path where one can be made.\n`,
+          data,
+        );
+        assert.deepEqual([exit, stdout], [1, ''], data);
+      }
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+
   it('on a data folder another process holds without serving it (an invoke), exits 1 with one line', async () => {
     // This process holds dataDir's stores and has written no running.json, as a running invoke does.
     await markStopped(dataDir);
