@@ -62,7 +62,7 @@ export const paragraphsDocx = (count: number): Uint8Array =>
         paragraph(
           i % 2
             ? `Use Poppins for headings and Work Sans ${i} for body text.`
-            : `Paragraph ${i}: our brand speaks plainly at https://www.instagram.com/globex${i}.`,
+            : `Paragraph ${i}: our brand speaks plainly at https://www.instagram.com/globex${i}, in #${(i * 7919).toString(16).padStart(6, '0').slice(-6)}.`,
         ),
       ),
     ].join(''),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, mock, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { printedColors } from '../../shared/brand-kits/extract/colors.ts';
+import { findPalette, MAX_COLOR_MENTIONS, printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
 import {
   type BrandKitExtraction,
@@ -10,7 +10,7 @@ import {
   extractBrandKit,
 } from '../../shared/brand-kits/extract/index.ts';
 import { readPdf } from '../../shared/brand-kits/extract/pdf.ts';
-import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
+import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
 import {
   colourlessPdf,
   docxParts,
@@ -88,6 +88,50 @@ describe('colour notation', () => {
       (m) => m.hex,
     );
     assert.deepEqual(found, ['#E4572E']);
+  });
+
+  test('reads a document’s first 1,000 colour values, not the rest', () => {
+    // Each value was checked against every other (notation) and against every line (role): a DOCX
+    // of 16,000 of them took 40 s, 60,000 over 10 minutes, past the 10 s deadline, which is read
+    // only between steps (audit). A palette is a few dozen.
+    const hex = (i: number) => `#${(i * 7919).toString(16).padStart(6, '0').slice(-6).toUpperCase()}`;
+    const lines = Array.from({ length: 1_500 }, (_, i) => line(`Line ${i} colour ${hex(i)}`, i));
+    assert.equal(MAX_COLOR_MENTIONS, 1_000);
+    assert.deepEqual(
+      printedColors(lines).map((m) => m.hex),
+      Array.from({ length: 1_000 }, (_, i) => hex(i)),
+    );
+  });
+
+  test('finds each value’s role from labels read once for the document, not once a value', (t) => {
+    // Values whose own line names no role (or only "dark") look for the nearest label: twice the
+    // values and lines is twice the work. Before, every value read every line again: 4×.
+    const page = (values: number) =>
+      Array.from({ length: values }, (_, i) => [
+        `${i % 2 ? 'Primary' : 'Secondary'} colours`,
+        `dark #FF${i.toString(16).padStart(4, '0')}`,
+      ])
+        .flat()
+        .map(line);
+    const tests = (lines: TextLine[]) => {
+      const doc = {
+        lines,
+        printedColors: printedColors(lines),
+        shapes: [],
+        themeColors: [],
+      } as unknown as DocumentModel;
+      const counted = t.mock.method(RegExp.prototype, 'test');
+      try {
+        return { palette: findPalette(doc), calls: counted.mock.callCount() };
+      } finally {
+        counted.mock.restore();
+      }
+    };
+    const [small, large] = [tests(page(200)), tests(page(400))];
+    assert.equal(large.palette.palette.length, 400);
+    // Each value's label is the line before it.
+    assert.deepEqual([large.palette.primary, large.palette.secondary], ['#FF0001', '#FF0000']);
+    assert.ok(large.calls < 2.5 * small.calls, `${small.calls} then ${large.calls} pattern tests`);
   });
 
   test('keeps one colour when a swatch prints both RGB and HEX', () => {

@@ -83,17 +83,22 @@ export interface ColorMention {
   line: TextLine;
 }
 
+/** Colour values read from a document: a palette is a few dozen, and past these the rest are not
+ * read (the checks below then stay bounded however many a document prints). */
+export const MAX_COLOR_MENTIONS = 1_000;
+
 export function printedColors(lines: TextLine[]): ColorMention[] {
   const found: ColorMention[] = [];
   let model: string | null = null;
   let modelPage = -1;
-  lines.forEach((line, index) => {
+  for (const [index, line] of lines.entries()) {
+    if (found.length >= MAX_COLOR_MENTIONS) break;
     const text = line.text;
     const header = MODEL_HEADER.exec(text);
     if (header) {
       model = header[1]!.toLowerCase().replace(/\s/g, '');
       modelPage = line.page;
-      return;
+      continue;
     }
     if (line.page !== modelPage) model = null;
     const add = (hex: string | null, kind: ColorMention['kind']) => {
@@ -130,7 +135,8 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
       const v = [percent(m?.[1]), percent(m?.[2]), percent(m?.[3]), percent(m?.[4])];
       if (m && v.every((x) => x !== null)) add(cmykHex(v[0]!, v[1]!, v[2]!, v[3]!), 'cmyk');
     }
-  });
+  }
+  found.length = Math.min(found.length, MAX_COLOR_MENTIONS);
 
   // Colours shown as misuse ("don't recolour the logo #FF0000") are not part of the palette.
   const misuse = (m: ColorMention) =>
@@ -138,21 +144,29 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
   const allowed = found.filter((m) => !misuse(m));
   found.length = 0;
   found.push(...allowed);
-  // One swatch often prints the same colour as HEX, RGB and CMYK: keep the most exact notation.
-  const exact = found.filter((m) => m.kind !== 'cmyk');
-  const kept = found.filter((m) => {
+  // One swatch often prints the same colour as HEX, RGB and CMYK: keep the most exact notation. Only
+  // the mentions of the four lines either side are compared (by line, not with every mention: a
+  // document of thousands of values took seconds, quadratically).
+  const exact = found.some((m) => m.kind !== 'cmyk');
+  const byLine = new Map<number, ColorMention[]>();
+  for (const m of found) {
+    const line = byLine.get(m.index);
+    if (line) line.push(m);
+    else byLine.set(m.index, [m]);
+  }
+  const near = (m: ColorMention) =>
+    Array.from({ length: 9 }, (_, i) => byLine.get(m.index - 4 + i) ?? []).flat();
+  return found.filter((m) => {
     if (m.kind === 'hex') return true;
-    if (m.kind === 'cmyk' && exact.length > 0) return false;
-    return !found.some(
+    if (m.kind === 'cmyk' && exact) return false;
+    return !near(m).some(
       (o) =>
         o !== m &&
         (o.kind === 'hex' || (m.kind === 'cmyk' && o.kind === 'rgb')) &&
         o.line.page === m.line.page &&
-        Math.abs(o.index - m.index) <= 4 &&
         colorDistance(o.hex, m.hex) < 48,
     );
   });
-  return kept;
 }
 
 const ROLE_WORDS: [ColorRole, RegExp][] = [
@@ -170,25 +184,65 @@ function roleOf(text: string): ColorRole | null {
   return null;
 }
 
+interface RoleLabel {
+  index: number;
+  y: number;
+  role: ColorRole;
+}
+
+/** A page's short label lines that name a role: in reading order, and by height (ties in reading order). */
+interface PageLabels {
+  inOrder: RoleLabel[];
+  byHeight: RoleLabel[];
+  oneRole: boolean;
+}
+
+/** Every page's role labels, read once for the document (per mention, it read every line again: a
+ * document of thousands of values took minutes). */
+function roleLabels(lines: TextLine[]): Map<number, PageLabels> {
+  const labels = new Map<number, RoleLabel[]>();
+  lines.forEach((line, index) => {
+    if (line.text.split(/\s+/).length > 6) return;
+    const role = roleOf(line.text);
+    if (role === null) return;
+    const page = labels.get(line.page) ?? [];
+    page.push({ index, y: line.y, role });
+    labels.set(line.page, page);
+  });
+  return new Map(
+    [...labels].map(([page, inOrder]) => [
+      page,
+      {
+        inOrder,
+        byHeight: [...inOrder].sort((a, b) => a.y - b.y),
+        oneRole: inOrder.every((l) => l.role === inOrder[0]!.role),
+      },
+    ]),
+  );
+}
+
+/** How many of `sorted` come before the first one `atOrPast` holds for (they hold from there on). */
+function firstAtOrPast<T>(sorted: readonly T[], atOrPast: (item: T) => boolean): number {
+  let [low, high] = [0, sorted.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (atOrPast(sorted[middle]!)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
 /** The nearest short label line that names a role, preferring labels read before the value. */
-function mentionRole(lines: TextLine[], mention: ColorMention): ColorRole | null {
+function mentionRole(labels: Map<number, PageLabels>, mention: ColorMention): ColorRole | null {
   const own = roleOf(mention.line.text.replace(HEX_CODE, ''));
   if (own && own !== 'neutral') return own;
-  const labels = lines
-    .map((line, index) => ({ line, index, role: roleOf(line.text) }))
-    .filter(
-      (l): l is { line: TextLine; index: number; role: ColorRole } =>
-        l.role !== null && l.line.page === mention.line.page && l.line.text.split(/\s+/).length <= 6,
-    );
-  if (labels.length === 0) return own;
-  const roles = new Set(labels.map((l) => l.role));
-  if (roles.size === 1) return labels[0]!.role;
-  const before = labels.filter((l) => l.index < mention.index).sort((a, b) => b.index - a.index);
-  if (before[0]) return before[0].role;
-  const above = labels
-    .filter((l) => l.line.y >= mention.line.y)
-    .sort((a, b) => a.line.y - mention.line.y - (b.line.y - mention.line.y));
-  return above[0]?.role ?? own;
+  const page = labels.get(mention.line.page);
+  if (!page) return own;
+  if (page.oneRole) return page.inOrder[0]!.role;
+  const before = firstAtOrPast(page.inOrder, (l) => l.index >= mention.index);
+  if (before > 0) return page.inOrder[before - 1]!.role;
+  const above = page.byHeight[firstAtOrPast(page.byHeight, (l) => l.y >= mention.line.y)];
+  return above?.role ?? own;
 }
 
 const COLOR_HEADING =
@@ -246,8 +300,9 @@ export function findPalette(doc: DocumentModel): PaletteFindings {
   const mentions = doc.printedColors;
   if (mentions.length > 0) {
     const entries = new Map<string, { role: ColorRole | 'none'; count: number; first: number }>();
+    const labels = roleLabels(doc.lines);
     for (const mention of mentions) {
-      const role = mentionRole(doc.lines, mention) ?? 'none';
+      const role = mentionRole(labels, mention) ?? 'none';
       const entry = entries.get(mention.hex);
       if (!entry) entries.set(mention.hex, { role, count: 1, first: mention.index });
       else {
