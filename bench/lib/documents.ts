@@ -51,17 +51,24 @@ export async function twentyPagePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
-/** A DOCX of `count` short paragraphs, every other one naming fonts and the rest linking a social
- * account: how extraction time grows with a document's length (joining its lines, finding the lines
- * around its font mentions and collecting its social links were each quadratic once). */
+/** A capitalised word of letters only, one for each n: a proper noun the text repeats
+ * four times each, which the name finder weighs (it searched the whole text once for each). */
+const properNoun = (n: number) =>
+  `Q${Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(n / 26 ** k) % 26))).join('')}`;
+
+/** A DOCX of `count` short paragraphs, every other one naming fonts and a proper noun, the rest linking
+ * a social account and printing a colour value: how extraction time grows with a document's length
+ * (joining its lines, finding the lines around its font mentions, collecting its social links, the
+ * colours' roles and notations and the name's proper nouns were each quadratic once). */
 export const paragraphsDocx = (count: number): Uint8Array =>
   guidelineDocx({
     body: [
-      paragraph('Globex Brand Guidelines', 'Title'),
+      // No "brand guidelines" title, which would name the brand before the text is searched.
+      paragraph('Globex', 'Title'),
       ...Array.from({ length: count }, (_, i) =>
         paragraph(
           i % 2
-            ? `Use Poppins for headings and Work Sans ${i} for body text.`
+            ? `Use Poppins for headings and Work Sans ${i} for body text, as ${properNoun(i >> 3)} does.`
             : `Paragraph ${i}: our brand speaks plainly at https://www.instagram.com/globex${i}, in #${(i * 7919).toString(16).padStart(6, '0').slice(-6)}.`,
         ),
       ),

@@ -340,6 +340,19 @@ describe('DOCX guideline', () => {
     assert.deepEqual(draft.content_pillars, ['Clean energy tips', 'Customer stories']);
   });
 
+  test('takes the name a labelled line states, and no labelled line as the tagline', async () => {
+    // Before (audit): "Brand name: Bomb Co" left the name null, and a short document's label line came
+    // back word for word as its tagline ("Primary colour: #112233").
+    for (const [label, lines] of [
+      ['Brand name', ['Brand name: Bomb Co', 'Industry: Fireworks', 'Location: Leeds, UK']],
+      ['Company', ['Company: Bomb Co.', 'Primary colour: #112233']],
+    ] as const) {
+      const body = lines.map((text) => paragraph(text)).join('');
+      const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+      assert.deepEqual([draft.name, draft.tagline], ['Bomb Co', null], label);
+    }
+  });
+
   test('takes a single adjective the voice is given, not only a list of them', async () => {
     // Only "a, b and c" lists counted: "must be human" gave nothing. A sentence about something else
     // ("the tone of this page is set by…") names no adjective, and a determiner is no keyword.
