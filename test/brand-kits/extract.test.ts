@@ -530,6 +530,17 @@ describe('bad input', () => {
     await rejectsWith(guidelineDocx({ body: '<w:p/>', theme: false, withLogo: false }), 'invalid');
   });
 
+  test('a DOCX body cut short is said to be no valid XML, not an empty document', async () => {
+    // The lenient parser read the broken body as nothing, which answered "The DOCX document is empty."
+    const parts = docxParts({ withLogo: false });
+    parts['word/document.xml'] = strToU8('<w:document><w:body><w:p>unclosed');
+    await assert.rejects(extractBrandKit(zipSync(parts)), {
+      message: 'The DOCX document body is not valid XML.',
+    });
+    parts['word/document.xml'] = strToU8('<w:document><w:body><w:p/></w:body></w:document>');
+    await assert.rejects(extractBrandKit(zipSync(parts)), { message: 'The DOCX document is empty.' });
+  });
+
   test('a DOCX with XML entity declarations is invalid', async () => {
     const parts = docxParts();
     parts['word/document.xml'] = strToU8(

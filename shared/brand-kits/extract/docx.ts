@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { decode as decodePng } from 'fast-png';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { strFromU8, unzipSync } from 'fflate';
 import { normalizeHex, printedColors, swatchPages } from './colors.ts';
 import { familyFromFontName } from './fonts.ts';
@@ -48,6 +48,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
 });
+
+const BODY_NOT_XML = 'The DOCX document body is not valid XML.';
 
 /** Word never writes a DOCTYPE; one in an upload can only be an entity-expansion attack. */
 function parseXml(xml: string): XmlNode[] {
@@ -288,7 +290,7 @@ export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
     body = parseXml(strFromU8(documentXml));
   } catch (error) {
     if (error instanceof DocumentError) throw error;
-    throw new DocumentError('invalid', 'The DOCX document body is not valid XML.');
+    throw new DocumentError('invalid', BODY_NOT_XML);
   }
   const styles = readStyles(xml('word/styles.xml'));
   const theme = readTheme(xml('word/theme/theme1.xml'));
@@ -395,7 +397,11 @@ export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
     if (image) images.push({ ...image, page: name === inOrder[0] ? 1 : 2 });
   }
   if (lines.length === 0 && images.length === 0)
-    throw new DocumentError('invalid', 'The DOCX document is empty.');
+    // The parser is lenient: a body cut short parses to nothing, which is corrupt, not empty.
+    throw new DocumentError(
+      'invalid',
+      XMLValidator.validate(strFromU8(documentXml)) === true ? 'The DOCX document is empty.' : BODY_NOT_XML,
+    );
   return {
     format: 'docx',
     pages: 1,
