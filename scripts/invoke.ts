@@ -18,6 +18,8 @@ import { functionId, routes } from '../infra/routes.ts';
 const [name, eventFile] = process.argv.slice(2);
 const route = routes.find((r) => r.entry === name || functionId(r) === name);
 if (!route || !eventFile) {
+  // A name given but not known is said first: the usage alone left the reader to spot it in the list.
+  if (name !== undefined && !route) console.error(`${name}: no such function`);
   console.error(
     `usage: npm run invoke -- <function> <event.json>\nfunctions: ${routes.map((r) => r.entry).join(', ')}`,
   );

@@ -775,6 +775,16 @@ describe('npm run invoke', () => {
       await rm(folder, { recursive: true, force: true });
     }
   });
+
+  it('names a function it does not know before the usage and the list (it printed the usage alone)', async () => {
+    const { code, stdout, stderr } = await runInvoke(['brands/nope', 'events/x.json'], tmpdir());
+    assert.deepEqual([code, stdout], [2, '']);
+    const [first, usage] = stderr.split('\n');
+    assert.deepEqual(
+      [first, usage],
+      ['brands/nope: no such function', 'usage: npm run invoke -- <function> <event.json>'],
+    );
+  });
 });
 
 describe('npm run invoke, on an event with a placeholder seed.json has no value for', () => {
