@@ -32,6 +32,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   extraction: async () => (await import('./extraction.ts')).extractionBenchmark,
   throughput: async () => (await import('./throughput.ts')).throughputBenchmark,
   load: async () => (await import('./load.ts')).loadBenchmark,
+  adversarial: async () => (await import('./adversarial.ts')).adversarialBenchmark,
 };
 
 const RESULTS = join(ROOT, 'bench/results.json');

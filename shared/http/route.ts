@@ -6,7 +6,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { fitsResponse } from '../lambda-response.ts';
+import { fitsResponse, RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-response.ts';
 import { log, setLogRequestId } from '../log.ts';
 import { bareMediaType } from '../media-type.ts';
 import { authenticate, type Caller } from './auth.ts';
@@ -338,13 +338,21 @@ const errorJson = (status: number, body: unknown, headers: Record<string, string
 /**
  * A 422 as FastAPI renders it, unless its echoes would pass Lambda's response limit (a 4 MiB form's
  * text part where a file belongs, its control characters six bytes each once escaped): a function
- * error, a 500 for a client's mistake. Then its long strings are cut (a form has at most 60 parts, a
- * JSON body 256 KiB, so the cut echoes fit).
+ * error, a 500 for a client's mistake. Then its long strings and keys are cut. Where even that does
+ * not fit (a body of thousands of short keys or values of control characters, echoed whole by each
+ * missing field's item), an item whose echo passes its share of the response echoes null.
  */
 const validationJson = (error: RequestValidationError): Result => {
   const render = (items: ValidationItem[]) => errorJson(error.status, { detail: items }, error.headers);
   const whole = render(error.items);
-  return fitsResponse(whole.body!) ? whole : render(cutEchoes(error.items));
+  if (fitsResponse(whole.body!)) return whole;
+  const cut = cutEchoes(error.items);
+  const fitted = render(cut);
+  if (fitsResponse(fitted.body!)) return fitted;
+  const share = RESPONSE_BODY_MAX_BYTES / (2 * cut.length);
+  return render(
+    cut.map((item) => (sentBytes(encodePythonJson(item.input)) > share ? { ...item, input: null } : item)),
+  );
 };
 
 // ---- composition --------------------------------------------------------------------------

@@ -46,8 +46,14 @@ const numbersHolding = (value: unknown, secrets: readonly string[], into = new S
 interface SentSecrets {
   texts: string[];
   numbers: Set<number>;
+  /** More secret values than any client sends: every echoed body input is masked whole. */
+  tooMany?: boolean;
 }
 const noSecrets = (): SentSecrets => ({ texts: [], numbers: new Set() });
+
+/** Each echoed text is looked for every secret value in it: a body of thousands of them under a
+ * secret's name made that the square of the body (13 s for 242 KB). A client sends one or two. */
+const MAX_SECRET_VALUES = 16;
 
 /** The secrets the request's JSON body carries: a copy of one under another name (`{"client_id":
  * {"key": "<secret>"}}`, a note quoting it, its digits sent as a number) is masked too, wherever the
@@ -59,6 +65,7 @@ const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): 
     const decoded = decodePythonNumbers(text);
     if (!decoded.ok) return noSecrets();
     const texts = secretValues(decoded.value, fields);
+    if (texts.length > MAX_SECRET_VALUES) return { texts: [], numbers: new Set(), tooMany: true };
     return { texts, numbers: texts.length ? numbersHolding(decoded.value, texts) : new Set() };
   } catch {
     return noSecrets(); // too deep to parse: no body item echoes anything then
@@ -99,7 +106,10 @@ export const hideSecretInputs = (fields: readonly string[]): MiddlewareObj<APIGa
         item.input = SECRET_MASK;
       // A body that is not an object (raw text, a list, a bare string) may hold the secret anywhere;
       // a missing one (`input: null`) holds nothing.
-      else if (item.loc.length === 1 && !isObject(item.input) && item.input !== null)
+      else if (
+        (item.loc.length === 1 && !isObject(item.input) && item.input !== null) ||
+        (secrets.tooMany && item.input !== null)
+      )
         item.input = SECRET_MASK;
       else item.input = masked(item.input, fields, secrets);
     }

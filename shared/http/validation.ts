@@ -133,19 +133,22 @@ const withNumbers = (echo: unknown, raw: unknown): unknown => {
 /** How much of an echoed string a 422 keeps when the whole echo would not fit Lambda's response. */
 export const CUT_ECHO_LENGTH = 1000;
 
-/** The items with every string in their inputs cut to CUT_ECHO_LENGTH characters and '…'. */
+/** The items with every string in their inputs, object keys too, cut to CUT_ECHO_LENGTH characters
+ * and '…' (two keys cut alike keep the later one's entry: an echo, not the body). */
 export const cutEchoes = (items: readonly ValidationItem[]): ValidationItem[] =>
   items.map((item) => ({ ...item, input: cutStrings(item.input) }));
 
+const cutString = (value: string) => {
+  if (value.length <= CUT_ECHO_LENGTH) return value;
+  const head = value.slice(0, CUT_ECHO_LENGTH);
+  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`; // never half a pair
+};
+
 const cutStrings = (value: unknown): unknown => {
-  if (typeof value === 'string') {
-    if (value.length <= CUT_ECHO_LENGTH) return value;
-    const head = value.slice(0, CUT_ECHO_LENGTH);
-    return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`; // never half a pair
-  }
+  if (typeof value === 'string') return cutString(value);
   if (Array.isArray(value)) return value.map(cutStrings);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, cutStrings(entry)]));
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [cutString(key), cutStrings(entry)]));
 };
 
 /** A FastAPI item for a rule a handler checks past validation (an object's type, an attachment),
