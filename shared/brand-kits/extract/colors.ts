@@ -138,9 +138,15 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
   }
   found.length = Math.min(found.length, MAX_COLOR_MENTIONS);
 
-  // Colours shown as misuse ("don't recolour the logo #FF0000") are not part of the palette.
+  // Colours shown as misuse ("don't recolour the logo #FF0000") are not part of the palette. Each line
+  // is read once: per value, a line holding thousands of them was read thousands of times.
+  const misuseLines = new Map<number, boolean>();
+  const misuseAt = (index: number) => {
+    if (!misuseLines.has(index)) misuseLines.set(index, MISUSE.test(lines[index]!.text));
+    return misuseLines.get(index)!;
+  };
   const misuse = (m: ColorMention) =>
-    [lines[m.index - 1], m.line].some((l) => l && l.page === m.line.page && MISUSE.test(l.text));
+    [m.index - 1, m.index].some((i) => lines[i] && lines[i].page === m.line.page && misuseAt(i));
   const allowed = found.filter((m) => !misuse(m));
   found.length = 0;
   found.push(...allowed);
@@ -232,9 +238,13 @@ function firstAtOrPast<T>(sorted: readonly T[], atOrPast: (item: T) => boolean):
   return low;
 }
 
-/** The nearest short label line that names a role, preferring labels read before the value. */
-function mentionRole(labels: Map<number, PageLabels>, mention: ColorMention): ColorRole | null {
-  const own = roleOf(mention.line.text.replace(HEX_CODE, ''));
+/** The nearest short label line that names a role, preferring labels read before the value;
+ * `own` is the role the value's line names itself (read once per line). */
+function mentionRole(
+  labels: Map<number, PageLabels>,
+  mention: ColorMention,
+  own: ColorRole | null,
+): ColorRole | null {
   if (own && own !== 'neutral') return own;
   const page = labels.get(mention.line.page);
   if (!page) return own;
@@ -261,20 +271,60 @@ export function swatchPages(lines: readonly TextLine[], pageCount: number): Set<
   return pages;
 }
 
+/** Shapes read for swatches: a palette is a few dozen; past these, shapes are decoration or filler. */
+export const MAX_SWATCH_SHAPES = 2_000;
+/** Size buckets on a log scale, a little wider than the 6% that makes two shapes the same size, so
+ * same-sized shapes are in the same or a neighbouring bucket. */
+const SIZE_BUCKET = 0.07;
+
+/** Shapes grouped by page and size bucket, then by colour. */
+function sizeBuckets(shapes: PaintedShape[]): Map<string, Map<string, PaintedShape[]>> {
+  const buckets = new Map<string, Map<string, PaintedShape[]>>();
+  for (const s of shapes) {
+    const key = bucketKey(s, 0, 0);
+    const bucket = buckets.get(key) ?? new Map<string, PaintedShape[]>();
+    buckets.set(key, bucket);
+    const same = bucket.get(s.hex);
+    if (same) same.push(s);
+    else bucket.set(s.hex, [s]);
+  }
+  return buckets;
+}
+
+const bucketKey = (s: PaintedShape, dw: number, dh: number) =>
+  `${s.page} ${Math.floor(Math.log(s.width) / SIZE_BUCKET) + dw} ${Math.floor(Math.log(s.height) / SIZE_BUCKET) + dh}`;
+
+/** The shapes of the buckets around `s`'s, by colour. */
+function* around(buckets: Map<string, Map<string, PaintedShape[]>>, s: PaintedShape) {
+  for (const dw of [-1, 0, 1])
+    for (const dh of [-1, 0, 1])
+      yield* buckets.get(bucketKey(s, dw, dh)) ?? new Map<string, PaintedShape[]>();
+}
+
 /** Colours painted as uniform simple shapes on the colour pages, when the document prints no values. */
 function swatchColors(doc: DocumentModel): string[] {
   const pages = doc.swatchPages;
-  const onPages = doc.shapes.filter((s) => pages.has(s.page) && Math.min(s.width, s.height) >= 10);
+  const onPages = doc.shapes
+    .filter((s) => pages.has(s.page) && Math.min(s.width, s.height) >= 10)
+    .slice(0, MAX_SWATCH_SHAPES);
   const chromatic = onPages.filter((s) => isChromatic(s.hex));
   const sameSize = (a: PaintedShape, b: PaintedShape) =>
     a.page === b.page &&
     Math.abs(a.width - b.width) <= 0.06 * Math.max(a.width, b.width) &&
     Math.abs(a.height - b.height) <= 0.06 * Math.max(a.height, b.height);
-  // A swatch set repeats one shape size; a lone coloured shape is decoration.
-  const swatchSized = chromatic.filter((s) =>
-    chromatic.some((o) => o !== s && o.hex !== s.hex && sameSize(o, s)),
-  );
-  const swatches = onPages.filter((s) => swatchSized.some((c) => sameSize(c, s)));
+  // A swatch set repeats one shape size; a lone coloured shape is decoration. Only shapes of nearby
+  // size on the same page are compared (each with every other, thousands of shapes took seconds).
+  const chromaticBuckets = sizeBuckets(chromatic);
+  const swatchSized = chromatic.filter((s) => {
+    for (const [hex, others] of around(chromaticBuckets, s))
+      if (hex !== s.hex && others.some((o) => sameSize(o, s))) return true;
+    return false;
+  });
+  const sizedBuckets = sizeBuckets(swatchSized);
+  const swatches = onPages.filter((s) => {
+    for (const [, sized] of around(sizedBuckets, s)) if (sized.some((c) => sameSize(c, s))) return true;
+    return false;
+  });
   const area = new Map<string, number>();
   for (const s of swatches) area.set(s.hex, (area.get(s.hex) ?? 0) + s.width * s.height);
   return [...area.entries()].sort((a, b) => b[1] - a[1]).map(([hex]) => hex);
@@ -301,8 +351,11 @@ export function findPalette(doc: DocumentModel): PaletteFindings {
   if (mentions.length > 0) {
     const entries = new Map<string, { role: ColorRole | 'none'; count: number; first: number }>();
     const labels = roleLabels(doc.lines);
+    const ownRoles = new Map<number, ColorRole | null>();
     for (const mention of mentions) {
-      const role = mentionRole(labels, mention) ?? 'none';
+      if (!ownRoles.has(mention.index))
+        ownRoles.set(mention.index, roleOf(mention.line.text.replace(HEX_CODE, '')));
+      const role = mentionRole(labels, mention, ownRoles.get(mention.index)!) ?? 'none';
       const entry = entries.get(mention.hex);
       if (!entry) entries.set(mention.hex, { role, count: 1, first: mention.index });
       else {

@@ -75,23 +75,55 @@ function neighbourFinder(lines: TextLine[]): (line: TextLine) => TextLine[] {
     if (page) page.push(line);
     else pages.set(line.page, [line]);
   }
-  for (const page of pages.values()) page.sort((a, b) => a.y - b.y);
+  const at = new Map<TextLine, number>();
+  for (const page of pages.values()) {
+    page.sort((a, b) => a.y - b.y);
+    for (const [i, line] of page.entries()) at.set(line, i);
+  }
+  const found = new Map<TextLine, TextLine[]>();
   return (line) => {
-    const reach = Math.max(line.size, 8);
+    const known = found.get(line);
+    if (known) return known;
+    // The document sets the size: a giant one made every line of the page a neighbour (quadratic).
+    const reach = Math.min(Math.max(line.size, 8), MAX_REACH);
     const page = pages.get(line.page) ?? [];
     const [low, high] = [line.y - 4.5 * reach, line.y + 1.6 * reach];
-    let start = 0;
-    for (let end = page.length; start < end; ) {
-      const middle = (start + end) >>> 1;
-      if (page[middle]!.y < low) start = middle + 1;
-      else end = middle;
-    }
+    // Outward from the line, nearest first, so lines stacked at one height stop at the cap.
     const near: TextLine[] = [];
-    for (let i = start; i < page.length && page[i]!.y <= high; i++) {
-      const other = page[i]!;
+    const self = at.get(line) ?? 0;
+    let [below, above] = [self - 1, self + 1];
+    for (let seen = 0; near.length < MAX_NEIGHBOURS && seen < 4 * MAX_NEIGHBOURS; seen++) {
+      const down = below >= 0 && page[below]!.y >= low ? page[below]! : null;
+      const up = above < page.length && page[above]!.y <= high ? page[above]! : null;
+      if (!down && !up) break;
+      const other = down && (!up || line.y - down.y <= up.y - line.y) ? down : up!;
+      if (other === down) below--;
+      else above++;
       if (other !== line && Math.abs(other.x - line.x) < 12 * reach) near.push(other);
     }
-    return near.sort((a, b) => order.get(a)! - order.get(b)!);
+    near.sort((a, b) => order.get(a)! - order.get(b)!);
+    found.set(line, near);
+    return near;
+  };
+}
+
+/** Font sizes past this are posters, not text: the neighbour window stops growing with them. */
+const MAX_REACH = 72;
+/** Lines a line is compared with: a label and its paragraph are a few, not a page of thousands. */
+const MAX_NEIGHBOURS = 64;
+/** Typefaces a document is credited with: the named ones, then the most used (a DOCX can set every
+ * run in another family, and every font is searched for in the text and the links). */
+export const MAX_FONTS = 24;
+/** Spellings of font names per line whose removal is checked for font words; past these, the line's. */
+const MAX_SPELLINGS_PER_LINE = 32;
+
+/** `read`, run on the first call only. */
+function once<T>(read: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) [value, done] = [read(), true];
+    return value;
   };
 }
 
@@ -108,44 +140,76 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   );
   const embedded = new Set([...doc.fontUse.keys()].map((f) => f.toLowerCase()));
   const neighbours = neighbourFinder(lines);
+  const typographyHeadings = new Set(lines.filter((l) => l.level > 0 && TYPOGRAPHY_HEADING.test(l.text)));
   const mentions: Mention[] = [];
   lines.forEach((line, index) => {
     checkDeadline(deadline);
+    // The checks that read the whole line run once per line (per match, one long line naming a
+    // font thousands of times took 48 s); a family already taken on this line adds nothing.
+    const taken = new Set<string>();
+    const fontWordsWithout = new Map<string, boolean>();
+    const shortOnTypePage = once(() => typographyPages.has(line.page) && line.text.split(/\s+/).length <= 6);
+    const nearTypeHeading = once(() => neighbours(line).some((n) => typographyHeadings.has(n)));
     // match() reuses the pattern; matchAll copies it per call, which for this big one costs more than the search.
     for (const found of line.text.match(familyPattern) ?? []) {
       const family = byCompactName.get(compact(found));
-      if (!family) continue;
+      if (!family || taken.has(family)) continue;
       const key = family.toLowerCase();
+      const fontWords = () => {
+        let without = fontWordsWithout.get(found);
+        if (without === undefined) {
+          const text =
+            fontWordsWithout.size < MAX_SPELLINGS_PER_LINE ? line.text.replace(found, '') : line.text;
+          without = FONT_WORDS.test(text);
+          fontWordsWithout.set(found, without);
+        }
+        return without;
+      };
       const accepted =
         !AMBIGUOUS_FAMILIES.has(key) ||
         embedded.has(key) ||
-        FONT_WORDS.test(line.text.replace(found, '')) ||
-        (typographyPages.has(line.page) && line.text.split(/\s+/).length <= 6) ||
-        neighbours(line).some((n) => n.level > 0 && TYPOGRAPHY_HEADING.test(n.text));
-      if (accepted) mentions.push({ family, line, index });
+        fontWords() ||
+        shortOnTypePage() ||
+        nearTypeHeading();
+      if (accepted) {
+        taken.add(family);
+        mentions.push({ family, line, index });
+      }
     }
   });
 
   // A role word next to a mention assigns that role; the closest mention to the role word wins.
   let headings: { family: string; distance: number } | null = null;
   let body: { family: string; distance: number } | null = null;
+  // A line's role words are read once, however many mentions it is next to.
+  const roles = new Map<TextLine, { headings: boolean; body: boolean }>();
+  const roleOf = (line: TextLine) => {
+    let role = roles.get(line);
+    if (!role) {
+      const [h, b] = [HEADINGS_ROLE.test(line.text), BODY_ROLE.test(line.text)];
+      role = { headings: h && !b, body: b && !h };
+      roles.set(line, role);
+    }
+    return role;
+  };
   for (const mention of mentions) {
     checkDeadline(deadline);
     const context = [mention.line, ...neighbours(mention.line)];
     for (const line of context) {
       const distance = Math.abs(line.y - mention.line.y) + (line === mention.line ? 0 : 1);
-      const { text } = line;
-      if (HEADINGS_ROLE.test(text) && !BODY_ROLE.test(text) && (!headings || distance < headings.distance))
+      const role = roleOf(line);
+      if (role.headings && (!headings || distance < headings.distance))
         headings = { family: mention.family, distance };
-      if (BODY_ROLE.test(text) && !HEADINGS_ROLE.test(text) && (!body || distance < body.distance))
-        body = { family: mention.family, distance };
+      if (role.body && (!body || distance < body.distance)) body = { family: mention.family, distance };
     }
   }
 
   const named = [...new Set(mentions.map((m) => m.family))];
+  const namedSet = new Set(named);
   const usage = [...doc.fontUse.entries()].sort((a, b) => b[1] - a[1]).map(([family]) => family);
   const headingFont = (candidates: string[]) => {
-    const top = lines.filter((l) => l.level > 0 && l.font && candidates.includes(l.font));
+    const set = new Set(candidates);
+    const top = lines.filter((l) => l.level > 0 && l.font && set.has(l.font));
     top.sort((a, b) => a.level - b.level);
     return top[0]?.font ?? null;
   };
@@ -154,7 +218,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   let bodyFont = body?.family ?? null;
   if (named.length > 0) {
     // The text names fonts without roles: the document's own use of them tells which is which.
-    const usedNamed = usage.filter((f) => named.includes(f));
+    const usedNamed = usage.filter((f) => namedSet.has(f));
     bodyFont ??= usedNamed[0] ?? null;
     headingsFont ??= headingFont(usedNamed.filter((f) => f !== bodyFont));
   } else if (doc.themeFonts.headings || doc.themeFonts.body) {
@@ -173,16 +237,42 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
         (f): f is string => !!f && !FALLBACK_FONTS.has(f.toLowerCase()),
       ),
     ),
-  ];
+  ].slice(0, MAX_FONTS);
   return { headings: headingsFont, body: bodyFont, all };
 }
 
 /** The font the text names for the wordmark or logotype, if any. */
-export const wordmarkFont = (families: string[], text: string): string | null =>
-  families.find((family) => {
-    const name = escapeRegExp(family);
-    return new RegExp(
-      `(wordmark|logotype|word mark)[^.]{0,60}\\b${name}\\b|\\b${name}\\b[^.]{0,60}(wordmark|logotype)`,
-      'i',
-    ).test(text);
-  }) ?? null;
+export function wordmarkFont(families: string[], text: string): string | null {
+  // Each name is searched only in the stretches around a "wordmark"/"logotype" (a match reaches at
+  // most 60 characters and the name past it), widened to word edges so \b reads as in the whole text:
+  // per family over the whole text, thousands of families took minutes.
+  const reach = 61 + families.reduce((longest, f) => Math.max(longest, f.length), 0);
+  const isWord = (at: number) => {
+    const c = text.charCodeAt(at);
+    return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+  };
+  const stretches: [number, number][] = [];
+  for (const m of text.matchAll(/wordmark|logotype|word mark/gi)) {
+    const last = stretches.at(-1);
+    let start = Math.max(0, m.index - reach);
+    let end = Math.min(text.length, m.index + m[0].length + reach);
+    if (last && end <= last[1]) continue;
+    while (end < text.length && isWord(end)) end++;
+    const floor = last?.[1] ?? 0;
+    while (start > floor && isWord(start - 1)) start--;
+    if (last && start <= last[1]) last[1] = end;
+    else stretches.push([start, end]);
+  }
+  if (stretches.length === 0) return null;
+  const around = stretches.map(([start, end]) => text.slice(start, end));
+  return (
+    families.find((family) => {
+      const name = escapeRegExp(family);
+      const pattern = new RegExp(
+        `(wordmark|logotype|word mark)[^.]{0,60}\\b${name}\\b|\\b${name}\\b[^.]{0,60}(wordmark|logotype)`,
+        'i',
+      );
+      return around.some((part) => pattern.test(part));
+    }) ?? null
+  );
+}
