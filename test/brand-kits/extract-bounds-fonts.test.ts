@@ -96,6 +96,18 @@ describe('font bounds', () => {
     assert.deepEqual([fonts.headings, fonts.body], ['Poppins', 'Lato']);
   });
 
+  test('takes no family name past 100 characters (a 60,000-character one threw: a pattern too large)', () => {
+    const huge = `F${'a'.repeat(60_000)}`;
+    const fontUse = new Map([
+      [huge, 5_000],
+      ['Lato', 10],
+    ]);
+    const lines = [line('The wordmark is set in Lato.', 0)];
+    const fonts = findFonts(model({ lines, fontUse }), deadline);
+    assert.deepEqual([fonts.body, fonts.all], ['Lato', ['Lato']]);
+    assert.equal(wordmarkFont(fonts.all, lines[0]!.text), 'Lato');
+  });
+
   test('wordmarkFont reads only the text around "wordmark", not the whole text per family', (t) => {
     const families = Array.from({ length: 20 }, (_, i) => `Family${i}`);
     const text = (n: number) =>

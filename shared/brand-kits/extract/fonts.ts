@@ -114,6 +114,10 @@ const MAX_NEIGHBOURS = 64;
 /** Typefaces a document is credited with: the named ones, then the most used (a DOCX can set every
  * run in another family, and every font is searched for in the text and the links). */
 export const MAX_FONTS = 24;
+/** A family name longer than this is no typeface's (OpenType's names are at most 63 characters); it
+ * would also be built into patterns past the regular expression engine's size (a 60,000-character
+ * name threw, a 500). */
+const MAX_FONT_NAME = 100;
 /** Spellings of font names per line whose removal is checked for font words; past these, the line's. */
 const MAX_SPELLINGS_PER_LINE = 32;
 
@@ -206,7 +210,10 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
 
   const named = [...new Set(mentions.map((m) => m.family))];
   const namedSet = new Set(named);
-  const usage = [...doc.fontUse.entries()].sort((a, b) => b[1] - a[1]).map(([family]) => family);
+  const usage = [...doc.fontUse.entries()]
+    .filter(([family]) => family.length <= MAX_FONT_NAME)
+    .sort((a, b) => b[1] - a[1])
+    .map(([family]) => family);
   const headingFont = (candidates: string[]) => {
     const set = new Set(candidates);
     const top = lines.filter((l) => l.level > 0 && l.font && set.has(l.font));

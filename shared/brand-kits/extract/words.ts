@@ -37,7 +37,18 @@ const GUIDE_PHRASE =
   /(brand ?(guidelines?|guide|book|manual|standards|identity|identity guidelines)|style ?guide|identity guidelines|logo (usage )?guidelines|design system|tone of voice( guide)?|corporate design( manual)?|brand ?kit|markenhandbuch|charte graphique)/i;
 
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
-const stripQuotes = (s: string) => s.replace(/^["“”'‘’«»]+|["“”'‘’«»]+$/g, '').trim();
+const QUOTES = new Set('"“”\'‘’«»');
+/**
+ * Without the quotes it opens and ends with. Counted off both ends: a pattern anchored at the end,
+ * /["…]+$/, was tried from every quote of a run and ran to the run's end each time (25 s for one line
+ * of 160,000 quotes between two letters).
+ */
+function stripQuotes(s: string): string {
+  let [start, end] = [0, s.length];
+  while (start < end && QUOTES.has(s[start]!)) start++;
+  while (end > start && QUOTES.has(s[end - 1]!)) end--;
+  return s.slice(start, end).trim();
+}
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /**
@@ -216,6 +227,14 @@ function coverTagline(lines: TextLine[], name: string | null): string | null {
 }
 
 const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
+/** Metadata titles longer than this are cut: a name is at the start, and a title is a line or two. */
+const MAX_TITLE = 500;
+/**
+ * Parts of a title between its separators. TITLE_SEPARATOR is tried from every blank of a run and
+ * reads the run to its end each time, so runs are made single blanks first: a metadata title, unlike
+ * the lines, was split as the document gave it (40 s for a title of 160,000 blanks).
+ */
+const titleParts = (title: string) => title.replace(/\s+/g, ' ').split(TITLE_SEPARATOR);
 
 /** Prefers the form the running text uses ("Zowe Conformant") over a shouted cover ("ZOWE CONFORMANT"). */
 function preferredCase(name: string, text: string): string {
@@ -232,7 +251,11 @@ function preferredCase(name: string, text: string): string {
     .replace(/(^|\s)(\p{L})/gu, (_, space: string, c: string) => space + c.toUpperCase());
 }
 
+/** Longer than this, a candidate names no brand (and cannot be searched for as a pattern). */
+const MAX_NAME_LENGTH = 100;
+
 function nameLike(text: string): boolean {
+  if (text.length > MAX_NAME_LENGTH) return false;
   const n = words(text);
   const rest = text.replace(GENERIC_TITLE, '').replace(/[^\p{L}]/gu, '');
   return n >= 1 && n <= 4 && rest.length >= 2 && !/\d{3,}|[:@/]/.test(text);
@@ -253,7 +276,7 @@ function brandName(
     const line = lines[i]!;
     const m = GUIDE_PHRASE.exec(line.text);
     if (!m) continue;
-    const before = clean(line.text.slice(0, m.index).split(TITLE_SEPARATOR).filter(Boolean).pop() ?? '');
+    const before = clean(titleParts(line.text.slice(0, m.index)).filter(Boolean).pop() ?? '');
     if (before && nameLike(before)) return preferredCase(before, text);
     const after = /^\s+(?:for|of|von|de|du)\s+(.+)$/i.exec(line.text.slice(m.index + m[0].length))?.[1];
     if (after && nameLike(clean(after))) return preferredCase(clean(after), text);
@@ -264,12 +287,14 @@ function brandName(
   // The largest heading on the cover, when it is not just "Brand guidelines".
   const firstPage = lines.filter((l) => l.page === 1);
   const cover = firstPage.length <= 8 ? firstPage.filter((l) => l.level === 1) : [];
+  const lowerText = text.toLowerCase();
   for (const line of cover) {
-    const candidate = clean(line.text.replace(GUIDE_PHRASE, '').split(TITLE_SEPARATOR)[0] ?? '');
+    const candidate = clean(titleParts(line.text.replace(GUIDE_PHRASE, ''))[0] ?? '');
+    if (!nameLike(candidate) || candidate === candidate.toLowerCase()) continue;
     // A brand name recurs in the text; a cover slogan or section title usually does not.
-    const recurs = text.toLowerCase().split(candidate.toLowerCase()).length > 2;
-    if (nameLike(candidate) && candidate !== candidate.toLowerCase() && recurs)
-      return preferredCase(candidate, text);
+    const lower = candidate.toLowerCase();
+    const first = lowerText.indexOf(lower);
+    if (first >= 0 && lowerText.includes(lower, first + lower.length)) return preferredCase(candidate, text);
   }
   const domainLabel = website ? /^(?:https?:\/\/)?(?:www\.)?([^./]+)\./i.exec(website)?.[1] : undefined;
   // A proper noun the text keeps repeating (never in lower case, at least once mid-sentence) names the brand.
@@ -277,13 +302,13 @@ function brandName(
   const tokens = text.split(/\s+/);
   tokens.forEach((token, i) => {
     const word = /^["“‘(]?(\p{Lu}[\p{Ll}\d][\p{L}\d]*)(?:['’]s)?[.,;:!?"”’)]*$/u.exec(token)?.[1];
-    if (!word || word.length < 3) return;
+    // Past MAX_NAME_LENGTH a word is no name, and too long a pattern for neverLower's search.
+    if (!word || word.length < 3 || word.length > MAX_NAME_LENGTH) return;
     const entry = counts.get(word) ?? { all: 0, mid: 0 };
     entry.all++;
     if (/^\p{Ll}[\p{Ll}-]*,?$/u.test(tokens[i - 1] ?? '')) entry.mid++;
     counts.set(word, entry);
   });
-  const lowerText = text.toLowerCase();
   // Whether the text never writes the word in lower case. Its runs of letters are collected once: a
   // search of the whole text for each word took the square of the text (7.6 s for a 126 KB DOCX of
   // 20,000 such words). A word with digits is still searched for, at most 50 of them (the rest are
@@ -309,9 +334,10 @@ function brandName(
   const [top, runnerUp] = frequent;
   if (top && (!runnerUp || top[1] >= 1.5 * runnerUp[1])) return top[0];
   // Metadata titles are often file names ("brand-guide", "Logo_Final"); only a spaced title names the brand.
-  if (doc.title && /\s/.test(doc.title)) {
-    const stripped = doc.title.replace(GUIDE_PHRASE, ' ').replace(/\b(19|20)\d\d\b|\bv?\d+(\.\d+)*\b/gi, ' ');
-    const candidate = clean(stripped.split(TITLE_SEPARATOR).find((part) => part.trim()) ?? '');
+  const title = doc.title?.replace(/\s+/g, ' ').slice(0, MAX_TITLE);
+  if (title && /\s/.test(title)) {
+    const stripped = title.replace(GUIDE_PHRASE, ' ').replace(/\b(19|20)\d\d\b|\bv?\d+(\.\d+)*\b/gi, ' ');
+    const candidate = clean(titleParts(stripped).find((part) => part.trim()) ?? '');
     if (nameLike(candidate)) return preferredCase(candidate, text);
   }
   return null;
@@ -351,8 +377,17 @@ const VENDOR_HOSTS =
 const URL_IN_TEXT =
   /(?<![@\w.-])(?:https?:\/\/(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.[a-z]{2,}|(?:www\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9-]+)*\.(?:com|io|org|net|co|ai|dev|app|xyz|finance|fi|de|uk|fr|es|it|nl|eu|me|gg|tv|us|ca|au|ch|at|be|se|no|dk|pl|in|jp|tech|design|studio|agency|so|sh|ly|to|cc|info|biz))(?![\w-])(?:\/[^\s)>\]"'“”,]*)?/gi;
 
+/** Longer addresses are not read: no brand's site needs more (browsers and search engines stop near it). */
+const MAX_URL = 2048;
+const URL_END_PUNCTUATION = new Set('.,;:');
+
 function parseUrl(raw: string): URL | null {
-  const trimmed = raw.replace(/[.,;:]+$/, '');
+  // Sentence punctuation after an address, counted off the end: /[.,;:]+$/ was tried from every
+  // character of a run and ran to its end each time (81 s for an address ending in 320,000 dots).
+  let end = raw.length;
+  while (end > 0 && URL_END_PUNCTUATION.has(raw[end - 1]!)) end--;
+  if (end > MAX_URL) return null;
+  const trimmed = raw.slice(0, end);
   if (/^mailto:|^tel:/i.test(trimmed)) return null;
   try {
     const url = new URL(/^https?:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`);
