@@ -2,24 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
 import { findPalette, MAX_SWATCH_SHAPES, printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { findFonts, MAX_FONTS, wordmarkFont } from '../../shared/brand-kits/extract/fonts.ts';
-import type { DocumentModel, PaintedShape, TextLine } from '../../shared/brand-kits/extract/types.ts';
+import type { DocumentModel, PaintedShape } from '../../shared/brand-kits/extract/types.ts';
+import { textLine as line } from './fixtures.ts';
 
 // Bounds on the font and colour rules: work a document decides grows with it, not with its square.
 // No timings: the tests count what the fix changes (pattern tests, characters read, comparisons).
 
 const deadline = { at: Date.now() + 600_000, ms: 600_000 };
-
-const line = (text: string, index: number, over: Partial<TextLine> = {}): TextLine => ({
-  text,
-  page: 1,
-  size: 11,
-  font: null,
-  bold: false,
-  level: 0,
-  x: 0,
-  y: -index * 20,
-  ...over,
-});
 
 const model = (over: Partial<DocumentModel>): DocumentModel => ({
   format: 'docx',

@@ -7,21 +7,9 @@ import { extractBrandKit } from '../../shared/brand-kits/extract/index.ts';
 import { assignHeadingLevels, type Section, sections } from '../../shared/brand-kits/extract/layout.ts';
 import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
 import { documentText, findLinks, findWords } from '../../shared/brand-kits/extract/words.ts';
-import { docxParts, paragraph, strToU8, zipSync } from './fixtures.ts';
+import { docxParts, textLine as line, paragraph, strToU8, zipSync } from './fixtures.ts';
 
 const NO_DEADLINE = { at: Number.MAX_SAFE_INTEGER, ms: 1e9 };
-
-const line = (text: string, i: number, over: Partial<TextLine> = {}): TextLine => ({
-  text,
-  page: 1,
-  size: 11,
-  font: null,
-  bold: false,
-  level: 0,
-  x: 0,
-  y: -i * 20,
-  ...over,
-});
 
 /** CPU milliseconds of the fastest of two calls, after one to warm up. */
 function cpuMs(work: () => unknown): number {

@@ -2,8 +2,22 @@ import { createDeflate, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, PDFName, PDFString, rgb, StandardFonts } from 'pdf-lib';
+import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
 
 /** A 64×32 red mark on a transparent background. */
+/** A line of text as the readers make them: page 1, 11 pt body text, 20 points below the one before. */
+export const textLine = (text: string, i: number, over: Partial<TextLine> = {}): TextLine => ({
+  text,
+  page: 1,
+  size: 11,
+  font: null,
+  bold: false,
+  level: 0,
+  x: 0,
+  y: -i * 20,
+  ...over,
+});
+
 export function logoPng(): Uint8Array {
   const width = 64;
   const height = 32;
