@@ -23,6 +23,7 @@ import {
   paragraph,
   plainPagesPdf,
   swatchOnlyPdf,
+  textLine,
   withDeclaredSize,
 } from './fixtures.ts';
 
@@ -37,16 +38,8 @@ async function rejectsWith(bytes: Uint8Array, kind: DocumentError['kind'], opts?
   });
 }
 
-const line = (text: string, index: number): TextLine => ({
-  text,
-  page: 1,
-  size: 11,
-  font: null,
-  bold: false,
-  level: 0,
-  x: 0,
-  y: -index * 14,
-});
+// Two arguments only: `.map(line)` passes the array third.
+const line = (text: string, index: number): TextLine => textLine(text, index, { y: -index * 14 });
 
 /** pdf.js's page prototype: drawing a page is reading its operator list. */
 async function pdfPagePrototype(): Promise<{ getOperatorList: (...args: unknown[]) => Promise<unknown> }> {
