@@ -6,6 +6,9 @@ const byCompactName = new Map(FONT_FAMILIES.map((family) => [compact(family), fa
 
 /** Text matched as itself inside a pattern: a font or brand name may hold `+`, `(` or `.`. */
 export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Longer than this, a name (a brand's, a typeface's) is none: OpenType's names stop at 63 characters,
+ * and a 60,000-character one, built into a pattern, passed the engine's size (a 500). */
+export const MAX_NAME_LENGTH = 100;
 
 /** Longest names first so "Avenir Next" is matched before "Avenir". */
 const familyPattern = new RegExp(
@@ -114,10 +117,6 @@ const MAX_NEIGHBOURS = 64;
 /** Typefaces a document is credited with: the named ones, then the most used (a DOCX can set every
  * run in another family, and every font is searched for in the text and the links). */
 export const MAX_FONTS = 24;
-/** A family name longer than this is no typeface's (OpenType's names are at most 63 characters); it
- * would also be built into patterns past the regular expression engine's size (a 60,000-character
- * name threw, a 500). */
-const MAX_FONT_NAME = 100;
 /** Spellings of font names per line whose removal is checked for font words; past these, the line's. */
 const MAX_SPELLINGS_PER_LINE = 32;
 
@@ -211,7 +210,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   const named = [...new Set(mentions.map((m) => m.family))];
   const namedSet = new Set(named);
   const usage = [...doc.fontUse.entries()]
-    .filter(([family]) => family.length <= MAX_FONT_NAME)
+    .filter(([family]) => family.length <= MAX_NAME_LENGTH)
     .sort((a, b) => b[1] - a[1])
     .map(([family]) => family);
   const headingFont = (candidates: string[]) => {

@@ -1,4 +1,5 @@
-import { escapeRegExp } from './fonts.ts';
+import { trimEdges } from '../../strings.ts';
+import { escapeRegExp, MAX_NAME_LENGTH } from './fonts.ts';
 import { type Section, sections } from './layout.ts';
 import type { DocumentModel, TextLine } from './types.ts';
 
@@ -38,17 +39,9 @@ const GUIDE_PHRASE =
 
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 const QUOTES = new Set('"“”\'‘’«»');
-/**
- * Without the quotes it opens and ends with. Counted off both ends: a pattern anchored at the end,
- * /["…]+$/, was tried from every quote of a run and ran to the run's end each time (25 s for one line
- * of 160,000 quotes between two letters).
- */
-function stripQuotes(s: string): string {
-  let [start, end] = [0, s.length];
-  while (start < end && QUOTES.has(s[start]!)) start++;
-  while (end > start && QUOTES.has(s[end - 1]!)) end--;
-  return s.slice(start, end).trim();
-}
+/** Without the quotes it opens and ends with (a pattern anchored at the end took 25 s for one line of
+ * 160,000 quotes between two letters). */
+const stripQuotes = (s: string) => trimEdges(s, (c) => QUOTES.has(c)).trim();
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /**
@@ -251,9 +244,6 @@ function preferredCase(name: string, text: string): string {
     .replace(/(^|\s)(\p{L})/gu, (_, space: string, c: string) => space + c.toUpperCase());
 }
 
-/** Longer than this, a candidate names no brand (and cannot be searched for as a pattern). */
-const MAX_NAME_LENGTH = 100;
-
 function nameLike(text: string): boolean {
   if (text.length > MAX_NAME_LENGTH) return false;
   const n = words(text);
@@ -382,12 +372,10 @@ const MAX_URL = 2048;
 const URL_END_PUNCTUATION = new Set('.,;:');
 
 function parseUrl(raw: string): URL | null {
-  // Sentence punctuation after an address, counted off the end: /[.,;:]+$/ was tried from every
-  // character of a run and ran to its end each time (81 s for an address ending in 320,000 dots).
-  let end = raw.length;
-  while (end > 0 && URL_END_PUNCTUATION.has(raw[end - 1]!)) end--;
-  if (end > MAX_URL) return null;
-  const trimmed = raw.slice(0, end);
+  // Sentence punctuation after an address (a pattern anchored at the end took 81 s for an address
+  // ending in 320,000 dots).
+  const trimmed = trimEdges(raw, (c) => URL_END_PUNCTUATION.has(c), 'end');
+  if (trimmed.length > MAX_URL) return null;
   if (/^mailto:|^tel:/i.test(trimmed)) return null;
   try {
     const url = new URL(/^https?:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`);
