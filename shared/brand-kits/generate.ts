@@ -1,6 +1,7 @@
 // Endpoint 1: a brand kit draft from a guidelines document. Nothing is persisted but the logo images,
 // under the caller's draft prefix (a lifecycle rule expires them). The extractor (pdf.js, the DOCX
-// reader) is imported on first use, so no other function's bundle carries it.
+// reader) runs in a worker thread, which imports it on first use (extract/worker.ts); no other
+// function's bundle carries it.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { s3 } from '../aws/s3.ts';
@@ -13,7 +14,9 @@ import { newId } from '../ids.ts';
 import { codePointLength, cutAtWord } from '../strings.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { readOwnUpload } from '../uploads/store.ts';
-import type { BrandKitDraft as ExtractedDraft, ExtractedLogo } from './extract/index.ts';
+import type { BrandKitExtraction, BrandKitDraft as ExtractedDraft, ExtractedLogo } from './extract/types.ts';
+import { DocumentError } from './extract/types.ts';
+import { extractInWorker, WORKER_START_MS } from './extract/worker.ts';
 import { draftLogoKey } from './keys.ts';
 import {
   BRAND_KIT_LIMITS,
@@ -51,11 +54,13 @@ export async function generateDraft(
           ['body', 'upload_key'],
           source.uploadKey,
         ];
-  const timeoutMs = Math.max(1, Math.min(BRAND_KIT_LIMITS.extractMs, remainingMs - RESERVE_MS));
-  const { extractBrandKit, DocumentError } = await import('./extract/index.ts');
-  let extraction: Awaited<ReturnType<typeof extractBrandKit>>;
+  const timeoutMs = Math.max(
+    1,
+    Math.min(BRAND_KIT_LIMITS.extractMs, remainingMs - RESERVE_MS - WORKER_START_MS),
+  );
+  let extraction: BrandKitExtraction;
   try {
-    extraction = await extractBrandKit(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
+    extraction = await extractInWorker(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
       timeoutMs,
     });
   } catch (error) {

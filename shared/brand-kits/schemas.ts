@@ -16,6 +16,8 @@ export const BRAND_KIT_LIMITS = {
   uploadBytes: UPLOAD_MAX_BYTES['application/pdf'],
   /** Reading a document gives up after this (or earlier when the function's own time runs out). */
   extractMs: 10_000,
+  /** The extractor's heap (its worker thread's); a document needing more is refused (422). */
+  extractHeapMb: 768,
   name: 200,
   shortText: 200,
   font: 100,

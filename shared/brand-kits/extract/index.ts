@@ -94,11 +94,12 @@ function buildDraft(
 /**
  * Reads a brand-guidelines PDF or DOCX and drafts a brand kit from what the document states.
  * Throws DocumentError: 'unsupported' (not PDF/DOCX), 'invalid' (encrypted, corrupt, empty),
- * 'too_large' (DOCX zip bomb) or 'timeout'.
+ * 'too_large' (DOCX zip bomb) or 'timeout'. `onStart` is told when the deadline starts (the parser loaded).
+ * In the service it runs in a worker thread (worker.ts), which makes the deadline and memory hard limits.
  */
 export async function extractBrandKit(
   bytes: Uint8Array,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; onStart?: () => void } = {},
 ): Promise<BrandKitExtraction> {
   const started = performance.now();
   // The parser is loaded before the deadline starts: the deadline is the document's, and loading
@@ -108,6 +109,7 @@ export async function extractBrandKit(
   if (pdf) await loadPdfJs();
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline: Deadline = { at: Date.now() + timeoutMs, ms: timeoutMs };
+  opts.onStart?.();
   const signal: CancelSignal = { cancelled: false };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
