@@ -1,17 +1,24 @@
 // One brand-guideline document in a fresh process: the first extraction (the parser modules load
 // then, as in a new Lambda container), three more warm, and the process's peak resident memory.
+// With --worker, through the worker thread the service reads documents in (its CPU time counts: it
+// is the process's).
 import { readFileSync } from 'node:fs';
 import { extractBrandKit } from '../../shared/brand-kits/extract/index.ts';
+import { extractInWorker } from '../../shared/brand-kits/extract/worker.ts';
+import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
 import { reply } from '../lib/child.ts';
 import { median } from '../lib/stats.ts';
 
 const bytes = new Uint8Array(readFileSync(process.argv[2]!));
+const extract = process.argv.includes('--worker')
+  ? (document: Uint8Array) => extractInWorker(document, { timeoutMs: BRAND_KIT_LIMITS.extractMs })
+  : extractBrandKit;
 const baselineMb = process.memoryUsage().rss / 1048576;
 
 async function once() {
   const cpu = process.cpuUsage();
   const start = performance.now();
-  const result = await extractBrandKit(bytes);
+  const result = await extract(bytes);
   const ms = performance.now() - start;
   const used = process.cpuUsage(cpu);
   return {
