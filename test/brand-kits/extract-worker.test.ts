@@ -82,6 +82,33 @@ describe('brand-kit extraction in a worker thread', () => {
     assert.equal(next.draft.name, 'Globex');
   });
 
+  test('a worker still reading at its deadline is stopped there: no clock check of its own is waited for', async () => {
+    // The worker's own deadline is a minute away, so only the caller's timer can stop it. Timers are
+    // recorded, not run, until the worker has reported its start; then the deadline's timer is fired
+    // while the worker reads (about a second of work), as the clock would at the deadline.
+    const timers: { callback: () => void; ms: number }[] = [];
+    const recorded = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
+      timers.push({ callback, ms });
+      return { unref() {}, ref() {} };
+    }) as unknown as typeof setTimeout);
+    let reading: Promise<unknown>;
+    let deadline: (typeof timers)[number] | undefined;
+    try {
+      reading = extractInWorker(fontParagraphsDocx(40_000), { timeoutMs: TIMEOUT_MS });
+      reading.catch(() => undefined);
+      // The deadline's timer (its delay: the deadline and the grace) is set when the worker starts.
+      for (;;) {
+        deadline = timers.find(({ ms }) => ms > TIMEOUT_MS);
+        if (deadline) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      recorded.mock.restore();
+    }
+    deadline.callback();
+    await assert.rejects(reading, refusedAs('timeout', `longer than ${TIMEOUT_MS} ms`));
+  });
+
   test('starting a worker and loading pdf.js in it do not count against the deadline', async () => {
     // A mocked clock passes the whole deadline (and more) before the worker can have started; the
     // deadline's timer starts when the worker reports that the document's reading has begun. Two
