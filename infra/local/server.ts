@@ -29,6 +29,15 @@ const lineAndHeaderBytes = (req: IncomingMessage) =>
   `${req.method} ${req.url} HTTP/${req.httpVersion}`.length +
   req.rawHeaders.reduce((bytes, text, i) => (i % 2 === 1 ? bytes + text.length : bytes), 0);
 
+/** A target in absolute form (`GET http://host/path`, as clients address a proxy), which a server must
+ * accept (RFC 9112 §3.2.2), as its path and query; any other form as it is. */
+const originForm = (target: string) => {
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!authority) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+};
+
 export interface LocalServer {
   url: string;
   server: Server;
@@ -67,7 +76,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
   const method = req.method ?? 'GET';
-  const url = req.url ?? '/';
+  const url = originForm(req.url ?? '/');
   const path = url.split('?')[0] ?? '/';
   if (lineAndHeaderBytes(req) > MAX_LINE_AND_HEADER_BYTES) {
     send(res, 431, HEADERS_TOO_LARGE, corsHeaders(req));

@@ -177,6 +177,27 @@ describe('local server', () => {
     assert.match(wrong.headers.get('allow') ?? '', /GET/);
   });
 
+  it('serves a request line in absolute form as its path and query (it answered 404)', async () => {
+    const { host } = new URL(server.url);
+    for (const target of [
+      `${server.url}/api/v1/projects/${seed.project_id}?include=nothing`,
+      `HTTP://${host}/api/v1/projects/${seed.project_id}`,
+    ]) {
+      const res = await rawExchange(
+        server.url,
+        `GET ${target} HTTP/1.1\r\nhost: ${host}\r\nauthorization: ${auth().authorization}\r\nconnection: close\r\n\r\n`,
+      );
+      assert.equal(res.status, 200, `${target}: ${res.body}`);
+      assert.equal(JSON.parse(res.body).id, seed.project_id);
+    }
+    // With no path, the root: not a route.
+    const bare = await rawExchange(
+      server.url,
+      `GET ${server.url}?x=1 HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`,
+    );
+    assert.equal(bare.status, 404, bare.body);
+  });
+
   it('redirects a path that differs from a route only by a trailing slash: 307, empty body, location', async () => {
     // No token: FastAPI redirects before any dependency (the bearer check) runs.
     const get = await fetch(`${server.url}/api/v1/projects/${seed.project_id}/?view=full&q=a%20b`, {
