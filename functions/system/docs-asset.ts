@@ -5,7 +5,12 @@ import { httpRoute, Reply } from '#shared/http/route';
 import { SWAGGER_ASSETS, swaggerAsset } from '#shared/openapi/swagger-ui';
 
 export const handler = httpRoute(
-  { auth: false, path: model({ asset: string() }), summary: 'Swagger UI asset' },
+  {
+    auth: false,
+    path: model({ asset: string() }),
+    summary: 'Swagger UI asset',
+    mediaTypes: [...new Set(Object.values(SWAGGER_ASSETS).map((type) => type.split(';')[0]!))],
+  },
   async ({ path }) => {
     const type = Object.hasOwn(SWAGGER_ASSETS, path.asset) ? SWAGGER_ASSETS[path.asset] : undefined;
     if (!type) throw new NotFoundError('Asset');

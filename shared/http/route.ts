@@ -61,6 +61,8 @@ export interface RouteOptions<
   status?: number;
   /** The success body's schema: the OpenAPI document and the response checks in the tests use it. */
   response?: v.GenericSchema;
+  /** A success body that is no JSON (a page, a script): its media types, for the OpenAPI document. */
+  mediaTypes?: string[];
   /** One line for the OpenAPI document. */
   summary?: string;
   /** Statuses beyond those the pipeline implies (401, 404 for path ids, 413, 415, 422, 503). */

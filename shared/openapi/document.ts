@@ -148,7 +148,13 @@ export function operationFor({ route, options, example }: DocumentedRoute) {
       description: 'Success',
       ...(options.response
         ? { content: { 'application/json': { schema: jsonSchemaOf(options.response, true) } } }
-        : {}),
+        : options.mediaTypes
+          ? {
+              content: Object.fromEntries(
+                options.mediaTypes.map((type) => [type, { schema: { type: 'string' } }]),
+              ),
+            }
+          : {}),
     },
   };
   for (const status of errorStatuses(route, options)) responses[status] = errorResponse(status, route);

@@ -146,6 +146,22 @@ describe('OpenAPI document', () => {
     assert.deepEqual(credentials.properties.client_id, { type: 'string', minLength: 1, maxLength: 512 });
   });
 
+  it('declares the media type of every success body (the docs routes and this document declared none)', () => {
+    for (const route of routes) {
+      const responses = generated.paths[route.path][route.method.toLowerCase()].responses;
+      for (const [status, response] of Object.entries(responses as Record<string, { content?: object }>))
+        if (/^2/.test(status) && status !== '204')
+          assert.ok(
+            response.content && Object.keys(response.content).length > 0,
+            `${routeKey(route)} ${status}`,
+          );
+    }
+    assert.deepEqual(Object.keys(generated.paths['/docs/{asset}'].get.responses['200'].content), [
+      'text/css',
+      'text/javascript',
+    ]);
+  });
+
   it('is served without a token at /api/v1/openapi.json', async () => {
     const res = await h.call('GET', '/api/v1/openapi.json', { token: null });
     assert.equal(res.status, 200);

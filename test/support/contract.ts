@@ -1,6 +1,6 @@
 // Every response the tests receive is checked against the OpenAPI operation generated for its route:
-// the status must be listed and the body must match (response objects are closed, so a missing or an
-// extra field fails). This is how the document is kept honest.
+// the status must be listed, the body's media type declared, and a JSON body must match (response
+// objects are closed, so a missing or an extra field fails). This is how the document is kept honest.
 
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -64,6 +64,13 @@ export async function assertMatchesContract(
       if (expected !== undefined && value !== expected)
         throw new Error(`${route.method} ${route.path} ${status} ${name} is ${value}, declared ${expected}`);
     }
+  // A body of another media type than those declared is drift too (the docs routes declared none).
+  const declaredTypes = Object.keys(declared.content ?? {});
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (declaredTypes.length > 0 && mediaType !== '' && !declaredTypes.includes(mediaType))
+    throw new Error(
+      `${route.method} ${route.path} ${status} answered ${contentType}, which its OpenAPI operation does not declare (${declaredTypes.join(', ')})`,
+    );
   const schema = declared.content?.['application/json']?.schema;
   if (!schema || !contentType.includes('json')) return;
   const validate = validatorFor(`${route.method} ${route.path} ${status}`, schema);
