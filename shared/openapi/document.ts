@@ -69,7 +69,7 @@ const ERROR_TEXTS: Record<number, string> = {
   403: 'A precondition of the resource refuses the request',
   404: 'Not found, or not the caller’s',
   409: 'Conflicts with the resource’s current state',
-  413: 'Request body too large',
+  413: "Request body too large: past the route's limit (`detail`), or past API Gateway's 10 MiB (`message`)",
   415: 'Unsupported content',
   429: 'A daily allowance of the caller’s is used; retry after Retry-After',
   503: 'A dependency is throttled or unavailable; retry after Retry-After',
@@ -97,12 +97,17 @@ const errorResponse = (status: number, route: Route) => {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
     };
   const headers = errorHeaders(status, route);
+  // A body past API Gateway's own 10 MiB never reaches the function: the gateway's body answers it.
+  const schema =
+    status === 413
+      ? { oneOf: [{ $ref: '#/components/schemas/HTTPError' }, { $ref: '#/components/schemas/GatewayError' }] }
+      : { $ref: '#/components/schemas/HTTPError' };
   return {
     description:
       status === 401 && route.auth === false
         ? 'Missing, invalid or stale signature, or a callback already received'
         : (ERROR_TEXTS[status] ?? 'Error'),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
+    content: { 'application/json': { schema } },
     ...(headers ? { headers } : {}),
   };
 };
@@ -191,7 +196,11 @@ export function buildOpenApiDocument(routes: DocumentedRoute[]) {
       title: 'Team Content Service',
       version: API_VERSION,
       description:
-        'Teams of content agents, brands and brand kits, workspaces, avatars, shopping search, chat and projects. Errors keep the FastAPI wire format.',
+        'Teams of content agents, brands and brand kits, workspaces, avatars, shopping search, chat and projects. Errors keep the FastAPI wire format. ' +
+        'API Gateway answers some requests itself, with `{"message": ...}` (GatewayError) where the functions answer `{"detail": ...}`: ' +
+        "413 past its 10 MiB payload, 431 past its 10,240 bytes of request line and header values, 429 past a route's request rate, " +
+        '500 when a function fails to answer at all (a function\'s own 500 is `{"detail": "Internal Server Error"}`). ' +
+        'The local server (`npm start`) gives the same answers but the 429.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
@@ -210,6 +219,13 @@ export function buildOpenApiDocument(routes: DocumentedRoute[]) {
           type: 'object',
           required: ['detail'],
           properties: { detail: { type: 'string' } },
+        },
+        GatewayError: {
+          type: 'object',
+          required: ['message'],
+          properties: { message: { type: 'string' } },
+          description:
+            "API Gateway's own answer: the request did not reach a function, or its function failed",
         },
         ValidationError: {
           type: 'object',

@@ -36,6 +36,7 @@ import {
 } from '../../shared/crypto/local-key.ts';
 import { SAFE_SUBJECT_RULE } from '../../shared/http/auth.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/http/route.ts';
+import { assertMatchesContract } from '../support/contract.ts';
 
 let dataDir: string;
 let aws: EmbeddedAws;
@@ -373,10 +374,11 @@ describe('local server', () => {
       status: 413,
       body: { detail: `Request body too large: the limit is ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
     });
-    assert.deepEqual(await post(10 * 1024 * 1024 + 1), {
-      status: 413,
-      body: { message: 'Request Entity Too Large' },
-    });
+    const gateway = await post(10 * 1024 * 1024 + 1);
+    assert.deepEqual(gateway, { status: 413, body: { message: 'Request Entity Too Large' } });
+    // Both are the route's documented 413 (the document declared `{"detail"}` alone).
+    const route = routes.find((r) => r.path === '/api/v1/brands' && r.method === 'POST')!;
+    await assertMatchesContract(route, 413, 'application/json', gateway.body);
   });
 
   it('answers a function whose module fails to load as API Gateway does, with the CORS headers, logging the cause once', async () => {
