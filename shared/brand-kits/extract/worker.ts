@@ -15,7 +15,8 @@ const ROLE = 'brand-kit-extractor';
 export const WORKER_START_MS = 5_000;
 /** How far past the document's deadline a worker may run before it is terminated: its own check's slack. */
 const GRACE_MS = 250;
-/** Workers kept for the next document: one per concurrent request on the local server, one on Lambda. */
+/** Idle workers kept for the next document. Busy ones are one per document being read: on Lambda one,
+ * on the local server as many as requests read documents at once. */
 const MAX_IDLE = 1;
 
 interface Job {
