@@ -1,5 +1,6 @@
 // Spec §"Brand kit draft", endpoint 1 and `POST /brand-kits`. Limits the spec leaves open are decided
 // here (docs/brand-kits.md).
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { boolean, dict, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
 import { dateTimeOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
@@ -18,6 +19,9 @@ export const BRAND_KIT_LIMITS = {
   extractMs: 10_000,
   /** The extractor's heap (its worker thread's); a document needing more is refused (422). */
   extractHeapMb: 768,
+  /** Documents one process reads at once, a worker each; more wait their turn, which their deadline
+   * does not count (a Lambda process serves one request at a time; the local server, any number). */
+  extractConcurrency: availableParallelism(),
   name: 200,
   shortText: 200,
   font: 100,

@@ -64,6 +64,30 @@ describe('brand-kit extraction in a worker thread', () => {
     assert.ok(fromDocx.logos.length > 0 && fromDocx.logos.every((logo) => logo.png.length > 0));
   });
 
+  test('documents past the concurrency wait their turn, their deadline not counting the wait', async () => {
+    // One at a time: the small DOCX, sent second with a deadline shorter than the long one's reading,
+    // is read after it and in full. Each in a worker of its own, it finished first.
+    const limits = BRAND_KIT_LIMITS as { extractConcurrency: number };
+    const concurrency = limits.extractConcurrency;
+    limits.extractConcurrency = 1;
+    const finished: string[] = [];
+    try {
+      const long = extractInWorker(fontParagraphsDocx(40_000), { timeoutMs: TIMEOUT_MS }).then((x) => {
+        finished.push('long');
+        return x;
+      });
+      const small = extractInWorker(guidelineDocx(), { timeoutMs: 500 }).then((x) => {
+        finished.push('small');
+        return x;
+      });
+      assert.equal((await small).draft.name, 'Globex');
+      await long;
+    } finally {
+      limits.extractConcurrency = concurrency;
+    }
+    assert.deepEqual(finished, ['long', 'small']);
+  });
+
   test('the caller’s thread is free while a document is read', async () => {
     // In the caller's thread the DOCX reader and the drafting rules hold it from start to end: a
     // timer set beside them fired only after them (the local server answered nothing meanwhile).

@@ -15,9 +15,6 @@ const ROLE = 'brand-kit-extractor';
 export const WORKER_START_MS = 5_000;
 /** How far past the document's deadline a worker may run before it is terminated: its own check's slack. */
 const GRACE_MS = 250;
-/** Idle workers kept for the next document. Busy ones are one per document being read: on Lambda one,
- * on the local server as many as requests read documents at once. */
-const MAX_IDLE = 1;
 
 interface Job {
   bytes: Uint8Array;
@@ -73,8 +70,9 @@ function spawn(): Worker {
   return worker;
 }
 
+/** Keeps a worker for the next document, as many as may read at once (on Lambda, one). */
 function release(worker: Worker): void {
-  if (idle.length >= MAX_IDLE) {
+  if (idle.length >= BRAND_KIT_LIMITS.extractConcurrency) {
     void worker.terminate();
     return;
   }
@@ -82,15 +80,41 @@ function release(worker: Worker): void {
   idle.push(worker);
 }
 
+let reading = 0;
+const waiting: (() => void)[] = [];
+
+/** A turn to read a document: at most BRAND_KIT_LIMITS.extractConcurrency at once, first come first
+ * served. Past the machine's cores, workers would share them and each document lose its deadline's time. */
+async function turn(): Promise<() => void> {
+  if (reading < BRAND_KIT_LIMITS.extractConcurrency) reading++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  // The turn passes to the next in line as it is, or ends.
+  return () => {
+    const next = waiting.shift();
+    if (next) next();
+    else reading--;
+  };
+}
+
 /**
  * `extractBrandKit` in a worker thread: the same answer or DocumentError, plus 'timeout' when the
  * worker has to be stopped at the deadline and 'too_large' when the document needs more memory than
  * BRAND_KIT_LIMITS.extractHeapMb. A worker that breaks down (or cannot load the parser) is an Error.
+ * A document waits for its turn (`turn`); its deadline starts once its worker has started reading.
  */
-export function extractInWorker(
+export async function extractInWorker(
   bytes: Uint8Array,
-  { timeoutMs }: { timeoutMs: number },
+  options: { timeoutMs: number },
 ): Promise<BrandKitExtraction> {
+  const done = await turn();
+  try {
+    return await readInWorker(bytes, options);
+  } finally {
+    done();
+  }
+}
+
+function readInWorker(bytes: Uint8Array, { timeoutMs }: { timeoutMs: number }): Promise<BrandKitExtraction> {
   const worker = idle.pop() ?? spawn();
   worker.ref();
   return new Promise((resolve, reject) => {
