@@ -30,12 +30,12 @@ const lineAndHeaderBytes = (req: IncomingMessage) =>
   req.rawHeaders.reduce((bytes, text, i) => (i % 2 === 1 ? bytes + text.length : bytes), 0);
 
 /** A target in absolute form (`GET http://host/path`, as clients address a proxy), which a server must
- * accept (RFC 9112 §3.2.2), as its path and query; any other form as it is. */
-const originForm = (target: string) => {
-  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(target);
-  if (!authority) return target;
-  const rest = target.slice(authority[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
+ * accept (RFC 9112 §3.2.2): its path and query, and its authority, which stands for `Host`. */
+const originForm = (target: string): { url: string; host?: string } => {
+  const absolute = /^[a-z][a-z\d+.-]*:\/\/([^/?#]*)/i.exec(target);
+  if (!absolute) return { url: target };
+  const rest = target.slice(absolute[0].length);
+  return { url: rest.startsWith('/') ? rest : `/${rest}`, host: absolute[1]!.replace(/^[^@]*@/, '') };
 };
 
 export interface LocalServer {
@@ -76,7 +76,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
   const method = req.method ?? 'GET';
-  const url = originForm(req.url ?? '/');
+  const { url, host } = originForm(req.url ?? '/');
   const path = url.split('?')[0] ?? '/';
   if (lineAndHeaderBytes(req) > MAX_LINE_AND_HEADER_BYTES) {
     send(res, 431, HEADERS_TOO_LARGE, corsHeaders(req));
@@ -105,7 +105,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     url,
     // Every line of a repeated header (req.headers joins them with ", " and keeps only the first of
     // some, Authorization and Content-Type among them); the event joins them as API Gateway does.
-    headers: req.headersDistinct,
+    headers: host === undefined ? req.headersDistinct : { ...req.headersDistinct, host: [host] },
     body,
     sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, ''),
     port: req.socket.localPort,

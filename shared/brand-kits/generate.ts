@@ -1,6 +1,6 @@
 // Endpoint 1: a brand kit draft from a guidelines document. Nothing is persisted but the logo images,
 // under the caller's draft prefix (a lifecycle rule expires them). The extractor (pdf.js, the DOCX
-// reader) runs in a worker thread, which imports it on first use (extract/worker.ts); no other
+// reader) runs in a worker process, which imports it on first use (extract/worker.ts); no other
 // function's bundle carries it.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
@@ -62,6 +62,7 @@ export async function generateDraft(
   try {
     extraction = await extractInWorker(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
       timeoutMs,
+      endsAt: Date.now() + remainingMs - RESERVE_MS,
     });
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error;

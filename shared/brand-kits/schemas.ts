@@ -17,7 +17,7 @@ export const BRAND_KIT_LIMITS = {
   uploadBytes: UPLOAD_MAX_BYTES['application/pdf'],
   /** Reading a document gives up after this (or earlier when the function's own time runs out). */
   extractMs: 10_000,
-  /** The extractor's heap (its worker thread's); a document needing more is refused (422). */
+  /** The extractor's heap (its worker process's); a document needing more is refused (422). */
   extractHeapMb: 768,
   /** Documents one process reads at once, a worker each; more wait their turn, which their deadline
    * does not count (a Lambda process serves one request at a time; the local server, any number). */

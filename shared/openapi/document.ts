@@ -100,7 +100,7 @@ const errorResponse = (status: number, route: Route) => {
   // A body past API Gateway's own 10 MiB never reaches the function: the gateway's body answers it.
   const schema =
     status === 413
-      ? { oneOf: [{ $ref: '#/components/schemas/HTTPError' }, { $ref: '#/components/schemas/GatewayError' }] }
+      ? { anyOf: [{ $ref: '#/components/schemas/HTTPError' }, { $ref: '#/components/schemas/GatewayError' }] }
       : { $ref: '#/components/schemas/HTTPError' };
   return {
     description:

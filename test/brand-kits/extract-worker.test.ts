@@ -1,8 +1,9 @@
-// The extractor's worker thread (shared/brand-kits/extract/worker.ts), which generate-from-upload reads
+// The extractor's worker process (shared/brand-kits/extract/worker.ts), which generate-from-upload reads
 // every document in: the drafts the extractor gives in-process, a heap limit that refuses a document
-// instead of taking the process down, a deadline that does not count the worker's start, and the
-// caller's thread left free while a document is read.
+// instead of taking the function down (also under Lambda's own --max-old-space-size), a deadline that
+// does not count the worker's start, turns past the concurrency, and the caller's thread left free.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, mock, test } from 'node:test';
 import {
   type BrandKitExtraction,
@@ -11,6 +12,7 @@ import {
 } from '../../shared/brand-kits/extract/index.ts';
 import { extractInWorker, WORKER_START_MS } from '../../shared/brand-kits/extract/worker.ts';
 import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
+import { ServiceUnavailableError } from '../../shared/http/errors.ts';
 import { guidelineDocx, guidelinePdf, paragraph } from './fixtures.ts';
 
 const TIMEOUT_MS = 60_000;
@@ -31,10 +33,39 @@ const refusedAs = (kind: DocumentError['kind'], text: string) => (error: unknown
   return true;
 };
 
+/** setTimeout recorded, not run: a test fires a timer itself, as the clock would. */
+function recordTimers() {
+  const timers: { callback: () => void; ms: number }[] = [];
+  const recorded = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
+    timers.push({ callback, ms });
+    return { unref() {}, ref() {} };
+  }) as unknown as typeof setTimeout);
+  return { timers, restore: () => recorded.mock.restore() };
+}
+
+/** Turns of the event loop (no timer) until `found` finds something; fails if `reading` ends first. */
+async function until<T>(found: () => T | undefined, reading: Promise<unknown>): Promise<T> {
+  let ended = false;
+  reading.then(
+    () => {
+      ended = true;
+    },
+    () => {
+      ended = true;
+    },
+  );
+  for (;;) {
+    const value = found();
+    if (value !== undefined) return value;
+    if (ended) throw new Error(`the reading ended first: ${await reading.catch(String)}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** The extraction less its timing, which differs from run to run. */
 const withoutMs = ({ stats: { ms: _ms, ...stats }, ...rest }: BrandKitExtraction) => ({ ...rest, stats });
 
-describe('brand-kit extraction in a worker thread', () => {
+describe('brand-kit extraction in a worker process', () => {
   // First in the file: the worker it starts is the process's first, so it starts under this limit.
   test('a document that needs more than the heap limit is refused, and the next one is read', async () => {
     const limits = BRAND_KIT_LIMITS as { extractHeapMb: number };
@@ -51,6 +82,29 @@ describe('brand-kit extraction in a worker thread', () => {
     }
     const next = await extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS });
     assert.equal(next.draft.name, 'Globex');
+  });
+
+  test("the heap limit holds under the function's own --max-old-space-size, as Lambda starts Node.js", () => {
+    // Lambda runs Node.js with --max-old-space-size at 90% of the function's memory, which a worker
+    // thread's resourceLimits gave way to (the 48 MB document below was read whole in a thread).
+    const at = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
+      import { BRAND_KIT_LIMITS } from ${at('../../shared/brand-kits/schemas.ts')};
+      import { guidelineDocx, paragraph } from ${at('./fixtures.ts')};
+      BRAND_KIT_LIMITS.extractHeapMb = 48;
+      const body = Array.from({ length: 100_000 }, (_, i) =>
+        paragraph('Use Poppins for headings and Work Sans ' + i + ' for body text.')).join('');
+      await extractInWorker(guidelineDocx({ body, withLogo: false }), { timeoutMs: 60_000 }).then(
+        () => console.log('read'),
+        (error) => console.log(error.kind ?? error.message),
+      );`;
+    const run = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=1400', '--import', 'tsx', '--input-type=module', '--eval', script],
+      { encoding: 'utf8' },
+    );
+    assert.equal(run.stdout.trim(), 'too_large', run.stderr);
   });
 
   test('drafts what the extractor drafts in-process, two documents at once, logos included', async () => {
@@ -88,6 +142,29 @@ describe('brand-kit extraction in a worker thread', () => {
     assert.deepEqual(finished, ['long', 'small']);
   });
 
+  test('a turn that comes too late to read the document before the function must answer is a 503', async () => {
+    // The deadline is not cut to what the wait left (a 422 would blame the document): the service is
+    // busy, and says so with Retry-After.
+    const limits = BRAND_KIT_LIMITS as { extractConcurrency: number };
+    const concurrency = limits.extractConcurrency;
+    limits.extractConcurrency = 1;
+    try {
+      const long = extractInWorker(fontParagraphsDocx(40_000), { timeoutMs: TIMEOUT_MS });
+      const late = extractInWorker(guidelineDocx(), {
+        timeoutMs: 500,
+        endsAt: Date.now() + WORKER_START_MS + 1_000,
+      });
+      await assert.rejects(late, (error: unknown) => {
+        assert.ok(error instanceof ServiceUnavailableError, String(error));
+        assert.ok(Number(error.headers['retry-after']) >= 1);
+        return true;
+      });
+      await long;
+    } finally {
+      limits.extractConcurrency = concurrency;
+    }
+  });
+
   test('the caller’s thread is free while a document is read', async () => {
     // In the caller's thread the DOCX reader and the drafting rules hold it from start to end: a
     // timer set beside them fired only after them (the local server answered nothing meanwhile).
@@ -107,49 +184,36 @@ describe('brand-kit extraction in a worker thread', () => {
   });
 
   test('a worker still reading at its deadline is stopped there: no clock check of its own is waited for', async () => {
-    // The worker's own deadline is a minute away, so only the caller's timer can stop it. Timers are
-    // recorded, not run, until the worker has reported its start; then the deadline's timer is fired
-    // while the worker reads (about a second of work), as the clock would at the deadline.
-    const timers: { callback: () => void; ms: number }[] = [];
-    const recorded = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
-      timers.push({ callback, ms });
-      return { unref() {}, ref() {} };
-    }) as unknown as typeof setTimeout);
+    // The worker's own deadline is a minute away, so only the caller's timer can stop it: it is fired
+    // once set (when the worker reports its start) while the worker reads, as the clock would.
+    const { timers, restore } = recordTimers();
     let reading: Promise<unknown>;
-    let deadline: (typeof timers)[number] | undefined;
+    let deadline: (typeof timers)[number];
     try {
       reading = extractInWorker(fontParagraphsDocx(40_000), { timeoutMs: TIMEOUT_MS });
       reading.catch(() => undefined);
-      // The deadline's timer (its delay: the deadline and the grace) is set when the worker starts.
-      for (;;) {
-        deadline = timers.find(({ ms }) => ms > TIMEOUT_MS);
-        if (deadline) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      deadline = await until(() => timers.find(({ ms }) => ms > TIMEOUT_MS), reading);
     } finally {
-      recorded.mock.restore();
+      restore();
     }
     deadline.callback();
     await assert.rejects(reading, refusedAs('timeout', `longer than ${TIMEOUT_MS} ms`));
   });
 
-  test('starting a worker and loading pdf.js in it do not count against the deadline', async () => {
-    // A mocked clock passes the whole deadline (and more) before the worker can have started; the
-    // deadline's timer starts when the worker reports that the document's reading has begun. Two
-    // documents, so that one of them starts a worker whatever the earlier tests left idle.
+  test('the deadline starts when the worker reports its reading has begun, not when the document is sent', async () => {
+    // A document's first timer is the worker's start allowance; the deadline's timer follows the
+    // worker's report (after pdf.js has loaded in it), so neither counts against the document.
     const pdf = await guidelinePdf();
-    mock.timers.enable({ apis: ['setTimeout'] });
-    let reading: Promise<BrandKitExtraction[]>;
+    const { timers, restore } = recordTimers();
+    let reading: Promise<BrandKitExtraction>;
     try {
-      reading = Promise.all([
-        extractInWorker(pdf, { timeoutMs: 1_000 }),
-        extractInWorker(pdf, { timeoutMs: 1_000 }),
-      ]);
-      // Past the deadline and its grace, short of the time a worker is given to start.
-      mock.timers.tick(WORKER_START_MS - 1);
+      reading = extractInWorker(pdf, { timeoutMs: TIMEOUT_MS });
+      reading.catch(() => undefined);
+      await until(() => timers.find(({ ms }) => ms > TIMEOUT_MS), reading);
     } finally {
-      mock.timers.reset();
+      restore();
     }
-    for (const { draft } of await reading) assert.equal(draft.primary_color, '#E4572E');
+    assert.equal(timers[0]?.ms, WORKER_START_MS);
+    assert.equal((await reading).draft.primary_color, '#E4572E');
   });
 });

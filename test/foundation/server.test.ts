@@ -178,7 +178,7 @@ describe('local server', () => {
     assert.match(wrong.headers.get('allow') ?? '', /GET/);
   });
 
-  it('serves a request line in absolute form as its path and query (it answered 404)', async () => {
+  it('serves a request line in absolute form as its path and query, its authority as Host (it answered 404)', async () => {
     const { host } = new URL(server.url);
     for (const target of [
       `${server.url}/api/v1/projects/${seed.project_id}?include=nothing`,
@@ -191,6 +191,13 @@ describe('local server', () => {
       assert.equal(res.status, 200, `${target}: ${res.body}`);
       assert.equal(JSON.parse(res.body).id, seed.project_id);
     }
+    // The target's authority stands for Host (RFC 9112 §3.2.2): a redirect names it.
+    const moved = await rawExchange(
+      server.url,
+      `GET http://docs.example:8080/api/v1/brands/?limit=1 HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`,
+    );
+    assert.equal(moved.status, 307, moved.body);
+    assert.equal(moved.headers.location, 'http://docs.example:8080/api/v1/brands?limit=1');
     // With no path, the root: not a route.
     const bare = await rawExchange(
       server.url,

@@ -95,7 +95,7 @@ function buildDraft(
  * Reads a brand-guidelines PDF or DOCX and drafts a brand kit from what the document states.
  * Throws DocumentError: 'unsupported' (not PDF/DOCX), 'invalid' (encrypted, corrupt, empty),
  * 'too_large' (DOCX zip bomb) or 'timeout'. `onStart` is told when the deadline starts (the parser loaded).
- * In the service it runs in a worker thread (worker.ts), which makes the deadline and memory hard limits.
+ * In the service it runs in a worker process (worker.ts), which makes the deadline and memory hard limits.
  */
 export async function extractBrandKit(
   bytes: Uint8Array,

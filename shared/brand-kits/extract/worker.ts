@@ -1,20 +1,31 @@
-// Extraction in a worker thread, so that its deadline and a memory limit hold whatever the document.
+// Extraction in a worker process, so that its deadline and a memory limit hold whatever the document.
 // The readers and the drafting rules are synchronous and read the clock only between their steps: in
 // the function's own thread an 18 MB DOCX of plain text held it for 16 s of a 10 s deadline and used
-// 1.4 GB of its 1.5 GB. A worker is terminated at the deadline and stopped at its heap limit; either
-// way the caller answers 422, and the function (the local server: every other request) carries on.
+// 1.4 GB of its 1.5 GB. A worker is killed at the deadline and stopped at its heap limit; either way
+// the caller answers 422, and the function (the local server: every other request) carries on.
+//
+// A process, not a worker thread: Lambda starts Node.js with --max-old-space-size (90% of the
+// function's memory), which overrides a thread's own heap limit (nodejs/node#43991), and a thread
+// that runs out of heap can abort the whole process (nodejs/node#47224). A process takes its own flags.
 //
 // This file is the worker's entry as well as its owner's: a function ships as one bundled file, and
-// the worker loads that same file, which serves jobs when it starts in a worker marked as ours.
-import { isMainThread, type MessagePort, parentPort, Worker, workerData } from 'node:worker_threads';
+// the worker runs that same file, which serves jobs when it starts marked as ours.
+import { type ChildProcess, fork } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ServiceUnavailableError } from '../../http/errors.ts';
+import { log } from '../../log.ts';
 import { BRAND_KIT_LIMITS } from '../schemas.ts';
 import { type BrandKitExtraction, DocumentError, type DocumentErrorKind, timedOut } from './types.ts';
 
-const ROLE = 'brand-kit-extractor';
+/** Set in a worker's environment: the process serves extraction jobs. */
+const ROLE_VARIABLE = 'BRAND_KIT_EXTRACTOR';
 /** Starting a worker (and loading pdf.js in it) may take this long before the document's deadline starts. */
 export const WORKER_START_MS = 5_000;
-/** How far past the document's deadline a worker may run before it is terminated: its own check's slack. */
+/** How far past the document's deadline a worker may run before it is killed: its own check's slack. */
 const GRACE_MS = 250;
+/** What a worker's standard error keeps for the log of a worker that died (V8's out-of-memory report). */
+const STDERR_TAIL_CHARS = 4_096;
 
 interface Job {
   bytes: Uint8Array;
@@ -26,11 +37,11 @@ type Reply =
   | { refused: { kind: DocumentErrorKind; message: string } }
   | { fault: string };
 
-if (!isMainThread && workerData?.role === ROLE && parentPort) serve(parentPort);
+if (process.env[ROLE_VARIABLE] === '1' && process.send) serve();
 
-function serve(port: MessagePort): void {
-  port.on('message', async ({ bytes, timeoutMs }: Job) => {
-    const reply = (message: Reply) => port.postMessage(message);
+function serve(): void {
+  const reply = (message: Reply) => process.send?.(message);
+  process.on('message', async ({ bytes, timeoutMs }: Job) => {
     try {
       const { extractBrandKit } = await import('./index.ts');
       const onStart = () => reply({ started: true });
@@ -40,43 +51,58 @@ function serve(port: MessagePort): void {
       else reply({ fault: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     }
   });
+  // The function that started it is gone (or let it go): nothing is left to answer.
+  process.on('disconnect', () => process.exit(0));
+}
+
+interface Worker {
+  process: ChildProcess;
+  stderr: string;
 }
 
 const idle: Worker[] = [];
 
 function spawn(): Worker {
-  const self = new URL(import.meta.url);
-  const options = {
-    workerData: { role: ROLE },
-    // The worker needs none of the parent's flags (a test runner's hooks, a profiler).
-    execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: BRAND_KIT_LIMITS.extractHeapMb },
-  };
-  // From TypeScript sources (npm start, the tests) the worker registers tsx itself: Node.js 20 does
-  // not pass a loader's hooks on to workers. A bundle (.mjs) is plain JavaScript.
-  const worker = self.pathname.endsWith('.ts')
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
-          `.then((tsx) => (tsx.register(), import(${JSON.stringify(self.href)})));`,
-        { ...options, eval: true },
-      )
-    : new Worker(self, options);
-  // An idle worker that fails is dropped; a busy one's failure is its job's (extractInWorker).
-  worker.on('error', () => undefined);
-  worker.on('exit', () => {
+  const self = fileURLToPath(import.meta.url);
+  const heap = `--max-old-space-size=${BRAND_KIT_LIMITS.extractHeapMb}`;
+  // From TypeScript sources (npm start, the tests) the worker runs under tsx; a bundle is JavaScript.
+  const execArgv = self.endsWith('.ts') ? ['--import', import.meta.resolve('tsx/esm'), heap] : [heap];
+  const child = fork(self, [], {
+    execArgv,
+    env: { ...process.env, [ROLE_VARIABLE]: '1' },
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
+  const worker: Worker = { process: child, stderr: '' };
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    worker.stderr = (worker.stderr + text).slice(-STDERR_TAIL_CHARS);
+  });
+  // An idle worker that dies is dropped; a busy one's death is its job's (readInWorker).
+  child.on('error', (error) => log.warn('brand-kit extractor error', { error: error.message }));
+  child.on('close', () => {
     const at = idle.indexOf(worker);
     if (at >= 0) idle.splice(at, 1);
   });
   return worker;
 }
 
+/** A worker keeps no process alive while idle: Lambda freezes it, a script may end. */
+function hold(worker: Worker, held: boolean): void {
+  const child = worker.process;
+  // Standard error is a pipe, a socket (typed only as a stream).
+  for (const handle of [child, child.channel, child.stderr as Socket | null]) {
+    if (held) handle?.ref();
+    else handle?.unref();
+  }
+}
+
 /** Keeps a worker for the next document, as many as may read at once (on Lambda, one). */
 function release(worker: Worker): void {
   if (idle.length >= BRAND_KIT_LIMITS.extractConcurrency) {
-    void worker.terminate();
+    worker.process.kill('SIGKILL');
     return;
   }
-  worker.unref();
+  hold(worker, false);
   idle.push(worker);
 }
 
@@ -85,42 +111,52 @@ const waiting: (() => void)[] = [];
 
 /** A turn to read a document: at most BRAND_KIT_LIMITS.extractConcurrency at once, first come first
  * served. Past the machine's cores, workers would share them and each document lose its deadline's time. */
-async function turn(): Promise<() => void> {
-  if (reading < BRAND_KIT_LIMITS.extractConcurrency) reading++;
-  else await new Promise<void>((resolve) => waiting.push(resolve));
+async function turn(): Promise<{ waited: boolean; done: () => void }> {
+  const waited = reading >= BRAND_KIT_LIMITS.extractConcurrency;
+  if (waited) await new Promise<void>((resolve) => waiting.push(resolve));
+  else reading++;
   // The turn passes to the next in line as it is, or ends.
-  return () => {
+  const done = () => {
     const next = waiting.shift();
     if (next) next();
     else reading--;
   };
+  return { waited, done };
 }
 
 /**
- * `extractBrandKit` in a worker thread: the same answer or DocumentError, plus 'timeout' when the
- * worker has to be stopped at the deadline and 'too_large' when the document needs more memory than
+ * `extractBrandKit` in a worker process: the same answer or DocumentError, plus 'timeout' when the
+ * worker has to be killed at the deadline and 'too_large' when the document needs more heap than
  * BRAND_KIT_LIMITS.extractHeapMb. A worker that breaks down (or cannot load the parser) is an Error.
- * A document waits for its turn (`turn`); its deadline starts once its worker has started reading.
+ * A document waits for its turn (`turn`), and its deadline starts once the worker has started reading.
+ * Only a local server ever waits (a Lambda process serves one request at a time): a turn that comes
+ * too late to start and read by `endsAt` is refused as a busy service is, 503 with Retry-After, not
+ * read under a shorter deadline that would blame the document.
  */
 export async function extractInWorker(
   bytes: Uint8Array,
-  options: { timeoutMs: number },
+  { timeoutMs, endsAt = Number.POSITIVE_INFINITY }: { timeoutMs: number; endsAt?: number },
 ): Promise<BrandKitExtraction> {
-  const done = await turn();
+  const since = Date.now();
+  const { waited, done } = await turn();
   try {
-    return await readInWorker(bytes, options);
+    if (waited && Date.now() + WORKER_START_MS + timeoutMs > endsAt)
+      throw new ServiceUnavailableError(Math.ceil((Date.now() - since) / 1000));
+    return await readInWorker(bytes, timeoutMs);
   } finally {
     done();
   }
 }
 
-function readInWorker(bytes: Uint8Array, { timeoutMs }: { timeoutMs: number }): Promise<BrandKitExtraction> {
+function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExtraction> {
   const worker = idle.pop() ?? spawn();
-  worker.ref();
+  const child = worker.process;
+  hold(worker, true);
+  worker.stderr = '';
   return new Promise((resolve, reject) => {
     const stop = (error: Error) => {
       finish();
-      void worker.terminate();
+      child.kill('SIGKILL');
       reject(error);
     };
     let timer = setTimeout(
@@ -141,26 +177,27 @@ function readInWorker(bytes: Uint8Array, { timeoutMs }: { timeoutMs: number }): 
       if ('refused' in message) reject(new DocumentError(message.refused.kind, message.refused.message));
       else resolve(message.extraction);
     };
-    const onError = (error: Error & { code?: string }) => {
+    const onClose = (code: number | null, signal: NodeJS.Signals | null) => {
       finish();
-      reject(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new DocumentError(
-              'too_large',
-              `Reading the document needs more than ${BRAND_KIT_LIMITS.extractHeapMb} MB of memory.`,
-            )
-          : error,
-      );
+      // V8 reports a heap past its limit on standard error, then aborts the process.
+      if (worker.stderr.includes('heap out of memory'))
+        return reject(
+          new DocumentError(
+            'too_large',
+            `Reading the document needs more than ${BRAND_KIT_LIMITS.extractHeapMb} MB of memory.`,
+          ),
+        );
+      log.error('brand-kit extractor stopped', { code, signal, stderr: worker.stderr });
+      reject(new Error(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}).`));
     };
-    const onExit = (code: number) => {
-      finish();
-      reject(new Error(`The brand-kit extractor stopped (exit code ${code}).`));
-    };
+    const onError = (error: Error) => stop(error);
     const finish = () => {
       clearTimeout(timer);
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      child.off('message', onMessage).off('close', onClose).off('error', onError);
     };
-    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    worker.postMessage({ bytes, timeoutMs } satisfies Job);
+    child.on('message', onMessage).on('close', onClose).on('error', onError);
+    child.send({ bytes, timeoutMs } satisfies Job, (error) => {
+      if (error) stop(error);
+    });
   });
 }
