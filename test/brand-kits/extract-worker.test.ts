@@ -33,15 +33,46 @@ const refusedAs = (kind: DocumentError['kind'], text: string) => (error: unknown
   return true;
 };
 
-/** setTimeout recorded, not run: a test fires a timer itself, as the clock would. */
+/** setTimeout recorded, not run: a test fires a timer itself, as the clock would. `events` lists the
+ * timers set and cleared, in order. */
 function recordTimers() {
-  const timers: { callback: () => void; ms: number }[] = [];
-  const recorded = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
-    timers.push({ callback, ms });
-    return { unref() {}, ref() {} };
+  const timers: { callback: () => void; ms: number; cleared: boolean }[] = [];
+  const events: string[] = [];
+  const realClear = globalThis.clearTimeout;
+  const set = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
+    const timer = { callback, ms, cleared: false };
+    timers.push(timer);
+    events.push(`set ${ms}`);
+    return timer;
   }) as unknown as typeof setTimeout);
-  return { timers, restore: () => recorded.mock.restore() };
+  const clear = mock.method(globalThis, 'clearTimeout', ((handle: unknown) => {
+    const timer = timers.find((t) => t === handle);
+    if (!timer) return realClear(handle as NodeJS.Timeout);
+    timer.cleared = true;
+    events.push(`clear ${timer.ms}`);
+  }) as typeof clearTimeout);
+  const restore = () => {
+    set.mock.restore();
+    clear.mock.restore();
+  };
+  return { timers, events, restore };
 }
+
+/** Runs an ES module's code in a fresh Node.js process under tsx, with `flags`: its standard output. */
+function runScript(code: string, flags: string[] = [], env: NodeJS.ProcessEnv = process.env): string {
+  const run = spawnSync(
+    process.execPath,
+    [...flags, '--import', 'tsx', '--input-type=module', '--eval', code],
+    {
+      encoding: 'utf8',
+      env,
+      timeout: 120_000,
+    },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout.trim();
+}
+const at = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
 
 /** Turns of the event loop (no timer) until `found` finds something; fails if `reading` ends first. */
 async function until<T>(found: () => T | undefined, reading: Promise<unknown>): Promise<T> {
@@ -87,8 +118,8 @@ describe('brand-kit extraction in a worker process', () => {
   test("the heap limit holds under the function's own --max-old-space-size, as Lambda starts Node.js", () => {
     // Lambda runs Node.js with --max-old-space-size at 90% of the function's memory, which a worker
     // thread's resourceLimits gave way to (the 48 MB document below was read whole in a thread).
-    const at = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
-    const script = `
+    const output = runScript(
+      `
       import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
       import { BRAND_KIT_LIMITS } from ${at('../../shared/brand-kits/schemas.ts')};
       import { guidelineDocx, paragraph } from ${at('./fixtures.ts')};
@@ -98,13 +129,34 @@ describe('brand-kit extraction in a worker process', () => {
       await extractInWorker(guidelineDocx({ body, withLogo: false }), { timeoutMs: 60_000 }).then(
         () => console.log('read'),
         (error) => console.log(error.kind ?? error.message),
-      );`;
-    const run = spawnSync(
-      process.execPath,
-      ['--max-old-space-size=1400', '--import', 'tsx', '--input-type=module', '--eval', script],
-      { encoding: 'utf8' },
+      );`,
+      ['--max-old-space-size=1400'],
     );
-    assert.equal(run.stdout.trim(), 'too_large', run.stderr);
+    assert.equal(output, 'too_large');
+  });
+
+  test('the worker holds none of the function’s credentials', () => {
+    // Read from /proc (Linux): the environment the worker process was started with.
+    const output = runScript(
+      `
+      import { readdirSync, readFileSync } from 'node:fs';
+      import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
+      import { guidelineDocx } from ${at('./fixtures.ts')};
+      await extractInWorker(guidelineDocx(), { timeoutMs: 60_000 });
+      const workers = readdirSync('/proc/self/task').flatMap((task) =>
+        readFileSync('/proc/self/task/' + task + '/children', 'utf8').split(/\\s+/).filter(Boolean));
+      const environments = workers.map((pid) => readFileSync('/proc/' + pid + '/environ', 'utf8'));
+      console.log(JSON.stringify(environments.map((env) => env.split('\\0').map((entry) => entry.split('=')[0]).sort())));`,
+      [],
+      { ...process.env, AWS_SECRET_ACCESS_KEY: 'a-secret', TABLE_NAME: 'team-content' },
+    );
+    const [names] = JSON.parse(output) as string[][];
+    assert.ok(names?.includes('BRAND_KIT_EXTRACTOR'), output);
+    assert.deepEqual(
+      names?.filter((name) => /^AWS_|TABLE_NAME/.test(name)),
+      [],
+      output,
+    );
   });
 
   test('drafts what the extractor drafts in-process, two documents at once, logos included', async () => {
@@ -142,7 +194,9 @@ describe('brand-kit extraction in a worker process', () => {
     assert.deepEqual(finished, ['long', 'small']);
   });
 
-  test('a turn that comes too late to read the document before the function must answer is a 503', async () => {
+  test('a turn that comes too late to read the document before the function must answer is a 503', {
+    timeout: 120_000,
+  }, async () => {
     // The deadline is not cut to what the wait left (a 422 would blame the document): the service is
     // busy, and says so with Retry-After.
     const limits = BRAND_KIT_LIMITS as { extractConcurrency: number };
@@ -160,6 +214,8 @@ describe('brand-kit extraction in a worker process', () => {
         return true;
       });
       await long;
+      // The refused document gave its turn back: the next one is read (it waited for ever before).
+      assert.equal((await extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS })).draft.name, 'Globex');
     } finally {
       limits.extractConcurrency = concurrency;
     }
@@ -201,10 +257,10 @@ describe('brand-kit extraction in a worker process', () => {
   });
 
   test('the deadline starts when the worker reports its reading has begun, not when the document is sent', async () => {
-    // A document's first timer is the worker's start allowance; the deadline's timer follows the
-    // worker's report (after pdf.js has loaded in it), so neither counts against the document.
+    // A document's first timer is the worker's start allowance; it is cleared, and the deadline's set,
+    // when the worker reports its reading has begun (after pdf.js has loaded in it).
     const pdf = await guidelinePdf();
-    const { timers, restore } = recordTimers();
+    const { timers, events, restore } = recordTimers();
     let reading: Promise<BrandKitExtraction>;
     try {
       reading = extractInWorker(pdf, { timeoutMs: TIMEOUT_MS });
@@ -213,7 +269,8 @@ describe('brand-kit extraction in a worker process', () => {
     } finally {
       restore();
     }
-    assert.equal(timers[0]?.ms, WORKER_START_MS);
+    assert.deepEqual(events, [`set ${WORKER_START_MS}`, `clear ${WORKER_START_MS}`, `set ${timers[1]?.ms}`]);
+    assert.ok(timers[1]!.ms > TIMEOUT_MS);
     assert.equal((await reading).draft.primary_color, '#E4572E');
   });
 });

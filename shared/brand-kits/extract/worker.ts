@@ -61,6 +61,14 @@ interface Worker {
 }
 
 const idle: Worker[] = [];
+/** Workers reading now: killed if this process ends first (a worker in synchronous work would read on). */
+const busy = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of busy) child.kill('SIGKILL');
+});
+
+/** What a worker is given of the environment: no credentials, table or key names; it reads bytes only. */
+const WORKER_ENVIRONMENT = ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG', 'NODE_OPTIONS', 'LOG_LEVEL'];
 
 function spawn(): Worker {
   const self = fileURLToPath(import.meta.url);
@@ -69,7 +77,12 @@ function spawn(): Worker {
   const execArgv = self.endsWith('.ts') ? ['--import', import.meta.resolve('tsx/esm'), heap] : [heap];
   const child = fork(self, [], {
     execArgv,
-    env: { ...process.env, [ROLE_VARIABLE]: '1' },
+    env: {
+      ...Object.fromEntries(
+        WORKER_ENVIRONMENT.flatMap((name) => (name in process.env ? [[name, process.env[name]]] : [])),
+      ),
+      [ROLE_VARIABLE]: '1',
+    },
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
@@ -148,10 +161,20 @@ export async function extractInWorker(
   }
 }
 
+/** An idle worker still able to take a job: one that died (its 'close' not yet handled) is passed over. */
+function takeIdle(): Worker | undefined {
+  for (let worker = idle.pop(); worker; worker = idle.pop()) {
+    const { connected, exitCode, signalCode } = worker.process;
+    if (connected && exitCode === null && signalCode === null) return worker;
+  }
+  return undefined;
+}
+
 function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExtraction> {
-  const worker = idle.pop() ?? spawn();
+  const worker = takeIdle() ?? spawn();
   const child = worker.process;
   hold(worker, true);
+  busy.add(child);
   worker.stderr = '';
   return new Promise((resolve, reject) => {
     const stop = (error: Error) => {
@@ -192,6 +215,7 @@ function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExt
     };
     const onError = (error: Error) => stop(error);
     const finish = () => {
+      busy.delete(child);
       clearTimeout(timer);
       child.off('message', onMessage).off('close', onClose).off('error', onError);
     };
