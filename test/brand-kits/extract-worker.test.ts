@@ -36,11 +36,11 @@ const refusedAs = (kind: DocumentError['kind'], text: string) => (error: unknown
 /** setTimeout recorded, not run: a test fires a timer itself, as the clock would. `events` lists the
  * timers set and cleared, in order. */
 function recordTimers() {
-  const timers: { callback: () => void; ms: number; cleared: boolean }[] = [];
+  const timers: { callback: () => void; ms: number }[] = [];
   const events: string[] = [];
   const realClear = globalThis.clearTimeout;
   const set = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms: number) => {
-    const timer = { callback, ms, cleared: false };
+    const timer = { callback, ms };
     timers.push(timer);
     events.push(`set ${ms}`);
     return timer;
@@ -48,7 +48,6 @@ function recordTimers() {
   const clear = mock.method(globalThis, 'clearTimeout', ((handle: unknown) => {
     const timer = timers.find((t) => t === handle);
     if (!timer) return realClear(handle as NodeJS.Timeout);
-    timer.cleared = true;
     events.push(`clear ${timer.ms}`);
   }) as typeof clearTimeout);
   const restore = () => {
