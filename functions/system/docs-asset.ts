@@ -2,6 +2,7 @@
 import { NotFoundError } from '#shared/http/errors';
 import { model, string } from '#shared/http/fields';
 import { httpRoute, Reply } from '#shared/http/route';
+import { bareMediaType } from '#shared/media-type';
 import { SWAGGER_ASSETS, swaggerAsset } from '#shared/openapi/swagger-ui';
 
 export const handler = httpRoute(
@@ -9,7 +10,7 @@ export const handler = httpRoute(
     auth: false,
     path: model({ asset: string() }),
     summary: 'Swagger UI asset',
-    mediaTypes: [...new Set(Object.values(SWAGGER_ASSETS).map((type) => type.split(';')[0]!))],
+    mediaTypes: [...new Set(Object.values(SWAGGER_ASSETS).map(bareMediaType))],
   },
   async ({ path }) => {
     const type = Object.hasOwn(SWAGGER_ASSETS, path.asset) ? SWAGGER_ASSETS[path.asset] : undefined;

@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { documentedRoute } from '../../infra/local/openapi.ts';
 import type { Route } from '../../infra/routes.ts';
+import { bareMediaType } from '../../shared/media-type.ts';
 import { buildOpenApiDocument, operationFor } from '../../shared/openapi/document.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -66,7 +67,7 @@ export async function assertMatchesContract(
     }
   // A body of another media type than those declared is drift too (the docs routes declared none).
   const declaredTypes = Object.keys(declared.content ?? {});
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const mediaType = bareMediaType(contentType);
   if (declaredTypes.length > 0 && mediaType !== '' && !declaredTypes.includes(mediaType))
     throw new Error(
       `${route.method} ${route.path} ${status} answered ${contentType}, which its OpenAPI operation does not declare (${declaredTypes.join(', ')})`,

@@ -210,8 +210,10 @@ function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExt
             `Reading the document needs more than ${BRAND_KIT_LIMITS.extractHeapMb} MB of memory.`,
           ),
         );
-      log.error('brand-kit extractor stopped', { code, signal, stderr: worker.stderr });
-      reject(new Error(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}).`));
+      // Logged once, with the 500 it becomes (the route's error handler), its standard error included.
+      reject(
+        new Error(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}): ${worker.stderr}`),
+      );
     };
     const onError = (error: Error) => stop(error);
     const finish = () => {
