@@ -24,7 +24,7 @@ import {
   plainPagesPdf,
   swatchOnlyPdf,
   textLine,
-  withDeclaredSize,
+  withDeclared,
 } from './fixtures.ts';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
@@ -547,6 +547,21 @@ describe('bad input', () => {
     await rejectsWith(zip.subarray(0, zip.length - 60), 'invalid');
   });
 
+  test('a DOCX part that fails its checksum is invalid, not read as it came (a 200 draft before)', async () => {
+    await rejectsWith(withDeclared(guidelineDocx(), 'word/document.xml', { crc: 0xdeadbeef }), 'invalid');
+    await assert.rejects(extractBrandKit(withDeclared(guidelineDocx(), 'word/styles.xml', { crc: 1 })), {
+      message: 'The DOCX file is corrupt: its part word/styles.xml fails its checksum.',
+    });
+  });
+
+  test('a DOCX part declared shorter than it is is invalid, not cut to its declared size', async () => {
+    // The brand's name comes last in the body: cut to 2,000 bytes, the draft came without it.
+    const body = `${paragraph('Tagline: Early bird')}${paragraph('x'.repeat(10_000))}${paragraph('Brand name: Late Name')}`;
+    const zip = zipSync(docxParts({ body, withLogo: false }));
+    assert.equal((await extractBrandKit(zip)).draft.name, 'Late Name');
+    await rejectsWith(withDeclared(zip, 'word/document.xml', { size: 2_000 }), 'invalid');
+  });
+
   test('a DOCX logo whose pixel data inflates past its size is not decoded (600 MB of memory before)', async () => {
     const parts = docxParts();
     parts['word/media/image1.png'] = await inflatingPng(600);
@@ -563,7 +578,7 @@ describe('bad input', () => {
   });
 
   test('a DOCX declaring more than 50 MB is refused before inflating', async () => {
-    const zip = withDeclaredSize(zipSync(docxParts()), 'word/document.xml', 60 * 1024 * 1024);
+    const zip = withDeclared(zipSync(docxParts()), 'word/document.xml', { size: 60 * 1024 * 1024 });
     await rejectsWith(zip, 'too_large');
   });
 

@@ -382,8 +382,12 @@ export function docxParts(options: DocxOptions = {}): Record<string, Uint8Array>
 
 export const guidelineDocx = (options?: DocxOptions) => zipSync(docxParts(options));
 
-/** Rewrites the central directory's declared uncompressed size of one entry. */
-export function withDeclaredSize(zip: Uint8Array, entry: string, size: number): Uint8Array {
+/** Rewrites what the central directory declares of one entry: its CRC-32, its uncompressed size. */
+export function withDeclared(
+  zip: Uint8Array,
+  entry: string,
+  declared: { crc?: number; size?: number },
+): Uint8Array {
   const out = zip.slice();
   const view = new DataView(out.buffer);
   const name = strToU8(entry);
@@ -391,8 +395,9 @@ export function withDeclaredSize(zip: Uint8Array, entry: string, size: number): 
     if (view.getUint32(i, true) !== 0x02014b50) continue;
     const nameLength = view.getUint16(i + 28, true);
     const candidate = out.subarray(i + 46, i + 46 + nameLength);
-    if (candidate.length === name.length && candidate.every((b, k) => b === name[k]))
-      view.setUint32(i + 24, size, true);
+    if (candidate.length !== name.length || !candidate.every((b, k) => b === name[k])) continue;
+    if (declared.crc !== undefined) view.setUint32(i + 16, declared.crc, true);
+    if (declared.size !== undefined) view.setUint32(i + 24, declared.size, true);
   }
   return out;
 }

@@ -31,7 +31,7 @@ import {
   guidelinePdf,
   paragraph,
   tintSheetPdf,
-  withDeclaredSize,
+  withDeclared,
 } from './fixtures.ts';
 
 let h: Harness;
@@ -239,7 +239,7 @@ describe('POST /api/v1/brand-kits/generate-from-upload', () => {
   });
 
   it('refuses a DOCX that would inflate past 50 MB or by more than 100× before inflating it', async () => {
-    const declared = withDeclaredSize(zipSync(docxParts()), 'word/document.xml', 60 * MiB);
+    const declared = withDeclared(zipSync(docxParts()), 'word/document.xml', { size: 60 * MiB });
     documentRefused(await generate(fileForm(declared, 'big.docx')), ['body', 'file'], null);
     const parts = docxParts();
     parts['word/media/padding.bin'] = new Uint8Array(8 * MiB);

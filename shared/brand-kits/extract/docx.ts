@@ -1,4 +1,4 @@
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { decode as decodePng } from 'fast-png';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { strFromU8, unzipSync } from 'fflate';
@@ -136,6 +136,38 @@ function checkZipSizes(bytes: Uint8Array): void {
       'too_large',
       'The DOCX file is compressed suspiciously well (more than 100 times).',
     );
+}
+
+/**
+ * Each entry's CRC-32, from the zip's central directory (as fflate walks it, zip64 included). fflate
+ * reads the checksums but neither checks them nor gives them out, and inflates into the size an
+ * entry declares: a part damaged or declared shorter than it is was read as it came, and a partial
+ * draft answered 200.
+ */
+function zipChecksums(bytes: Uint8Array): Map<string, number> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const u16 = (at: number) => view.getUint16(at, true);
+  const u32 = (at: number) => view.getUint32(at, true);
+  // checkZipSizes has had fflate find the end record and walk the entries: the offsets are sound.
+  let end = bytes.length - 22;
+  while (u32(end) !== 0x06054b50) end--;
+  let count = u16(end + 8);
+  let at = u32(end + 16);
+  if (end >= 20 && u32(end - 20) === 0x07064b50) {
+    const zip64End = u32(end - 12);
+    if (u32(zip64End) === 0x06064b50) {
+      count = u32(zip64End + 32);
+      at = u32(zip64End + 48);
+    }
+  }
+  const checksums = new Map<string, number>();
+  for (let entry = 0; entry < count; entry++) {
+    const nameLength = u16(at + 28);
+    const utf8 = (u16(at + 8) & 0x800) !== 0;
+    checksums.set(strFromU8(bytes.subarray(at + 46, at + 46 + nameLength), !utf8), u32(at + 16));
+    at += 46 + nameLength + u16(at + 30) + u16(at + 32);
+  }
+  return checksums;
 }
 
 /** 'docx' when the zip holds word/document.xml; 'corrupt' for a broken zip that looks like Word's. */
@@ -310,6 +342,10 @@ export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
   } catch {
     throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
   }
+  const checksums = zipChecksums(bytes);
+  for (const [name, data] of Object.entries(files))
+    if (crc32(data) !== checksums.get(name))
+      throw new DocumentError('invalid', `The DOCX file is corrupt: its part ${name} fails its checksum.`);
   const documentXml = files['word/document.xml'];
   if (!documentXml) throw new DocumentError('invalid', 'The DOCX file has no document body.');
   const xml = (name: string) => {
