@@ -1,10 +1,15 @@
 // The extractor's worker process (shared/brand-kits/extract/worker.ts), which generate-from-upload reads
 // every document in: the drafts the extractor gives in-process, a heap limit that refuses a document
 // instead of taking the function down (also under Lambda's own --max-old-space-size), a deadline that
-// does not count the worker's start, turns past the concurrency, and the caller's thread left free.
+// does not count the worker's start, turns past the concurrency, the caller's thread left free, a
+// worker killed at its deadline, and workers that die (reading: an error; idle: replaced).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, mock, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import {
   type BrandKitExtraction,
   DocumentError,
@@ -92,6 +97,29 @@ async function until<T>(found: () => T | undefined, reading: Promise<unknown>): 
   }
 }
 
+/** The extractor's worker processes of this process (Linux: /proc), by the mark in their environment. */
+const workerProcesses = () =>
+  readdirSync('/proc/self/task')
+    .flatMap((task) => readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(/\s+/).filter(Boolean))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('BRAND_KIT_EXTRACTOR=1');
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
+
+/** Waits until one of the processes `pids` has ended; fails if all still run `ms` on. */
+async function oneEnds(pids: number[], ms = 2_000): Promise<void> {
+  assert.ok(pids.length > 0, 'no worker process');
+  const until = Date.now() + ms;
+  while (pids.every((pid) => workerProcesses().includes(pid))) {
+    assert.ok(Date.now() < until, `processes ${pids.join(', ')} all still run ${ms} ms on`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** The extraction less its timing, which differs from run to run. */
 const withoutMs = ({ stats: { ms: _ms, ...stats }, ...rest }: BrandKitExtraction) => ({ ...rest, stats });
 
@@ -138,7 +166,10 @@ describe('brand-kit extraction in a worker process', () => {
     // Read from /proc (Linux): the environment the worker process was started with.
     const output = runScript(
       `
-      import { readdirSync, readFileSync } from 'node:fs';
+      import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
       import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
       import { guidelineDocx } from ${at('./fixtures.ts')};
       await extractInWorker(guidelineDocx(), { timeoutMs: 60_000 });
@@ -156,6 +187,57 @@ describe('brand-kit extraction in a worker process', () => {
       [],
       output,
     );
+  });
+
+  test('a worker that dies reading is an error that carries its last words, and the next document is read', () => {
+    // The death is injected into the worker's runtime, not into our code: a module NODE_OPTIONS preloads
+    // (the worker keeps NODE_OPTIONS) ends the first worker when it has read its document, before it
+    // answers.
+    const dir = mkdtempSync(join(tmpdir(), 'extractor-crash-'));
+    const preload = join(dir, 'die.mjs');
+    writeFileSync(
+      preload,
+      `import { existsSync, writeFileSync } from 'node:fs';
+      const once = ${JSON.stringify(join(dir, 'died'))};
+      const send = process.send;
+      if (process.env.BRAND_KIT_EXTRACTOR === '1' && !existsSync(once))
+        process.send = function (message, ...rest) {
+          if (!('extraction' in message)) return send.call(this, message, ...rest);
+          writeFileSync(once, '');
+          process.stderr.write('an injected fault\\n');
+          process.exit(3);
+        };`,
+    );
+    try {
+      const output = runScript(
+        `
+        import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
+        import { guidelineDocx } from ${at('./fixtures.ts')};
+        const read = () => extractInWorker(guidelineDocx(), { timeoutMs: 60_000 }).then(
+          (extraction) => extraction.draft.name,
+          (error) => error.constructor.name + ': ' + error.message,
+        );
+        console.log(JSON.stringify([await read(), await read()]));`,
+        [],
+        { ...process.env, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
+      );
+      assert.deepEqual(JSON.parse(output), [
+        'Error: The brand-kit extractor stopped (exit code 3): an injected fault\n',
+        'Globex',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a worker that died idle is replaced, even before its end has been noticed', async () => {
+    await extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS });
+    const idle = workerProcesses();
+    assert.ok(idle.length > 0, 'no idle worker');
+    // Killed, and the next document sent in the same turn of the event loop: it meets a closed pipe.
+    for (const pid of idle) process.kill(pid, 'SIGKILL');
+    const next = await extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS });
+    assert.equal(next.draft.name, 'Globex');
   });
 
   test('drafts what the extractor drafts in-process, two documents at once, logos included', async () => {
@@ -251,8 +333,11 @@ describe('brand-kit extraction in a worker process', () => {
     } finally {
       restore();
     }
+    // Killed: one of this process's workers (the busy one) is gone long before it could have read on.
+    const workers = workerProcesses();
     deadline.callback();
     await assert.rejects(reading, refusedAs('timeout', `longer than ${TIMEOUT_MS} ms`));
+    await oneEnds(workers);
   });
 
   test('the deadline starts when the worker reports its reading has begun, not when the document is sent', async () => {

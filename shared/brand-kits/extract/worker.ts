@@ -170,8 +170,24 @@ function takeIdle(): Worker | undefined {
   return undefined;
 }
 
-function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExtraction> {
-  const worker = takeIdle() ?? spawn();
+/** A worker that ended before it began reading. */
+class EndedBeforeStart extends Error {}
+
+async function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExtraction> {
+  const kept = takeIdle();
+  if (kept) {
+    try {
+      return await readWith(kept, bytes, timeoutMs);
+    } catch (error) {
+      // It died idle, its end not yet handled here (the document met a closed pipe, or the end came
+      // first): the document is not to blame, and a new worker reads it.
+      if (!(error instanceof EndedBeforeStart)) throw error;
+    }
+  }
+  return readWith(spawn(), bytes, timeoutMs);
+}
+
+function readWith(worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExtraction> {
   const child = worker.process;
   hold(worker, true);
   busy.add(child);
@@ -186,8 +202,12 @@ function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExt
       () => stop(new Error(`The brand-kit extractor did not start within ${WORKER_START_MS} ms.`)),
       WORKER_START_MS,
     );
+    let started = false;
+    /** The worker is gone: before it began reading, maybe long before this document. */
+    const ended = (message: string) => (started ? new Error(message) : new EndedBeforeStart(message));
     const onMessage = (message: Reply) => {
       if ('started' in message) {
+        started = true;
         clearTimeout(timer);
         timer = setTimeout(() => stop(timedOut(timeoutMs)), timeoutMs + GRACE_MS);
         return;
@@ -211,11 +231,9 @@ function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExt
           ),
         );
       // Logged once, with the 500 it becomes (the route's error handler), its standard error included.
-      reject(
-        new Error(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}): ${worker.stderr}`),
-      );
+      reject(ended(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}): ${worker.stderr}`));
     };
-    const onError = (error: Error) => stop(error);
+    const onError = (error: Error) => stop(ended(error.message));
     const finish = () => {
       busy.delete(child);
       clearTimeout(timer);
@@ -223,7 +241,7 @@ function readInWorker(bytes: Uint8Array, timeoutMs: number): Promise<BrandKitExt
     };
     child.on('message', onMessage).on('close', onClose).on('error', onError);
     child.send({ bytes, timeoutMs } satisfies Job, (error) => {
-      if (error) stop(error);
+      if (error) stop(ended(error.message));
     });
   });
 }
