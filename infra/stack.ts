@@ -377,6 +377,20 @@ export class TeamContentStack extends Stack {
       }),
     );
     const alarms = new Topic(this, 'Alarms', { masterKey: alarmsKey, enforceSSL: true });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default (the one that let the
+    // account's alarms publish): this account's alarms are let in by name, or none could notify.
+    alarms.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [alarms.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': `arn:${this.partition}:cloudwatch:${this.region}:${this.account}:alarm:*`,
+          },
+        },
+      }),
+    );
     const alarmEmail: string | undefined = this.node.tryGetContext('alarmEmail');
     if (alarmEmail) alarms.addSubscription(new EmailSubscription(alarmEmail));
     const notify = new SnsAction(alarms);

@@ -135,6 +135,23 @@ describe('CDK stack', () => {
         JSON.stringify(key.Properties.KeyPolicy).includes('cloudwatch.amazonaws.com'),
       ),
     );
+    // The topic's own policy (enforceSSL's) replaces SNS's default: it must let this account's alarms
+    // publish, or no alarm could notify (CloudWatch's alarm history: "no resource-based policy allows").
+    const [topicPolicy, ...others] = Object.values(template.findResources('AWS::SNS::TopicPolicy'));
+    assert.equal(others.length, 0);
+    const statements = topicPolicy?.Properties.PolicyDocument.Statement as {
+      Effect: string;
+      Action: string;
+      Principal: unknown;
+      Condition?: Record<string, Record<string, unknown>>;
+    }[];
+    const publish = statements.filter(({ Effect, Action }) => Effect === 'Allow' && Action === 'sns:Publish');
+    assert.deepEqual(
+      publish.map(({ Principal }) => Principal),
+      [{ Service: 'cloudwatch.amazonaws.com' }],
+    );
+    assert.match(JSON.stringify(publish[0]?.Condition?.ArnLike?.['aws:SourceArn']), /:alarm:\*/);
+    assert.deepEqual(topicPolicy?.Properties.Topics, [{ Ref: topicId }]);
     // `-c alarmEmail=…` subscribes that address.
     const app = cdkApp({ alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] });
     const withEmail = new TeamContentStack(app, 'AlarmStack', {
