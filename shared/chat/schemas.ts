@@ -53,6 +53,12 @@ export type AttachmentInput = v.InferOutput<typeof AttachmentInput>;
 
 const BLANK_CONTENT = 'content must hold some text, not only whitespace';
 
+/** A character that is whitespace to none of JavaScript (`\s`), Python (`str.isspace`: also U+001C–U+001F
+ * and U+0085) and Java (`Character.isWhitespace`, a subset of the two): which one Converse counts by is
+ * not said, so text blank to any of them is refused. */
+const SOME_TEXT = '[^\\s\\x1c-\\x1f\\x85]';
+const someText = new RegExp(SOME_TEXT, 'u');
+
 /**
  * The message's text block. Converse refuses a text block of whitespace alone ("text content blocks
  * must contain non-whitespace text"), and the agent replays every message of the session on each turn,
@@ -61,7 +67,7 @@ const BLANK_CONTENT = 'content must hold some text, not only whitespace';
 const messageText = v.pipe(
   string(CHAT_LIMITS.content),
   v.check(
-    (s) => s === '' || codePointLength(s) > CHAT_LIMITS.content.max || /\S/u.test(s),
+    (s) => s === '' || codePointLength(s) > CHAT_LIMITS.content.max || someText.test(s),
     valueError(BLANK_CONTENT),
   ),
   // The pattern (a search: some character that is not whitespace) says the check in the document.
@@ -70,7 +76,7 @@ const messageText = v.pipe(
       type: 'string',
       minLength: CHAT_LIMITS.content.min,
       maxLength: CHAT_LIMITS.content.max,
-      pattern: '\\S',
+      pattern: SOME_TEXT,
       description: `Plain text, ${CHAT_LIMITS.content.min}–${CHAT_LIMITS.content.max} code points, not only whitespace; stored as sent.`,
     },
   }),
