@@ -5,7 +5,7 @@
 
 import { log } from '#shared/log';
 import { FeedError } from '#shared/shopping/feeds';
-import { type ImportReport, importFeedObject } from '#shared/shopping/import';
+import { type ImportReport, importFeedObject, notificationKeyDecoded } from '#shared/shopping/import';
 
 interface EventBridgeObjectCreated {
   detail?: { object?: { key?: string } };
@@ -14,13 +14,14 @@ interface S3Notification {
   Records?: { s3?: { object?: { key?: string } } }[];
 }
 
-/** EventBridge carries the key as it is; S3 notifications URL-encode it (spaces as `+`). */
+/** S3 notifications URL-encode the key (spaces as `+`); EventBridge is documented to carry it as it
+ * is (importFeedObject tries it decoded too, if no object has it as it is). */
 export const feedKeys = (event: EventBridgeObjectCreated & S3Notification): string[] => {
   if (event.detail?.object?.key) return [event.detail.object.key];
   return (event.Records ?? [])
     .map((record) => record.s3?.object?.key)
     .filter((key): key is string => typeof key === 'string')
-    .map((key) => decodeURIComponent(key.replaceAll('+', ' ')));
+    .map((key) => notificationKeyDecoded(key) ?? key);
 };
 
 /** Rows listed in the log per import; the counts cover all of them. */

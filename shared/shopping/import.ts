@@ -156,17 +156,39 @@ export const feedObjectTarget = (key: string): FeedObjectTarget => {
 export const parseTrackingParams = (text: string | undefined): Record<string, string> =>
   Object.fromEntries(new URLSearchParams(text ?? '').entries());
 
+/** A key as S3's notifications carry it (URL-encoded, spaces as `+`), decoded; undefined if it is no
+ * such encoding. */
+export const notificationKeyDecoded = (key: string): string | undefined => {
+  try {
+    return decodeURIComponent(key.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+};
+
+/** The feed object at `key`; when there is none, at `key` decoded as a notification's key. S3's own
+ * notifications URL-encode keys; EventBridge's events are documented with a plain key, which could not
+ * be checked without AWS: a feed named with a space or a `+` is found either way. */
+async function getFeedObject(key: string) {
+  const get = (at: string) => s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: at }));
+  const missing = (error: unknown) => {
+    if (!isMissingObject(error)) throw error;
+    return undefined;
+  };
+  const plain = await get(key).catch(missing);
+  if (plain) return { key, object: plain };
+  const decoded = notificationKeyDecoded(key);
+  const found = decoded !== undefined && decoded !== key ? await get(decoded).catch(missing) : undefined;
+  // Deleted before its event was handled (S3 reads its own writes): a retry finds it gone too.
+  if (!found) throw new FeedError(`feed object "${key}" is gone: deleted before its import`);
+  return { key: decoded!, object: found };
+}
+
 /** Imports a feed object from the bucket; its key names the merchant, its metadata the tracking. */
-export async function importFeedObject(key: string): Promise<ImportReport> {
+export async function importFeedObject(eventKey: string): Promise<ImportReport> {
+  feedObjectTarget(eventKey); // a key outside the feeds' layout is refused before any read
+  const { key, object } = await getFeedObject(eventKey);
   const target = feedObjectTarget(key);
-  const object = await s3()
-    .send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))
-    .catch((error: unknown) => {
-      // Deleted before its event was handled (S3 reads its own writes): a retry finds it gone too.
-      if (isMissingObject(error))
-        throw new FeedError(`feed object "${key}" is gone: deleted before its import`);
-      throw error;
-    });
   if ((object.ContentLength ?? 0) > MAX_FEED_BYTES) {
     object.Body?.transformToWebStream().cancel();
     throw new FeedError(`feed is larger than ${MAX_FEED_BYTES} bytes`);

@@ -283,6 +283,23 @@ describe('catalogue import', () => {
       Records: [{ s3: { object: { key: 'catalog/feeds/affiliate/drop.example/2026+spring.tsv' } } }],
     });
     assert.equal((again[0] as { imported: number }).imported, 1);
+    // Were EventBridge to encode it too (not checked without AWS), the feed is found decoded; a name
+    // with a real `+` is found as it is.
+    const encoded = await importHandler({
+      detail: { object: { key: 'catalog/feeds/affiliate/drop.example/2026+spring.tsv' } },
+    });
+    assert.equal((encoded[0] as { imported: number }).imported, 1);
+    const plus = 'catalog/feeds/affiliate/drop.example/a+b.tsv';
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: plus,
+        Body: gmc(['d3\tStove\thttps://drop.example/d3\t50.00 USD']),
+      }),
+    );
+    const [withPlus] = (await importHandler({ detail: { object: { key: plus } } })) as { imported: number }[];
+    assert.equal(withPlus!.imported, 1);
+    assert.ok((await catalog())!.products.some((p) => p.id === 'd3'));
   });
 
   it('a feed older than the one its merchant was last imported from is refused, whatever order they come in', async () => {
