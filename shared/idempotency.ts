@@ -108,7 +108,7 @@ const isRefusal = (error: unknown) => error instanceof HttpError && error.status
  */
 export async function createOnce<Checked, Ready, Made>(create: Create<Checked, Ready, Made>): Promise<Made> {
   const { claimAt: keys, idAttribute = 'id', stage } = create;
-  const asked = newIdentity();
+  let asked = newIdentity();
   const fingerprint = keys && sha256(JSON.stringify(create.request));
   const claimKey = async () => {
     const claimed = await claimItem<ClaimItem>({
@@ -206,6 +206,11 @@ export async function createOnce<Checked, Ready, Made>(create: Create<Checked, R
     if (!keys) await stage?.undo(asked).catch(() => undefined);
     throw staged.reason;
   }
+  // Without a key or a stage nothing has named this request's identity: it is taken now, as the record
+  // is written, so ids follow the order records are written in, not the order requests came in (a chat
+  // send reading its attachments took an id before a quicker send wrote a newer one, and a poller
+  // whose `after` had passed it never saw it).
+  if (!keys && !stage) asked = newIdentity();
   const identity = claim?.claim ?? asked;
   // Staged under another identity (completing a first attempt that died: the same items again) or
   // taken back (the key was given back meanwhile and claimed afresh): written before the record.

@@ -670,6 +670,45 @@ describe('chat attachments', () => {
     }
   });
 
+  it('a message sorts by when it was written: a poller’s `after` past a quicker later send still finds it', async () => {
+    // Its id was taken before its attachment was read: a send answered meanwhile got a newer one, and
+    // a poller holding that newer id never saw the slower message.
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Poll' } })).body.id;
+    const png = await upload('slow.png', { type: 'image/png' });
+    const name = 'slow-attachment-read';
+    let reading: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'GetObjectCommand') return next(args);
+        reading();
+        await setTimeout(300);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const url = `/api/v1/chat/sessions/${chat}/messages`;
+      const slow = h.call('POST', url, { json: { content: 'with a file', attachments: [{ key: png }] } });
+      await read; // the slow send is reading its attachment: the quick one is written meanwhile
+      const quick = await h.call('POST', url, { json: { content: 'quick' } });
+      assert.equal(quick.status, 201);
+      const polled = await h.call('GET', `${url}?after=${quick.body.id}`);
+      assert.deepEqual(polled.body.messages, []);
+      const answered = await slow;
+      assert.equal(answered.status, 201);
+      const next = await h.call('GET', `${url}?after=${quick.body.id}`);
+      assert.deepEqual(
+        next.body.messages.map((message: { id: string }) => message.id),
+        [answered.body.id],
+      );
+    } finally {
+      s3().middlewareStack.remove(name);
+    }
+  });
+
   it('a document’s name loses only an extension that names a type, not the end of a version number', async () => {
     const pdf = await upload('notes.pdf', { type: 'application/pdf' });
     const res = await send({
