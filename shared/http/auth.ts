@@ -1,6 +1,7 @@
 // Bearer-token verification with jose. Locally: HS256 with the development secret. In AWS: RS256 or
 // ES256 against the issuer's JWKS (the stack's Cognito user pool by default). Issuer and audience are
-// always checked; `alg: none`, expired and not-yet-valid tokens are refused by jwtVerify itself.
+// always checked; `alg: none`, expired and not-yet-valid tokens are refused by jwtVerify itself, a
+// token issued in the future (past a minute of skew) here.
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { config } from '../config.ts';
 import { log } from '../log.ts';
@@ -67,23 +68,32 @@ export const bearerToken = (header: string | undefined): string => {
   return token;
 };
 
-// Cognito access tokens carry the app client in `client_id` rather than `aud`. Cognito ID tokens
-// (`token_use: id`, `aud` = the client) identify a user to the client app; they are not API credentials.
+// Cognito access tokens carry the app client in `client_id` rather than `aud`, and say so with
+// `token_use: access`: only such a token's `client_id` stands for its audience (another issuer's
+// `client_id` may name anything). Cognito ID tokens (`token_use: id`, `aud` = the client) identify a
+// user to the client app; they are not API credentials.
 const audienceMatches = (payload: JWTPayload, audience: string) => {
   if (payload.token_use !== undefined && payload.token_use !== 'access') return false;
   const aud = payload.aud;
   if (Array.isArray(aud) ? aud.includes(audience) : aud === audience) return true;
-  return aud === undefined && payload.client_id === audience;
+  return aud === undefined && payload.token_use === 'access' && payload.client_id === audience;
 };
+
+/** How far ahead of this clock an issuer's may be: a token issued later than that is refused. */
+const ISSUED_AHEAD_SECONDS = 60;
+const issuedInThePast = (payload: JWTPayload) =>
+  payload.iat === undefined || payload.iat <= Date.now() / 1000 + ISSUED_AHEAD_SECONDS;
 
 /**
  * The subject becomes the user id inside our keys (`uploads/<sub>/…`, `USER#<sub>`), so it may not
  * hold their separators: a sub `<victim>/<upload id>` would own the prefix of a victim's upload. Any
- * issuer's usual ids pass (Cognito's UUIDs, `auth0|…`, `google-oauth2|…`, e-mail addresses).
+ * issuer's usual ids pass (Cognito's UUIDs, `auth0|…`, `google-oauth2|…`, e-mail addresses). Nor may
+ * it be dots alone: `uploads/./<victim>/…` was a `.` user's key, and the embedded S3 resolved it to
+ * the victim's object.
  */
-export const SAFE_SUBJECT_RULE = '1-255 printable ASCII characters other than space, / and #';
+export const SAFE_SUBJECT_RULE = '1-255 printable ASCII characters other than space, / and #, not dots alone';
 export const isSafeSubject = (sub: unknown): sub is string =>
-  typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) && !/[/#]/.test(sub);
+  typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) && !/[/#]/.test(sub) && !/^\.+$/.test(sub);
 
 export async function authenticate(authorization: string | undefined): Promise<Caller> {
   const token = bearerToken(authorization);
@@ -103,7 +113,11 @@ export async function authenticate(authorization: string | undefined): Promise<C
     }
     throw new InvalidCredentialsError();
   }
-  if (!audienceMatches(payload, config.auth.audience) || !isSafeSubject(payload.sub))
+  if (
+    !audienceMatches(payload, config.auth.audience) ||
+    !isSafeSubject(payload.sub) ||
+    !issuedInThePast(payload)
+  )
     throw new InvalidCredentialsError();
   const caller = { userId: payload.sub };
   if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);

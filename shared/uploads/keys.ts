@@ -24,10 +24,12 @@ export const isKeyUnder = (prefix: string, key: string) =>
   !key.includes('..') &&
   !key.includes('//') &&
   !/[\p{Cc}\p{Cs}]/u.test(key) &&
+  // The prefix's parts too: a prefix holding a `.` segment names another prefix once resolved.
+  !key.split('/').includes('.') &&
   key
     .slice(prefix.length)
     .split('/')
-    .every((part) => part !== '.' && Buffer.byteLength(part) <= MAX_KEY_PART_BYTES);
+    .every((part) => Buffer.byteLength(part) <= MAX_KEY_PART_BYTES);
 
 export const isOwnUploadKey = (userId: string, key: string) => isKeyUnder(userUploadPrefix(userId), key);
 

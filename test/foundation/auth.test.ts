@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../infra/local/tokens.ts';
+import { isKeyUnder } from '../../shared/uploads/keys.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -11,10 +12,10 @@ before(async () => {
 after(() => h.close());
 
 const sign = (
-  claims: { iss?: string; aud?: string; exp?: number; nbf?: number; sub?: string },
+  claims: { iss?: string; aud?: string; exp?: number; nbf?: number; iat?: number; sub?: string },
   secret = h.secret,
 ) => {
-  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
+  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(claims.iat);
   jwt.setSubject(claims.sub ?? h.owner.id);
   jwt.setIssuer(claims.iss ?? LOCAL_ISSUER);
   jwt.setAudience(claims.aud ?? LOCAL_AUDIENCE);
@@ -38,6 +39,25 @@ describe('bearer authentication', () => {
     [
       'not yet valid',
       async () => `Bearer ${await sign({ nbf: Math.floor(Date.now() / 1000) + 600 })}`,
+      INVALID,
+    ],
+    // Issued later than a minute of clock skew explains.
+    [
+      'issued in the future',
+      async () => `Bearer ${await sign({ iat: Math.floor(Date.now() / 1000) + 600 })}`,
+      INVALID,
+    ],
+    [
+      // A `client_id` stands for the audience only in a Cognito access token (`token_use: access`).
+      'no audience, a client_id naming ours, no token_use',
+      async () =>
+        `Bearer ${await new SignJWT({ client_id: LOCAL_AUDIENCE })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(h.owner.id)
+          .setIssuer(LOCAL_ISSUER)
+          .setIssuedAt()
+          .setExpirationTime('10m')
+          .sign(new TextEncoder().encode(h.secret))}`,
       INVALID,
     ],
     ['wrong issuer', async () => `Bearer ${await sign({ iss: 'https://evil.example' })}`, INVALID],
@@ -76,19 +96,33 @@ describe('bearer authentication', () => {
       'é',
       '\u0000',
       'x'.repeat(256),
+      // uploads/./<victim>/… was a `.` user's key, which the embedded S3 resolved to the victim's.
+      '.',
+      '..',
+      '...',
     ]) {
       const res = await h.call('GET', '/api/v1/brands', { authorization: `Bearer ${await sign({ sub })}` });
       assert.equal(res.status, 401, sub);
       assert.deepEqual(res.body, INVALID);
     }
+    // And a key under a prefix holding a `.` segment is nobody's, whoever the prefix's user.
+    assert.equal(isKeyUnder('uploads/./', `uploads/./${victim}/${uploadId}/brand.pdf`), false);
+    assert.equal(isKeyUnder(`uploads/${victim}/`, `uploads/${victim}/${uploadId}/brand.pdf`), true);
     for (const sub of [
       'auth0|5f7c8ec7c33c6c004bbafe82',
+      'j.doe',
       'google-oauth2|10769150350006150715',
       'ana@example.com',
     ]) {
       const res = await h.call('GET', '/api/v1/brands', { authorization: `Bearer ${await sign({ sub })}` });
       assert.equal(res.status, 200, sub);
     }
+  });
+
+  it('accepts a token issued up to a minute ahead of this clock (an issuer’s skew)', async () => {
+    const ahead = await sign({ iat: Math.floor(Date.now() / 1000) + 30 });
+    const res = await h.call('GET', '/api/v1/brands', { authorization: `Bearer ${ahead}` });
+    assert.equal(res.status, 200);
   });
 
   it('accepts a valid token with a case-insensitive scheme', async () => {
