@@ -54,6 +54,7 @@ export function todayWindow(at: number, timeZone: string) {
 
 const PROGRESS_DIGITS = 1e4;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** Cycles the today view reads, newest first: the newest may be the next one, added ahead of time. */
 export const CYCLES_READ = 2;
@@ -86,7 +87,11 @@ export function buildTodayView(
   let phase: string | null = null;
   if (cycle) {
     const [start, end] = [Date.parse(cycle.start_date), Date.parse(cycle.end_date)];
-    const day = daysBetween(localDate(start, timeZone), today) + 1;
+    // Local dates, capped at the cycle's length in days: a cycle that does not begin at local midnight
+    // touches one date more than it has days (a 7-day cycle from 00:00 UTC read day 8 in Tokyo).
+    // Rounded, the length keeps whole a cycle with a 23- or 25-hour day in it.
+    const length = Math.max(1, Math.round((end - start) / DAY_MS));
+    const day = Math.min(daysBetween(localDate(start, timeZone), today) + 1, length);
     cycleDay = day;
     progress = Math.min(1, Math.max(0, (at - start) / (end - start)));
     phase =
@@ -117,7 +122,8 @@ export function buildTodayView(
     withinPageBudget(sorted.filter(keep).map(toLoopInstance), TEAM_BYTES.todayList);
   return {
     cycle_day: cycleDay,
-    cycle_progress: Math.round(progress * PROGRESS_DIGITS) / PROGRESS_DIGITS,
+    // Truncated: 1 only once the cycle is over, not in its last seconds.
+    cycle_progress: Math.floor(progress * PROGRESS_DIGITS) / PROGRESS_DIGITS,
     current_phase: phase,
     running: list((loop) => LOOP_STATUS.running.has(loop.status)),
     upcoming: list((loop) => LOOP_STATUS.upcoming.has(loop.status) && isToday(loop.scheduled_at)),

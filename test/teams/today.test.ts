@@ -193,8 +193,10 @@ describe('today view', () => {
     const team2 = await createTeam(h, { config: { timezone: 'Asia/Tokyo' } });
     await addCycle(team2.id, { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-08T00:00:00Z' });
     const last = (await h.call('GET', `/api/v1/teams/${team2.id}/today`)).body;
-    // Without phases the team's workflow phase is reported; 00:00 UTC on the 1st is 09:00 in Tokyo.
-    assert.deepEqual([last.cycle_day, last.cycle_progress, last.current_phase], [8, 1, 'onboarding']);
+    // Without phases the team's workflow phase is reported; 00:00 UTC on the 1st is 09:00 in Tokyo, so
+    // the cycle's last second is on the 8th there: still day 7 of 7 (it read day 8), and its progress
+    // not yet 1 (it read 1, rounded).
+    assert.deepEqual([last.cycle_day, last.cycle_progress, last.current_phase], [7, 0.9999, 'onboarding']);
   });
 
   it('the next cycle, added ahead of time, does not hide the current one', async () => {
