@@ -14,14 +14,17 @@ interface S3Notification {
   Records?: { s3?: { object?: { key?: string } } }[];
 }
 
-/** S3 notifications URL-encode the key (spaces as `+`); EventBridge is documented to carry it as it
- * is (importFeedObject tries it decoded too, if no object has it as it is). */
-export const feedKeys = (event: EventBridgeObjectCreated & S3Notification): string[] => {
-  if (event.detail?.object?.key) return [event.detail.object.key];
+/** S3 notifications URL-encode the key (spaces as `+`): decoded here (as sent, if it is no such
+ * encoding). EventBridge is documented to carry it as it is: it `mayBeEncoded`, and importFeedObject
+ * tries it decoded too if no object has it as it is. */
+export const feedKeys = (
+  event: EventBridgeObjectCreated & S3Notification,
+): { key: string; mayBeEncoded: boolean }[] => {
+  if (event.detail?.object?.key) return [{ key: event.detail.object.key, mayBeEncoded: true }];
   return (event.Records ?? [])
     .map((record) => record.s3?.object?.key)
     .filter((key): key is string => typeof key === 'string')
-    .map((key) => notificationKeyDecoded(key) ?? key);
+    .map((key) => ({ key: notificationKeyDecoded(key) ?? key, mayBeEncoded: false }));
 };
 
 /** Rows listed in the log per import; the counts cover all of them. */
@@ -29,9 +32,9 @@ const LOGGED_REJECTIONS = 50;
 
 export const handler = async (event: EventBridgeObjectCreated & S3Notification) => {
   const reports: (ImportReport | { key: string; refused: string })[] = [];
-  for (const key of feedKeys(event)) {
+  for (const { key, mayBeEncoded } of feedKeys(event)) {
     try {
-      const report = await importFeedObject(key);
+      const report = await importFeedObject(key, { mayBeEncoded });
       log.info('catalog feed imported', {
         key,
         merchant: report.merchant,

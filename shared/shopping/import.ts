@@ -166,10 +166,11 @@ export const notificationKeyDecoded = (key: string): string | undefined => {
   }
 };
 
-/** The feed object at `key`; when there is none, at `key` decoded as a notification's key. S3's own
- * notifications URL-encode keys; EventBridge's events are documented with a plain key, which could not
- * be checked without AWS: a feed named with a space or a `+` is found either way. */
-async function getFeedObject(key: string) {
+/** The feed object at `key`; when there is none and the key `mayBeEncoded`, at `key` decoded as a
+ * notification's key. S3's own notifications URL-encode keys (decoded before they get here);
+ * EventBridge's events are documented with a plain key, which could not be checked without AWS: a feed
+ * named with a space or a `+` is found either way. */
+async function getFeedObject(key: string, mayBeEncoded: boolean) {
   const get = (at: string) => s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: at }));
   const missing = (error: unknown) => {
     if (!isMissingObject(error)) throw error;
@@ -177,17 +178,21 @@ async function getFeedObject(key: string) {
   };
   const plain = await get(key).catch(missing);
   if (plain) return { key, object: plain };
-  const decoded = notificationKeyDecoded(key);
+  const decoded = mayBeEncoded ? notificationKeyDecoded(key) : undefined;
   const found = decoded !== undefined && decoded !== key ? await get(decoded).catch(missing) : undefined;
   // Deleted before its event was handled (S3 reads its own writes): a retry finds it gone too.
   if (!found) throw new FeedError(`feed object "${key}" is gone: deleted before its import`);
   return { key: decoded!, object: found };
 }
 
-/** Imports a feed object from the bucket; its key names the merchant, its metadata the tracking. */
-export async function importFeedObject(eventKey: string): Promise<ImportReport> {
+/** Imports a feed object from the bucket; its key names the merchant, its metadata the tracking. An
+ * EventBridge event's key `mayBeEncoded` (getFeedObject). */
+export async function importFeedObject(
+  eventKey: string,
+  { mayBeEncoded = false } = {},
+): Promise<ImportReport> {
   feedObjectTarget(eventKey); // a key outside the feeds' layout is refused before any read
-  const { key, object } = await getFeedObject(eventKey);
+  const { key, object } = await getFeedObject(eventKey, mayBeEncoded);
   const target = feedObjectTarget(key);
   if ((object.ContentLength ?? 0) > MAX_FEED_BYTES) {
     object.Body?.transformToWebStream().cancel();

@@ -166,10 +166,7 @@ describe('brand-kit extraction in a worker process', () => {
     // Read from /proc (Linux): the environment the worker process was started with.
     const output = runScript(
       `
-      import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+      import { readdirSync, readFileSync } from 'node:fs';
       import { extractInWorker } from ${at('../../shared/brand-kits/extract/worker.ts')};
       import { guidelineDocx } from ${at('./fixtures.ts')};
       await extractInWorker(guidelineDocx(), { timeoutMs: 60_000 });
@@ -189,24 +186,31 @@ import { pathToFileURL } from 'node:url';
     );
   });
 
-  test('a worker that dies reading is an error that carries its last words, and the next document is read', () => {
+  test('a kept worker that dies reading is an error carrying its last words, not read again; the next document is', () => {
     // The death is injected into the worker's runtime, not into our code: a module NODE_OPTIONS preloads
-    // (the worker keeps NODE_OPTIONS) ends the first worker when it has read its document, before it
-    // answers.
+    // (the worker keeps NODE_OPTIONS) notes each document a worker begins to read, and ends the first
+    // worker when it has read its second document, before it answers. (Not by a 'message' listener of
+    // its own: one added before the worker's makes the channel deliver the document before the worker
+    // listens.)
     const dir = mkdtempSync(join(tmpdir(), 'extractor-crash-'));
     const preload = join(dir, 'die.mjs');
     writeFileSync(
       preload,
-      `import { existsSync, writeFileSync } from 'node:fs';
-      const once = ${JSON.stringify(join(dir, 'died'))};
-      const send = process.send;
-      if (process.env.BRAND_KIT_EXTRACTOR === '1' && !existsSync(once))
+      `import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+      const [sent, died] = ${JSON.stringify([join(dir, 'sent'), join(dir, 'died')])};
+      if (process.env.BRAND_KIT_EXTRACTOR === '1') {
+        let answered = 0;
+        const send = process.send;
         process.send = function (message, ...rest) {
-          if (!('extraction' in message)) return send.call(this, message, ...rest);
-          writeFileSync(once, '');
-          process.stderr.write('an injected fault\\n');
-          process.exit(3);
-        };`,
+          if ('started' in message) appendFileSync(sent, process.pid + '\\n');
+          if ('extraction' in message && ++answered === 2 && !existsSync(died)) {
+            writeFileSync(died, '');
+            process.stderr.write('an injected fault\\n');
+            process.exit(3);
+          }
+          return send.call(this, message, ...rest);
+        };
+      }`,
     );
     try {
       const output = runScript(
@@ -217,14 +221,17 @@ import { pathToFileURL } from 'node:url';
           (extraction) => extraction.draft.name,
           (error) => error.constructor.name + ': ' + error.message,
         );
-        console.log(JSON.stringify([await read(), await read()]));`,
+        console.log(JSON.stringify([await read(), await read(), await read()]));`,
         [],
         { ...process.env, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
       );
-      assert.deepEqual(JSON.parse(output), [
-        'Error: The brand-kit extractor stopped (exit code 3): an injected fault\n',
-        'Globex',
-      ]);
+      const [first, died, next] = JSON.parse(output) as string[];
+      assert.deepEqual([first, next], ['Globex', 'Globex']);
+      assert.match(died!, /^Error: The brand-kit extractor stopped \(exit code 3\): an injected fault/);
+      // The second document went to the kept worker only (a worker that dies reading is no idle death
+      // to retry elsewhere); the third, to a new one.
+      const [a, b, c, ...more] = readFileSync(join(dir, 'sent'), 'utf8').trim().split('\n');
+      assert.deepEqual([a === b, b === c, more], [true, false, []]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -554,6 +554,33 @@ describe('bad input', () => {
     });
   });
 
+  test('a DOCX zip directory that runs past the end of the file is invalid, and says so', async () => {
+    // One entry more than the directory holds: the walk of the checksums ran past the end (a RangeError).
+    const zip = guidelineDocx();
+    const end = zip.length - 22;
+    const view = new DataView(zip.buffer, zip.byteOffset);
+    view.setUint16(end + 8, view.getUint16(end + 8, true) + 1, true);
+    view.setUint16(end + 10, view.getUint16(end + 10, true) + 1, true);
+    await assert.rejects(extractBrandKit(zip), (error: unknown) => {
+      assert.ok(error instanceof DocumentError && error.kind === 'invalid', String(error));
+      assert.match(error.message, /its zip directory cannot be read/);
+      return true;
+    });
+  });
+
+  test('a DOCX that names one image twice is read as fflate reads it, not refused for a checksum', async () => {
+    // 13 images, the last named as the first: the reader keeps the first (12 at most), whose checksum
+    // is the first of that name's two.
+    const parts = docxParts({ withLogo: false });
+    for (let i = 1; i <= 13; i++)
+      parts[`word/media/image${String(i).padStart(2, '0')}.png`] = new Uint8Array(64).fill(i);
+    const twice = strToU8('word/media/image13.png');
+    const zip = zipSync(parts);
+    for (let at = 0; at < zip.length - twice.length; at++)
+      if (twice.every((byte, k) => zip[at + k] === byte)) zip.set(strToU8('word/media/image01.png'), at);
+    assert.equal((await extractBrandKit(zip)).draft.name, 'Globex');
+  });
+
   test('a DOCX part declared shorter than it is is invalid, not cut to its declared size', async () => {
     // The brand's name comes last in the body: cut to 2,000 bytes, the draft came without it.
     const body = `${paragraph('Tagline: Early bird')}${paragraph('x'.repeat(10_000))}${paragraph('Brand name: Late Name')}`;

@@ -676,15 +676,20 @@ describe('chat attachments', () => {
     const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Poll' } })).body.id;
     const png = await upload('slow.png', { type: 'image/png' });
     const name = 'slow-attachment-read';
+    // The slow send's attachment read waits until the quick send is answered and polled for.
     let reading: () => void = () => undefined;
+    let release: () => void = () => undefined;
     const read = new Promise<void>((resolve) => {
       reading = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
     });
     s3().middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'GetObjectCommand') return next(args);
         reading();
-        await setTimeout(300);
+        await released;
         return next(args);
       },
       { step: 'initialize', name },
@@ -692,11 +697,12 @@ describe('chat attachments', () => {
     try {
       const url = `/api/v1/chat/sessions/${chat}/messages`;
       const slow = h.call('POST', url, { json: { content: 'with a file', attachments: [{ key: png }] } });
-      await read; // the slow send is reading its attachment: the quick one is written meanwhile
+      await read;
       const quick = await h.call('POST', url, { json: { content: 'quick' } });
       assert.equal(quick.status, 201);
       const polled = await h.call('GET', `${url}?after=${quick.body.id}`);
       assert.deepEqual(polled.body.messages, []);
+      release();
       const answered = await slow;
       assert.equal(answered.status, 201);
       const next = await h.call('GET', `${url}?after=${quick.body.id}`);
@@ -705,6 +711,7 @@ describe('chat attachments', () => {
         [answered.body.id],
       );
     } finally {
+      release(); // a failed assertion must not leave the slow send waiting
       s3().middlewareStack.remove(name);
     }
   });

@@ -154,7 +154,7 @@ describe('POST /chat/sessions/{id}/messages', () => {
 
   it('content of whitespace alone is refused (Converse refuses the blank text block on every later turn)', async () => {
     const id = await newSession();
-    // Whitespace to JavaScript, Python or Java: U+0085 and U+001C–U+001F are Python's and Java's (they
+    // Whitespace to JavaScript, Python or Java: U+001C–U+001F are Python's and Java's, U+0085 Python's (they
     // were stored); U+FEFF is JavaScript's alone.
     for (const content of [' ', '\n\t ', '\u00a0\u3000', '\u0085', '\u001c\u001f', ' \ufeff']) {
       const res = await send(id, { content });

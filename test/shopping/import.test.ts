@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
+import { feedKeys, handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { runImport } from '../../scripts/catalog-import.ts';
 import { headObject, s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
@@ -300,6 +300,11 @@ describe('catalogue import', () => {
     const [withPlus] = (await importHandler({ detail: { object: { key: plus } } })) as { imported: number }[];
     assert.equal(withPlus!.imported, 1);
     assert.ok((await catalog())!.products.some((p) => p.id === 'd3'));
+    // A plain notification's key is decoded once, and taken as sent where it is no URL encoding.
+    assert.deepEqual(
+      feedKeys({ Records: [{ s3: { object: { key: 'catalog/feeds/ucp/x.example/100%.tsv' } } }] }),
+      [{ key: 'catalog/feeds/ucp/x.example/100%.tsv', mayBeEncoded: false }],
+    );
   });
 
   it('a feed older than the one its merchant was last imported from is refused, whatever order they come in', async () => {

@@ -139,33 +139,38 @@ function checkZipSizes(bytes: Uint8Array): void {
 }
 
 /**
- * Each entry's CRC-32, from the zip's central directory (as fflate walks it, zip64 included). fflate
- * reads the checksums but neither checks them nor gives them out, and inflates into the size an
- * entry declares: a part damaged or declared shorter than it is was read as it came, and a partial
- * draft answered 200.
+ * Each entry's CRC-32s (a name may be given twice), from the zip's central directory, walked as fflate
+ * walks it (zip64 included). fflate reads the checksums but neither checks them nor gives them out,
+ * and inflates into the size an entry declares: a part damaged or declared shorter than it is was read
+ * as it came, and a partial draft answered 200. fflate reads past the end as zeros; a directory that
+ * runs past the end is corrupt here.
  */
-function zipChecksums(bytes: Uint8Array): Map<string, number> {
+function zipChecksums(bytes: Uint8Array): Map<string, number[]> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const u16 = (at: number) => view.getUint16(at, true);
-  const u32 = (at: number) => view.getUint32(at, true);
-  // checkZipSizes has had fflate find the end record and walk the entries: the offsets are sound.
+  const corrupt = () =>
+    new DocumentError('invalid', 'The DOCX file is corrupt: its zip directory cannot be read.');
+  const u16 = (at: number) => (at >= 0 && at + 2 <= bytes.length ? view.getUint16(at, true) : Number.NaN);
+  const u32 = (at: number) => (at >= 0 && at + 4 <= bytes.length ? view.getUint32(at, true) : Number.NaN);
+  // checkZipSizes has had fflate find the end record: it is there.
   let end = bytes.length - 22;
-  while (u32(end) !== 0x06054b50) end--;
+  while (end > 0 && u32(end) !== 0x06054b50) end--;
   let count = u16(end + 8);
   let at = u32(end + 16);
-  if (end >= 20 && u32(end - 20) === 0x07064b50) {
+  if (u32(end - 20) === 0x07064b50) {
     const zip64End = u32(end - 12);
     if (u32(zip64End) === 0x06064b50) {
       count = u32(zip64End + 32);
       at = u32(zip64End + 48);
     }
   }
-  const checksums = new Map<string, number>();
+  const checksums = new Map<string, number[]>();
   for (let entry = 0; entry < count; entry++) {
     const nameLength = u16(at + 28);
-    const utf8 = (u16(at + 8) & 0x800) !== 0;
-    checksums.set(strFromU8(bytes.subarray(at + 46, at + 46 + nameLength), !utf8), u32(at + 16));
-    at += 46 + nameLength + u16(at + 30) + u16(at + 32);
+    const next = at + 46 + nameLength + u16(at + 30) + u16(at + 32);
+    if (!(next <= bytes.length)) throw corrupt(); // NaN too: a field past the end
+    const name = strFromU8(bytes.subarray(at + 46, at + 46 + nameLength), (u16(at + 8) & 0x800) === 0);
+    checksums.set(name, [...(checksums.get(name) ?? []), u32(at + 16)]);
+    at = next;
   }
   return checksums;
 }
@@ -344,7 +349,7 @@ export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
   }
   const checksums = zipChecksums(bytes);
   for (const [name, data] of Object.entries(files))
-    if (crc32(data) !== checksums.get(name))
+    if (!checksums.get(name)?.includes(crc32(data)))
       throw new DocumentError('invalid', `The DOCX file is corrupt: its part ${name} fails its checksum.`);
   const documentXml = files['word/document.xml'];
   if (!documentXml) throw new DocumentError('invalid', 'The DOCX file has no document body.');
