@@ -333,6 +333,30 @@ describe('DOCX guideline', () => {
     assert.deepEqual(draft.content_pillars, ['Clean energy tips', 'Customer stories']);
   });
 
+  test('fonts named with both roles on one line, or with none, are drafted (no fonts at all before)', async () => {
+    const fonts = async (...lines: string[]) => {
+      const body = lines.map((text) => paragraph(text)).join('');
+      const { draft } = await extractBrandKit(zipSync(docxParts({ body, withLogo: false })));
+      return [draft.font_headings, draft.font_body];
+    };
+    const expected = ['Montserrat', 'Merriweather'];
+    // Each font takes the role its own clause names (body first: the order the fallback below would
+    // take says otherwise).
+    assert.deepEqual(
+      await fonts('Typography', 'Body copy uses Merriweather; headlines use Montserrat Bold.'),
+      expected,
+    );
+    assert.deepEqual(
+      await fonts(
+        'Typography',
+        'Body copy is set in Merriweather. Our headline typeface is Montserrat Bold.',
+      ),
+      expected,
+    );
+    // Named without roles, and unused (the runs are in the theme's fonts): listed headings first.
+    assert.deepEqual(await fonts('Fonts', 'Montserrat', 'Merriweather'), expected);
+  });
+
   test('takes the name a labelled line states, and no labelled line as the tagline', async () => {
     // Before (audit): "Brand name: Bomb Co" left the name null, and a short document's label line came
     // back word for word as its tagline ("Primary colour: #112233").

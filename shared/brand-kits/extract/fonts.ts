@@ -62,6 +62,8 @@ interface Mention {
   family: string;
   line: TextLine;
   index: number;
+  /** Where on its line the family is named. */
+  at: number;
 }
 
 /**
@@ -176,7 +178,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
         nearTypeHeading();
       if (accepted) {
         taken.add(family);
-        mentions.push({ family, line, index });
+        mentions.push({ family, line, index, at: line.text.indexOf(found) });
       }
     }
   });
@@ -184,23 +186,36 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   // A role word next to a mention assigns that role; the closest mention to the role word wins.
   let headings: { family: string; distance: number } | null = null;
   let body: { family: string; distance: number } | null = null;
-  // A line's role words are read once, however many mentions it is next to.
+  // A line's role words are read once, however many mentions it is next to. A line naming both roles
+  // gives neither, except to a mention on it, which takes its own clause's ("Headlines use Montserrat;
+  // body copy uses Merriweather" gave no fonts at all).
   const roles = new Map<TextLine, { headings: boolean; body: boolean }>();
+  const rolesIn = (text: string) => {
+    const [h, b] = [HEADINGS_ROLE.test(text), BODY_ROLE.test(text)];
+    return { headings: h && !b, body: b && !h, both: h && b };
+  };
   const roleOf = (line: TextLine) => {
     let role = roles.get(line);
     if (!role) {
-      const [h, b] = [HEADINGS_ROLE.test(line.text), BODY_ROLE.test(line.text)];
-      role = { headings: h && !b, body: b && !h };
+      role = rolesIn(line.text);
       roles.set(line, role);
     }
     return role;
+  };
+  const roleOfMention = (mention: Mention) => {
+    const role = roleOf(mention.line);
+    if (!rolesIn(mention.line.text).both) return role;
+    const { text } = mention.line;
+    const start = text.slice(0, mention.at).search(/[.;!?][^.;!?]*$/) + 1;
+    const end = text.slice(mention.at).search(/[.;!?](\s|$)/);
+    return rolesIn(text.slice(start, end < 0 ? text.length : mention.at + end));
   };
   for (const mention of mentions) {
     checkDeadline(deadline);
     const context = [mention.line, ...neighbours(mention.line)];
     for (const line of context) {
       const distance = Math.abs(line.y - mention.line.y) + (line === mention.line ? 0 : 1);
-      const role = roleOf(line);
+      const role = line === mention.line ? roleOfMention(mention) : roleOf(line);
       if (role.headings && (!headings || distance < headings.distance))
         headings = { family: mention.family, distance };
       if (role.body && (!body || distance < body.distance)) body = { family: mention.family, distance };
@@ -225,6 +240,12 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   if (named.length > 0) {
     // The text names fonts without roles: the document's own use of them tells which is which.
     const usedNamed = usage.filter((f) => namedSet.has(f));
+    if (usedNamed.length === 0 && !headingsFont && !bodyFont) {
+      // Named, unused (a DOCX's runs are in its theme's fonts): guidelines list the headings face
+      // first. It gave no fonts at all.
+      headingsFont = named[0]!;
+      bodyFont = named[1] ?? named[0]!;
+    }
     bodyFont ??= usedNamed[0] ?? null;
     headingsFont ??= headingFont(usedNamed.filter((f) => f !== bodyFont));
   } else if (doc.themeFonts.headings || doc.themeFonts.body) {
