@@ -63,18 +63,26 @@ export const seedWorkspaces: Seeder = async ({ owner, other }) => {
   // In order, so the list's newest-first order is the reverse of i.
   for (let i = 0; i < TASK_COUNT; i++) {
     const skill = SKILLS[i % SKILLS.length]!;
+    const seeded = MIX[i % MIX.length]!;
+    // Only an `approve` task waits for a member's approval: a task awaiting one is of that level, and
+    // the others run without (an `auto` task awaiting approval contradicted what the level means).
+    const level =
+      seeded === 'awaiting_approval' ? 'approve' : (['auto', 'review', 'approve'] as const)[i % 3]!;
     const task = await createWorkspaceTask(owner, workspace.id, {
       skill_slug: skill,
       title: `${skill.replace('-', ' ')} #${i + 1}`,
       description: i % 5 === 0 ? null : `Demo ${skill} task for the spring campaign.`,
       schedule_type: i % 3 === 0 ? 'recurring' : 'once',
       priority: (['low', 'normal', 'high', 'urgent'] as const)[i % 4]!,
-      approval_level: (['auto', 'review', 'approve'] as const)[i % 3]!,
+      approval_level: level,
       trigger: i % 3 === 0 ? { cron: '0 9 * * MON', timezone: 'Europe/Berlin' } : { source: 'manual' },
       hired_agent_id: agents[i % agents.length]!,
     });
     let from: WorkspaceTaskStatus = 'pending';
-    for (const status of PATHS[MIX[i % MIX.length]!]) {
+    const path = PATHS[seeded].filter(
+      (status) => level === 'approve' || (status !== 'awaiting_approval' && status !== 'approved'),
+    );
+    for (const status of path) {
       const progress: TaskProgress = { status };
       if (status === 'approved') progress.approved_by = owner;
       if (status === 'completed') {
