@@ -67,6 +67,13 @@ describe('colour notation', () => {
     assert.deepEqual(found, []);
   });
 
+  test('reads a three-digit code of digits alone where its line names a colour (the neutrals were dropped)', () => {
+    const found = printedColors(['Charcoal #333', 'Ink: #111', 'Primary #000', 'Issue #123'].map(line)).map(
+      (m) => m.hex,
+    );
+    assert.deepEqual(found, ['#333333', '#111111', '#000000']);
+  });
+
   test('reads bare triples under an RGB column header, and skips CMYK when exact values exist', () => {
     const found = printedColors(
       ['CMYK', 'Darker Blue: 92.62.2.0.', 'RGB', 'Darker Blue: 8 101 173', 'Lighter Blue: 102 149 202'].map(

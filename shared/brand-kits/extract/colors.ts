@@ -48,6 +48,10 @@ const percent = (s: string | undefined) => {
   return Number.isFinite(n) && n >= 0 && n <= 100 ? n : null;
 };
 
+/** Words that make a line about a colour: names of the neutrals, roles in a palette, the word itself. */
+const NAMES_A_COLOUR =
+  /\b(colou?rs?|palette|swatch|black|white|gr[ae]y|charcoal|ink|slate|graphite|carbon|onyx|jet|smoke|silver|neutrals?|primary|secondary|accent|background|foreground|text colou?r|shade|tint|farben?|couleurs?|colores|cores)\b/i;
+
 // A leading "#" or a hex/web label makes a code; bare digit runs such as "123456" in type specimens do not.
 const HEX_CODE =
   /(?:#|\b(?:hex|html|web|hexadecimal)\s*(?:code)?\s*[:=]?\s*#?)([0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])/gi;
@@ -106,8 +110,10 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
     };
     for (const m of allMatches(HEX_CODE, text)) {
       const digits = m[1]!;
-      // "#123" is more often a number than a colour.
-      if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#')) continue;
+      // "#123" is more often a number than a colour, unless its line names a colour ("Charcoal #333":
+      // the neutrals #000, #111, #333 were dropped).
+      if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#') && !NAMES_A_COLOUR.test(text))
+        continue;
       add(normalizeHex(digits), 'hex');
     }
     for (const pattern of [RGB_LABELLED, RGB_LETTERS]) {
