@@ -364,6 +364,36 @@ describe('DOCX guideline', () => {
     assert.deepEqual(await fonts('Fonts', 'Montserrat', 'Merriweather'), expected);
   });
 
+  test('reads the name, mission, audience and colour roles of a Portuguese document (none but a colour before)', async () => {
+    const body = [
+      paragraph('Nome da marca: Padaria Sol'),
+      paragraph('Missão', 'Heading1'),
+      paragraph('Levar pão fresco a cada bairro de Lisboa.'),
+      paragraph('Público-alvo', 'Heading1'),
+      paragraph('Famílias e cafés do centro da cidade.'),
+      paragraph('Cores', 'Heading1'),
+      paragraph('Secundária: #2B2B2B'),
+      paragraph('Primária: #F2A900'),
+    ].join('');
+    const { draft } = await extractBrandKit(zipSync(docxParts({ body, withLogo: false })));
+    assert.deepEqual(
+      [
+        draft.name,
+        draft.mission_statement,
+        draft.target_audience,
+        draft.primary_color,
+        draft.secondary_color,
+      ],
+      [
+        'Padaria Sol',
+        'Levar pão fresco a cada bairro de Lisboa.',
+        'Famílias e cafés do centro da cidade.',
+        '#F2A900',
+        '#2B2B2B',
+      ],
+    );
+  });
+
   test('takes the name a labelled line states, and no labelled line as the tagline', async () => {
     // Before (audit): "Brand name: Bomb Co" left the name null, and a short document's label line came
     // back word for word as its tagline ("Primary colour: #112233").

@@ -182,11 +182,14 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
 }
 
 const ROLE_WORDS: [ColorRole, RegExp][] = [
-  ['accent', /\b(accents?|akzent\w*|acento|highlight)\b/i],
-  ['secondary', /\b(secondary|sekundär\w*|secondaire|secundari[oa]|supporting|complementary|additional)\b/i],
+  ['accent', /\b(accents?|akzent\w*|acento|destaque|highlight)\b/i],
+  [
+    'secondary',
+    /\b(secondary|sekundär\w*|secondaire|secund[aá]ri[oa]|supporting|complementary|additional)(?![\p{L}])/iu,
+  ],
   [
     'primary',
-    /\b(primary|primär\w*|primaire|primari[oa]|principal|main|core|hauptfarben?|brand (palette|colou?rs?)|signature)\b/i,
+    /\b(primary|primär\w*|primaire|prim[aá]ri[oa]|principal|main|core|hauptfarben?|brand (palette|colou?rs?)|signature)(?![\p{L}])/iu,
   ],
   ['neutral', /\b(backgrounds?|neutrals?|dark|light|hintergrund|fond|fondo|greys?|grays?)\b/i],
 ];
