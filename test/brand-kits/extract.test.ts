@@ -67,10 +67,16 @@ describe('colour notation', () => {
     assert.deepEqual(found, []);
   });
 
-  test('reads a three-digit code of digits alone where its line names a colour (the neutrals were dropped)', () => {
-    const found = printedColors(['Charcoal #333', 'Ink: #111', 'Primary #000', 'Issue #123'].map(line)).map(
-      (m) => m.hex,
-    );
+  test('reads a three-digit code of digits alone where it labels a swatch (the neutrals were dropped), not in a sentence', () => {
+    const found = printedColors(
+      [
+        'Charcoal #333',
+        'Ink: #111',
+        'Primary #000',
+        'Issue #123',
+        'Black text is always #000 on white paper',
+      ].map(line),
+    ).map((m) => m.hex);
     assert.deepEqual(found, ['#333333', '#111111', '#000000']);
   });
 

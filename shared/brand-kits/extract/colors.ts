@@ -52,6 +52,8 @@ const percent = (s: string | undefined) => {
 const NAMES_A_COLOUR =
   /\b(colou?rs?|palette|swatch|black|white|gr[ae]y|charcoal|ink|slate|graphite|carbon|onyx|jet|smoke|silver|neutrals?|primary|secondary|accent|background|foreground|text colou?r|shade|tint|farben?|couleurs?|colores|cores)\b/i;
 
+const isSwatchLabel = (text: string) => NAMES_A_COLOUR.test(text) && text.trim().split(/\s+/).length <= 4;
+
 // A leading "#" or a hex/web label makes a code; bare digit runs such as "123456" in type specimens do not.
 const HEX_CODE =
   /(?:#|\b(?:hex|html|web|hexadecimal)\s*(?:code)?\s*[:=]?\s*#?)([0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])/gi;
@@ -110,9 +112,10 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
     };
     for (const m of allMatches(HEX_CODE, text)) {
       const digits = m[1]!;
-      // "#123" is more often a number than a colour, unless its line names a colour ("Charcoal #333":
-      // the neutrals #000, #111, #333 were dropped).
-      if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#') && !NAMES_A_COLOUR.test(text))
+      // "#123" is more often a number than a colour, unless it labels a swatch: a short line that names
+      // a colour ("Charcoal #333": the neutrals #000, #111, #333 were dropped; a sentence such as
+      // "Black text is always #000 on white paper…" is a usage note, not a palette entry).
+      if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#') && !isSwatchLabel(text))
         continue;
       add(normalizeHex(digits), 'hex');
     }
