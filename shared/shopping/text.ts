@@ -301,7 +301,6 @@ export const scanWords = (text: string, emit: EmitWord): void => {
       }
       if (c < 128) {
         emit(lower, start, i, hash);
-        emitQuantity(lower, start, i, emit);
         compoundWords++;
         // The compound ends here unless a joiner joins a next word on.
         const next = i + 1 < n ? lower.charCodeAt(i + 1) : 0;
@@ -341,29 +340,6 @@ const JOINER_RE = /[-\u2010'\u2019]/;
 const JOINERS_RE = /[-\u2010'\u2019]/g;
 
 /** Emits a whole string as a word, with its hash. */
-/** Units a size is written in, after its number with or without a space ("500ml", "500 ml"). */
-const UNITS: ReadonlySet<string> = new Set(
-  'ml cl dl l g kg mg oz lb lbs mm cm m km in inch ft yd gb tb mb kb w kw v mah hz khz mhz ghz pc pcs pk'.split(
-    ' ',
-  ),
-);
-
-/** A size written as one word ("500ml") is its number and its unit too, as "500 ml" is read, so
- * each finds the other ("750 ml" missed a "750ml" bottle, and "500ml" ranked the 750ml one first). */
-const emitQuantity = (source: string, start: number, end: number, emit: EmitWord): void => {
-  let k = start;
-  while (k < end && source.charCodeAt(k) >= 48 && source.charCodeAt(k) <= 57) k++;
-  if (k === start || k === end || !UNITS.has(source.slice(k, end))) return;
-  for (const [from, to] of [
-    [start, k],
-    [k, end],
-  ] as const) {
-    let h = HASH_SEED;
-    for (let j = from; j < to; j++) h = hashStep(h, source.charCodeAt(j));
-    emit(source, from, to, h);
-  }
-};
-
 const emitWord = (word: string, emit: EmitWord): void => {
   let h = HASH_SEED;
   for (let j = 0; j < word.length; j++) h = hashStep(h, word.charCodeAt(j));

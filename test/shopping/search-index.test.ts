@@ -265,24 +265,6 @@ describe('ranking', () => {
   });
 });
 
-describe('sizes', () => {
-  const index = buildIndex([
-    product({ id: '500', title: 'Water bottle 500 ml' }),
-    product({ id: '1000', title: 'Water bottle 1 L' }),
-    product({ id: '750', title: 'Water bottle 750ml' }),
-    product({ id: 'mug', title: 'Enamel mug 350ml' }),
-  ]);
-
-  test('are found written with or without a space between number and unit', () => {
-    assert.deepEqual(tokenize('750ml 4k'), ['750ml', '750', 'ml', '4k']);
-    // "500ml" ranked the 750ml bottle first; "750 ml" and "350 ml" missed the bottle and the mug.
-    assert.equal(ids(index, { query: 'water bottle 500ml' })[0], '500');
-    assert.equal(ids(index, { query: 'bottle 1l' })[0], '1000');
-    assert.equal(ids(index, { query: '750 ml' })[0], '750');
-    assert.equal(ids(index, { query: '350 ml mug' })[0], 'mug');
-  });
-});
-
 describe('hyphenated words', () => {
   const index = buildIndex([
     product({ id: 'tshirt', title: 'Cotton T-Shirt' }),
