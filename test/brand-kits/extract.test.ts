@@ -67,7 +67,7 @@ describe('colour notation', () => {
     assert.deepEqual(found, []);
   });
 
-  test('reads a three-digit code of digits alone where it labels a swatch (the neutrals were dropped), not in a sentence', () => {
+  test('reads #000 … #999 where they label a neutral’s swatch (they were dropped), not in a sentence or as a Pantone number', () => {
     const found = printedColors(
       [
         'Charcoal #333',
@@ -75,6 +75,8 @@ describe('colour notation', () => {
         'Primary #000',
         'Issue #123',
         'Black text is always #000 on white paper',
+        'Primary Pantone #286 C',
+        'Grey #100',
       ].map(line),
     ).map((m) => m.hex);
     assert.deepEqual(found, ['#333333', '#111111', '#000000']);
@@ -368,6 +370,29 @@ describe('DOCX guideline', () => {
     );
     // Named without roles, and unused (the runs are in the theme's fonts): listed headings first.
     assert.deepEqual(await fonts('Fonts', 'Montserrat', 'Merriweather'), expected);
+    // Where each is named, not where its name first occurs on the line; clauses end at a sentence's end
+    // or a semicolon, not in "1.5 em" or "approx. 24 pt" (the review's cases).
+    assert.deepEqual(await fonts('Type', 'Headlines: Roboto Slab; body copy: Roboto.'), [
+      'Roboto Slab',
+      'Roboto',
+    ]);
+    assert.deepEqual(await fonts('Type', 'International: body copy uses Lora; headlines use Inter.'), [
+      'Inter',
+      'Lora',
+    ]);
+    assert.deepEqual(await fonts('Type', 'Headlines (approx. 24 pt) use Montserrat; body copy uses Lora.'), [
+      'Montserrat',
+      'Lora',
+    ]);
+    // The order named leaves out a fallback, a font ruled out and the logo's.
+    assert.deepEqual(
+      await fonts('Type', 'Our typeface is Gotham. Where Gotham is not available, use Arial.'),
+      [null, 'Gotham'],
+    );
+    assert.deepEqual(await fonts('Type', 'Never use Lobster or Comic Sans.', 'Our typeface is Montserrat.'), [
+      'Montserrat',
+      'Montserrat',
+    ]);
   });
 
   test('reads the name, mission, audience and colour roles of a Portuguese document (none but a colour before)', async () => {
@@ -377,9 +402,10 @@ describe('DOCX guideline', () => {
       paragraph('Levar pão fresco a cada bairro de Lisboa.'),
       paragraph('Público-alvo', 'Heading1'),
       paragraph('Famílias e cafés do centro da cidade.'),
-      paragraph('Cores', 'Heading1'),
-      paragraph('Secundária: #2B2B2B'),
-      paragraph('Primária: #F2A900'),
+      paragraph('Cores primárias', 'Heading1'),
+      paragraph('Sol #F2A900'),
+      paragraph('Cores secundárias', 'Heading1'),
+      paragraph('Carvão #2B2B2B'),
     ].join('');
     const { draft } = await extractBrandKit(zipSync(docxParts({ body, withLogo: false })));
     assert.deepEqual(

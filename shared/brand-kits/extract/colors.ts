@@ -52,7 +52,13 @@ const percent = (s: string | undefined) => {
 const NAMES_A_COLOUR =
   /\b(colou?rs?|palette|swatch|black|white|gr[ae]y|charcoal|ink|slate|graphite|carbon|onyx|jet|smoke|silver|neutrals?|primary|secondary|accent|background|foreground|text colou?r|shade|tint|farben?|couleurs?|colores|cores)\b/i;
 
-const isSwatchLabel = (text: string) => NAMES_A_COLOUR.test(text) && text.trim().split(/\s+/).length <= 4;
+/** A neutral's swatch: #000, #111 … #999 on a line of at most four words that names a colour, and no
+ * Pantone number (`Primary Pantone #286 C`, `Grey #100` are no hex codes). */
+const isNeutralSwatch = (digits: string, text: string) =>
+  /^(\d)\1\1$/.test(digits) &&
+  NAMES_A_COLOUR.test(text) &&
+  !/\b(pantone|pms)\b/i.test(text) &&
+  text.trim().split(/\s+/).length <= 4;
 
 // A leading "#" or a hex/web label makes a code; bare digit runs such as "123456" in type specimens do not.
 const HEX_CODE =
@@ -112,10 +118,15 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
     };
     for (const m of allMatches(HEX_CODE, text)) {
       const digits = m[1]!;
-      // "#123" is more often a number than a colour, unless it labels a swatch: a short line that names
-      // a colour ("Charcoal #333": the neutrals #000, #111, #333 were dropped; a sentence such as
-      // "Black text is always #000 on white paper…" is a usage note, not a palette entry).
-      if (digits.length === 3 && /^\d+$/.test(digits) && m[0].startsWith('#') && !isSwatchLabel(text))
+      // "#123" is more often a number than a colour, unless it is a neutral's swatch ("Charcoal #333":
+      // the neutrals #000, #111, #333 were dropped; "Black text is always #000 on white paper…" is a
+      // usage note, not a palette entry).
+      if (
+        digits.length === 3 &&
+        /^\d+$/.test(digits) &&
+        m[0].startsWith('#') &&
+        !isNeutralSwatch(digits, text)
+      )
         continue;
       add(normalizeHex(digits), 'hex');
     }
@@ -185,14 +196,14 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
 }
 
 const ROLE_WORDS: [ColorRole, RegExp][] = [
-  ['accent', /\b(accents?|akzent\w*|acento|destaque|highlight)\b/i],
+  ['accent', /\b(accents?|akzent\w*|acento|destaques?|highlight)\b/i],
   [
     'secondary',
-    /\b(secondary|sekundär\w*|secondaire|secund[aá]ri[oa]|supporting|complementary|additional)(?![\p{L}])/iu,
+    /\b(secondary|sekundär\w*|secondaire|secund[aá]ri[oa]s?|supporting|complementary|additional)(?![\p{L}\p{N}_])/iu,
   ],
   [
     'primary',
-    /\b(primary|primär\w*|primaire|prim[aá]ri[oa]|principal|main|core|hauptfarben?|brand (palette|colou?rs?)|signature)(?![\p{L}])/iu,
+    /\b(primary|primär\w*|primaire|prim[aá]ri[oa]s?|principal|main|core|hauptfarben?|brand (palette|colou?rs?)|signature)(?![\p{L}\p{N}_])/iu,
   ],
   ['neutral', /\b(backgrounds?|neutrals?|dark|light|hintergrund|fond|fondo|greys?|grays?)\b/i],
 ];

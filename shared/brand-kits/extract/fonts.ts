@@ -58,6 +58,20 @@ const HEADINGS_ROLE =
 const BODY_ROLE =
   /\b(body|paragraphs?|running text|long[- ]form|copy ?text|body ?copy|text face|secondary (type|font|typeface)|fließtext|corps|cuerpo|texto)\b/i;
 
+/** The clause of its line a mention is in: to the . ! ? that ends a sentence (followed by a capital:
+ * not "1.5 em" or "approx. 24 pt") or a ;. */
+function clauseOf(mention: Mention): string {
+  const { text } = mention.line;
+  const starts = [...text.slice(0, mention.at).matchAll(/[.!?](?=\s+\p{Lu})|;/gu)];
+  const start = starts.length > 0 ? starts.at(-1)!.index + 1 : 0;
+  const end = text.slice(mention.at).search(/[.!?](?=\s+\p{Lu})|;|[.!?]\s*$/u);
+  return text.slice(start, end < 0 ? text.length : mention.at + end);
+}
+
+/** A clause that rules a font out of the brand's text, or gives it to the logo. */
+const NOT_FOR_TEXT =
+  /\b(never|not|don['’]?t|avoid|instead of|logo\w*|word ?mark|logotype|unavailable|fallback|substitute)\b/i;
+
 interface Mention {
   family: string;
   line: TextLine;
@@ -155,8 +169,15 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
     const fontWordsWithout = new Map<string, boolean>();
     const shortOnTypePage = once(() => typographyPages.has(line.page) && line.text.split(/\s+/).length <= 6);
     const nearTypeHeading = once(() => neighbours(line).some((n) => typographyHeadings.has(n)));
-    // match() reuses the pattern; matchAll copies it per call, which for this big one costs more than the search.
-    for (const found of line.text.match(familyPattern) ?? []) {
+    // exec() reuses the pattern; matchAll copies it per call, which for this big one costs more than the
+    // search. Each match keeps where it is on the line (a clause's role is read there).
+    familyPattern.lastIndex = 0;
+    for (let m = familyPattern.exec(line.text); m; m = familyPattern.exec(line.text)) {
+      if (!m[0]) {
+        familyPattern.lastIndex++;
+        continue;
+      }
+      const found = m[0];
       const family = byCompactName.get(compact(found));
       if (!family || taken.has(family)) continue;
       const key = family.toLowerCase();
@@ -178,7 +199,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
         nearTypeHeading();
       if (accepted) {
         taken.add(family);
-        mentions.push({ family, line, index, at: line.text.indexOf(found) });
+        mentions.push({ family, line, index, at: m.index });
       }
     }
   });
@@ -204,11 +225,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   };
   const roleOfMention = (mention: Mention) => {
     const role = roleOf(mention.line);
-    if (!rolesIn(mention.line.text).both) return role;
-    const { text } = mention.line;
-    const start = text.slice(0, mention.at).search(/[.;!?][^.;!?]*$/) + 1;
-    const end = text.slice(mention.at).search(/[.;!?](\s|$)/);
-    return rolesIn(text.slice(start, end < 0 ? text.length : mention.at + end));
+    return rolesIn(mention.line.text).both ? rolesIn(clauseOf(mention)) : role;
   };
   for (const mention of mentions) {
     checkDeadline(deadline);
@@ -223,6 +240,15 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   }
 
   const named = [...new Set(mentions.map((m) => m.family))];
+  // Fonts the text names for the brand's own text: not a fallback (Arial), not one it rules out
+  // ("Never use Lobster"), not the logo's.
+  const brandNamed = [
+    ...new Set(
+      mentions
+        .filter((m) => !FALLBACK_FONTS.has(m.family.toLowerCase()) && !NOT_FOR_TEXT.test(clauseOf(m)))
+        .map((m) => m.family),
+    ),
+  ];
   const namedSet = new Set(named);
   const usage = [...doc.fontUse.entries()]
     .filter(([family]) => family.length <= MAX_NAME_LENGTH)
@@ -240,11 +266,11 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   if (named.length > 0) {
     // The text names fonts without roles: the document's own use of them tells which is which.
     const usedNamed = usage.filter((f) => namedSet.has(f));
-    if (usedNamed.length === 0 && !headingsFont && !bodyFont) {
+    if (usedNamed.length === 0 && !headingsFont && !bodyFont && brandNamed.length > 0) {
       // Named, unused (a DOCX's runs are in its theme's fonts): guidelines list the headings face
       // first. It gave no fonts at all.
-      headingsFont = named[0]!;
-      bodyFont = named[1] ?? named[0]!;
+      headingsFont = brandNamed[0]!;
+      bodyFont = brandNamed[1] ?? brandNamed[0]!;
     }
     bodyFont ??= usedNamed[0] ?? null;
     headingsFont ??= headingFont(usedNamed.filter((f) => f !== bodyFont));

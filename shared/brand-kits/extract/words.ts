@@ -17,12 +17,12 @@ type ListField = 'competitors' | 'seo_keywords' | 'content_pillars' | 'tone_keyw
 const FIELD_HEADINGS: Record<TextField | ListField, RegExp> = {
   tagline: /\b(tag ?lines?|slogans?|claims?|straplines?|mottos?|catch ?phrases?|brand ?lines?|leitspruch)\b/i,
   mission_statement:
-    /\b(mission|purpose|why we exist|raison d['’]être|leitbild|misión|missão|propósito|mission statement)(?![\p{L}])/iu,
+    /\b(mission|purpose|why we exist|raison d['’]être|leitbild|misión|missão|propósito|mission statement)(?![\p{L}\p{N}_])/iu,
   brand_voice:
     /\b(voice|tone|how we (speak|sound|write|talk)|personality|tonality|writing style|tonalität|sprache|ton)\b/i,
   tone_keywords: /\b(tone|voice|personality|brand attributes|brand values|characteristics|traits)\b/i,
   target_audience:
-    /\b(audiences?|target (group|market)s?|who we serve|our customers|personas?|zielgruppen?|public cible|público[- ]alvo|público objetivo|audiencias?)(?![\p{L}])/iu,
+    /\b(audiences?|target (group|market)s?|who we serve|our customers|personas?|zielgruppen?|public cible|público[- ]alvo|público objetivo|audiencias?)(?![\p{L}\p{N}_])/iu,
   imagery_style:
     /\b(imagery|photography|photos?|pictures|illustrations?|visual style|art direction|patterns?|bildsprache|iconography)\b/i,
   industry: /\b(industry|sector|market|category|branche|secteur)\b/i,
@@ -101,7 +101,7 @@ const LABEL_LINE = /^\s*(\p{L}[\p{L}'’&/ -]{0,40}?)\s*[:：]\s*(\S.*)$/u;
 const WEBSITE_LABEL = /^(web ?site( url)?|web|url|homepage|home page)$/i;
 /** "Brand name: Acme", as fact sheets state the name: said outright, it wins over every guess. */
 const NAME_LABEL =
-  /^(brand( name)?|name|company( name)?|business( name)?|organi[sz]ation( name)?|markenname|nom de (la )?marque|nome da marca|nombre de (la )?marca|marca|empresa)$/i;
+  /^(brand( name)?|name|company( name)?|business( name)?|organi[sz]ation( name)?|markenname|nom de (la )?marque|nome da marca|nombre de (la )?marca|empresa)$/i;
 
 /**
  * "Label: value" lines, as fact sheets and briefs state fields ("Industry: Food and beverage"), read as
