@@ -79,7 +79,8 @@ const audienceMatches = (payload: JWTPayload, audience: string) => {
   return aud === undefined && payload.token_use === 'access' && payload.client_id === audience;
 };
 
-/** How far ahead of this clock an issuer's may be: a token issued later than that is refused. */
+/** How far ahead of this clock an issuer's may be: a token issued later than that is refused. Here, not
+ * by jose: it checks `iat` only against a maximum token age (maxTokenAge), which the service sets none of. */
 const ISSUED_AHEAD_SECONDS = 60;
 const issuedInThePast = (payload: JWTPayload) =>
   payload.iat === undefined || payload.iat <= Date.now() / 1000 + ISSUED_AHEAD_SECONDS;

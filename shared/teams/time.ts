@@ -1,7 +1,7 @@
 // Calendar arithmetic in a team's time zone with Intl alone (no date library). Calendar dates are
 // 'YYYY-MM-DD' strings, instants are epoch milliseconds; a local wall time that does not exist (a
 // DST gap) moves forward by the gap, and one that exists twice (a DST overlap) is the earlier instant.
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const formatter = (timeZone: string) => {

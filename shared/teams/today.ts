@@ -14,7 +14,7 @@ import {
   type TodayView,
 } from './schemas.ts';
 import { type CycleItem, getOwnedTeam, readCycles, type TeamItem, teamTimeZone } from './store.ts';
-import { addDays, daysBetween, localDate, startOfDay } from './time.ts';
+import { addDays, DAY_MS, daysBetween, localDate, startOfDay } from './time.ts';
 
 export const LOOP_STATUS = {
   upcoming: new Set(['scheduled', 'pending']),
@@ -54,7 +54,6 @@ export function todayWindow(at: number, timeZone: string) {
 
 const PROGRESS_DIGITS = 1e4;
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** Cycles the today view reads, newest first: the newest may be the next one, added ahead of time. */
 export const CYCLES_READ = 2;

@@ -48,15 +48,18 @@ const percent = (s: string | undefined) => {
   return Number.isFinite(n) && n >= 0 && n <= 100 ? n : null;
 };
 
-/** Words that make a line about a colour: names of the neutrals, roles in a palette, the word itself. */
-const NAMES_A_COLOUR =
-  /\b(colou?rs?|palette|swatch|black|white|gr[ae]y|charcoal|ink|slate|graphite|carbon|onyx|jet|smoke|silver|neutrals?|primary|secondary|accent|background|foreground|text colou?r|shade|tint|farben?|couleurs?|colores|cores)\b/i;
+/** Names of the neutrals a swatch may carry, beside the words of colour headings and roles. */
+const NEUTRAL_NAMES =
+  /\b(black|white|charcoal|ink|slate|graphite|carbon|onyx|jet|smoke|silver|foreground|text colou?r|shade|tint)\b/i;
+/** A line about a colour: a colour heading's word, a role in a palette, or a neutral's name. */
+const namesAColour = (text: string) =>
+  COLOR_HEADING.test(text) || NEUTRAL_NAMES.test(text) || ROLE_WORDS.some(([, words]) => words.test(text));
 
 /** A neutral's swatch: #000, #111 … #999 on a line of at most four words that names a colour, and no
  * Pantone number (`Primary Pantone #286 C`, `Grey #100` are no hex codes). */
 const isNeutralSwatch = (digits: string, text: string) =>
   /^(\d)\1\1$/.test(digits) &&
-  NAMES_A_COLOUR.test(text) &&
+  namesAColour(text) &&
   !/\b(pantone|pms)\b/i.test(text) &&
   text.trim().split(/\s+/).length <= 4;
 

@@ -173,11 +173,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
     // search. Each match keeps where it is on the line (a clause's role is read there).
     familyPattern.lastIndex = 0;
     for (let m = familyPattern.exec(line.text); m; m = familyPattern.exec(line.text)) {
-      if (!m[0]) {
-        familyPattern.lastIndex++;
-        continue;
-      }
-      const found = m[0];
+      const found = m[0]; // never empty: every alternative is a family's name
       const family = byCompactName.get(compact(found));
       if (!family || taken.has(family)) continue;
       const key = family.toLowerCase();
@@ -210,7 +206,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   // A line's role words are read once, however many mentions it is next to. A line naming both roles
   // gives neither, except to a mention on it, which takes its own clause's ("Headlines use Montserrat;
   // body copy uses Merriweather" gave no fonts at all).
-  const roles = new Map<TextLine, { headings: boolean; body: boolean }>();
+  const roles = new Map<TextLine, ReturnType<typeof rolesIn>>();
   const rolesIn = (text: string) => {
     const [h, b] = [HEADINGS_ROLE.test(text), BODY_ROLE.test(text)];
     return { headings: h && !b, body: b && !h, both: h && b };
@@ -225,7 +221,7 @@ export function findFonts(doc: DocumentModel, deadline: Deadline): FontFindings 
   };
   const roleOfMention = (mention: Mention) => {
     const role = roleOf(mention.line);
-    return rolesIn(mention.line.text).both ? rolesIn(clauseOf(mention)) : role;
+    return role.both ? rolesIn(clauseOf(mention)) : role;
   };
   for (const mention of mentions) {
     checkDeadline(deadline);
