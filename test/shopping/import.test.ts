@@ -47,6 +47,9 @@ const idsOf = (products: { merchant: string; id: string }[]) =>
   products.map((p) => `${p.merchant}:${p.id}`).sort();
 
 const gmc = (rows: string[]) => ['id\ttitle\tlink\tprice', ...rows].join('\n');
+/** Puts a feed (or any object) in the bucket, as a merchant drops one. */
+const putFeed = (key: string, body: string, metadata?: Record<string, string>) =>
+  s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, Metadata: metadata }));
 
 /** The titles a search for `query` answers, once this process's search has re-read the pointer: the
  * clock moves on past each re-check before (the demo seed's too), as it cannot move back. */
@@ -260,13 +263,10 @@ describe('catalogue import', () => {
 
   it('the S3-triggered function imports feeds put under catalog/feeds/<type>/<merchant>/', async () => {
     const key = 'catalog/feeds/affiliate/drop.example/2026 spring.tsv';
-    await s3().send(
-      new PutObjectCommand({
-        Bucket: config.bucketName,
-        Key: key,
-        Body: gmc(['d1\tTent\thttps://drop.example/d1\t199.00 USD', 'd2\t\thttps://drop.example/d2\t1 USD']),
-        Metadata: { tracking: 'tag=drop-20&utm_source=tcs' },
-      }),
+    await putFeed(
+      key,
+      gmc(['d1\tTent\thttps://drop.example/d1\t199.00 USD', 'd2\t\thttps://drop.example/d2\t1 USD']),
+      { tracking: 'tag=drop-20&utm_source=tcs' },
     );
     // EventBridge "Object Created" carries the key as it is.
     const [report] = (await importHandler({ detail: { object: { key } } })) as {
@@ -290,13 +290,7 @@ describe('catalogue import', () => {
     });
     assert.equal((encoded[0] as { imported: number }).imported, 1);
     const plus = 'catalog/feeds/affiliate/drop.example/a+b.tsv';
-    await s3().send(
-      new PutObjectCommand({
-        Bucket: config.bucketName,
-        Key: plus,
-        Body: gmc(['d3\tStove\thttps://drop.example/d3\t50.00 USD']),
-      }),
-    );
+    await putFeed(plus, gmc(['d3\tStove\thttps://drop.example/d3\t50.00 USD']));
     const [withPlus] = (await importHandler({ detail: { object: { key: plus } } })) as { imported: number }[];
     assert.equal(withPlus!.imported, 1);
     assert.ok((await catalog())!.products.some((p) => p.id === 'd3'));
@@ -309,12 +303,9 @@ describe('catalogue import', () => {
 
   it('a feed older than the one its merchant was last imported from is refused, whatever order they come in', async () => {
     const put = (file: string, id: string) =>
-      s3().send(
-        new PutObjectCommand({
-          Bucket: config.bucketName,
-          Key: `catalog/feeds/ucp/order.example/${file}`,
-          Body: gmc([`${id}\tLamp ${id}\thttps://order.example/${id}\t20.00 USD`]),
-        }),
+      putFeed(
+        `catalog/feeds/ucp/order.example/${file}`,
+        gmc([`${id}\tLamp ${id}\thttps://order.example/${id}\t20.00 USD`]),
       );
     const run = (file: string) =>
       importHandler({ detail: { object: { key: `catalog/feeds/ucp/order.example/${file}` } } });
@@ -340,9 +331,7 @@ describe('catalogue import', () => {
   it('the function drops a bad feed or key without retrying, and leaves the catalogue as it was', async () => {
     const before = (await catalog())!.pointer;
     const key = 'catalog/feeds/ucp/drop.example/broken.csv';
-    await s3().send(
-      new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: 'not,a,feed\n1,2,3\n' }),
-    );
+    await putFeed(key, 'not,a,feed\n1,2,3\n');
     const results = await importHandler({
       detail: { object: { key } },
     });
@@ -368,13 +357,7 @@ describe('catalogue import', () => {
     // docs/shopping.md: a bucket feed larger than 100 MiB is refused. The embedded S3 holds a small
     // feed; its client reports the size.
     const key = 'catalog/feeds/ucp/size.example/feed.tsv';
-    await s3().send(
-      new PutObjectCommand({
-        Bucket: config.bucketName,
-        Key: key,
-        Body: gmc(['s1\tLamp\thttps://size.example/s1\t5 USD']),
-      }),
-    );
+    await putFeed(key, gmc(['s1\tLamp\thttps://size.example/s1\t5 USD']));
     let reported = 0;
     const name = 'report-feed-size';
     s3().middlewareStack.add(
@@ -799,16 +782,13 @@ describe('snapshot pruning', () => {
 describe('feeds that withhold rows from search', () => {
   it('a feed that withholds every row from search takes the merchant’s products out of search', async () => {
     const put = (file: string, flag: string) =>
-      s3().send(
-        new PutObjectCommand({
-          Bucket: config.bucketName,
-          Key: `catalog/feeds/acp/optout.example/${file}`,
-          Body: [
-            'item_id,title,url,price,enable_search',
-            `o1,Optout Beacon,https://optout.example/1,20.00 USD,${flag}`,
-            `o2,Optout Beacon XL,https://optout.example/2,30.00 USD,${flag}`,
-          ].join('\n'),
-        }),
+      putFeed(
+        `catalog/feeds/acp/optout.example/${file}`,
+        [
+          'item_id,title,url,price,enable_search',
+          `o1,Optout Beacon,https://optout.example/1,20.00 USD,${flag}`,
+          `o2,Optout Beacon XL,https://optout.example/2,30.00 USD,${flag}`,
+        ].join('\n'),
       );
     const run = async (file: string) =>
       (await importHandler({ detail: { object: { key: `catalog/feeds/acp/optout.example/${file}` } } }))[0];
