@@ -252,8 +252,45 @@ const isAsciiJoiner = (c: number): boolean => c === 45 /* - */ || c === 39; /* '
  * goes across it. */
 const isAsciiSeparator = (c: number): boolean => c < 128 && !isAsciiJoiner(c) && !isAsciiWordChar(c);
 
-/** Receives a word as a span of `source`, with its hash. */
-type EmitWord = (source: string, start: number, end: number, hash: number) => void;
+/** A no-break space (U+00A0, or U+202F, the narrow one French sets between a number and its unit):
+ * on either path it separates words as a space does. */
+const isNoBreakSpace = (c: number): boolean => c === 0xa0 || c === 0x202f;
+
+// Units a size is written with, with or without a space: a number and the unit after it are also
+// emitted joined, so "750 ml" and "750ml" meet at one word. Measures only: counts ("2 pack",
+// "pack of 2") are written in too many orders to join. As written, not converted: "1 litre" is 1litre.
+const SIZE_UNITS: ReadonlySet<string> = new Set(
+  'ml cl dl l oz g kg mg lb lbs cm mm m km inch ft gb tb mb w kw v mah hz khz mhz ghz'.split(' '),
+);
+
+/** Whether `text[start, end)` is all digits. */
+const isNumber = (text: string, start: number, end: number): boolean => {
+  for (let j = start; j < end; j++) {
+    const c = text.charCodeAt(j);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+};
+
+/** Whether the number at `start` is what follows a decimal point ("5" of "1.5", "1,5"). */
+const isDecimalTail = (text: string, start: number): boolean => {
+  const point = text.charCodeAt(start - 1);
+  const digit = text.charCodeAt(start - 2);
+  return (point === 46 || point === 44) && digit >= 48 && digit <= 57;
+};
+
+/** Whether `text[start, end)` is spaces only. */
+const isSpaces = (text: string, start: number, end: number): boolean => {
+  for (let j = start; j < end; j++) {
+    const c = text.charCodeAt(j);
+    if (c !== 32 && !isNoBreakSpace(c)) return false;
+  }
+  return true;
+};
+
+/** Receives a word as a span of `source`, with its hash; `size` when it is a number and its unit
+ * joined, emitted right after the two (a query asks for the size alone). */
+type EmitWord = (source: string, start: number, end: number, hash: number, size?: boolean) => void;
 
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
@@ -277,6 +314,10 @@ export const scanWords = (text: string, emit: EmitWord): void => {
   let compoundStart = 0;
   let compoundHash = HASH_SEED;
   let compoundWords = 0;
+  // The last word if it was a number standing alone (-1: it was not), which a unit may follow.
+  let numberStart = -1;
+  let numberEnd = -1;
+  let numberHash = HASH_SEED;
   let i = 0;
   while (i < n) {
     let c = lower.charCodeAt(i);
@@ -299,33 +340,53 @@ export const scanWords = (text: string, emit: EmitWord): void => {
           c = ++i < n ? lower.charCodeAt(i) : 0;
         } while (isAsciiWordChar(c));
       }
-      if (c < 128) {
+      if (c < 128 || isNoBreakSpace(c)) {
         emit(lower, start, i, hash);
-        compoundWords++;
         // The compound ends here unless a joiner joins a next word on.
         const next = i + 1 < n ? lower.charCodeAt(i + 1) : 0;
-        if (!isAsciiJoiner(c) || !(isAsciiWordChar(next) || next >= 128)) {
+        const joinsOn = isAsciiJoiner(c) && (isAsciiWordChar(next) || (next >= 128 && !isNoBreakSpace(next)));
+        const alone = compoundWords === 0 && !joinsOn;
+        compoundWords++;
+        if (!joinsOn) {
           if (compoundWords > 1) {
             const joined = lower.slice(compoundStart, i).replace(JOINERS_RE, '');
             emit(joined, 0, joined.length, compoundHash);
           }
           compoundWords = 0;
         }
+        if (!alone) numberEnd = -1;
+        else if (
+          numberEnd >= 0 &&
+          isSpaces(lower, numberEnd, start) &&
+          SIZE_UNITS.has(lower.slice(start, i))
+        ) {
+          let sizeHash = numberHash;
+          for (let j = start; j < i; j++) sizeHash = hashStep(sizeHash, lower.charCodeAt(j));
+          const size = lower.slice(numberStart, numberEnd) + lower.slice(start, i);
+          emit(size, 0, size.length, sizeHash, true);
+          numberEnd = -1;
+        } else if (isNumber(lower, start, i) && !isDecimalTail(lower, start)) {
+          numberStart = start;
+          numberEnd = i;
+          numberHash = hash;
+        } else numberEnd = -1;
         i++;
         continue;
       }
       // A non-ASCII character inside the word.
-    } else if (c < 128) {
-      i++; // an ASCII separator, never inside a compound
+    } else if (c < 128 || isNoBreakSpace(c)) {
+      i++; // a separator, never inside a compound
       continue;
     } else if (compoundWords === 0) {
       compoundStart = i;
     }
+    numberEnd = -1;
     // The Unicode path takes the current compound (skipping its words already emitted) up to the
     // next ASCII separator, which ends every word on either path; the ASCII scan resumes there. A
     // "Velocé" or a "™" then costs its own word, not the rest of the text.
     let end = i + 1;
-    while (end < n && !isAsciiSeparator(lower.charCodeAt(end))) end++;
+    while (end < n && !isAsciiSeparator(lower.charCodeAt(end)) && !isNoBreakSpace(lower.charCodeAt(end)))
+      end++;
     const piece = lower.slice(compoundStart, end);
     if (LONE_RUN_RE.test(piece)) for (const word of loneRunCut(piece)) emitWord(word, emit);
     else unicodeWords(piece, compoundWords, emit);
@@ -371,7 +432,11 @@ export const tokenize = (text: string): string[] => {
  * them, so "the who" still finds something). Order kept, duplicates removed.
  */
 export const queryTerms = (query: string): string[] => {
-  const tokens = tokenize(query);
+  const tokens: string[] = [];
+  scanWords(query, (source, start, end, _hash, size) => {
+    if (size) tokens.length -= 2; // "750 ml" asks for the size, not for every 750 and every ml
+    tokens.push(stem(source.slice(start, end)));
+  });
   const content = tokens.filter((t) => !STOP_WORDS.has(t));
   return [...new Set(content.length > 0 ? content : tokens)];
 };

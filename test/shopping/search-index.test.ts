@@ -265,6 +265,53 @@ describe('ranking', () => {
   });
 });
 
+describe('sizes', () => {
+  const index = buildIndex([
+    product({ id: '500', title: 'Water bottle 500 ml' }),
+    product({ id: '1000', title: 'Water bottle 1 L' }),
+    product({ id: '750', title: 'Water bottle 750ml' }),
+    product({ id: 'mug', title: 'Enamel mug 350ml' }),
+    product({ id: 'flask', title: 'Vacuum flask 1.5 l' }),
+    product({ id: 'jug', title: 'Jug, 750 ml of glass' }),
+  ]);
+
+  test('a number and its unit are one word too, written with a space or not', () => {
+    assert.deepEqual(tokenize('Bottle 750 ml'), ['bottle', '750', 'ml', '750ml']);
+    assert.deepEqual(tokenize('750\u00a0ml, 750\u202fml'), ['750', 'ml', '750ml', '750', 'ml', '750ml']);
+    assert.deepEqual(tokenize('5 lbs'), ['5', 'lbs', '5lb']);
+    // Not a decimal's tail, a number or unit inside a compound, a count, or a word that is no unit.
+    assert.deepEqual(tokenize('1.5 l 1,5 l'), ['1', '5', 'l', '1', '5', 'l']);
+    assert.deepEqual(tokenize('a-1 g, 1 g-force, 2 pack, 10 blue'), [
+      ...['a', '1', 'a1', 'g', '1', 'g', 'force', 'gforce'],
+      ...['2', 'pack', '10', 'blue'],
+    ]);
+  });
+
+  test('a query asks for the size, however it spells it', () => {
+    assert.deepEqual(queryTerms('750 ml jug'), ['750ml', 'jug']);
+    assert.deepEqual(queryTerms('750ml jug'), ['750ml', 'jug']);
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 5000 }),
+        fc.constantFrom('ml', 'l', 'g', 'kg', 'oz', 'lbs', 'inch', 'gb', 'mah'),
+        (number, unit) => {
+          assert.deepEqual(queryTerms(`${number} ${unit}`), queryTerms(`${number}${unit}`));
+          assert.equal(queryTerms(`${number} ${unit}`).length, 1);
+        },
+      ),
+      { seed: 7, numRuns: 200 },
+    );
+    // Each spelling found the other's product, or the bottle of another size first.
+    assert.deepEqual(ids(index, { query: '750 ml' }).sort(), ['750', 'jug']);
+    assert.deepEqual(ids(index, { query: '750ml' }).sort(), ['750', 'jug']);
+    assert.equal(ids(index, { query: 'water bottle 500ml' })[0], '500');
+    assert.equal(ids(index, { query: 'bottle 1l' })[0], '1000');
+    assert.deepEqual(ids(index, { query: '350 ml mug' }), ['mug']);
+    // A decimal is no size: "5 l" does not find the 1.5 l flask.
+    assert.deepEqual(ids(index, { query: '5 l' }), []);
+  });
+});
+
 describe('hyphenated words', () => {
   const index = buildIndex([
     product({ id: 'tshirt', title: 'Cotton T-Shirt' }),
@@ -301,7 +348,7 @@ describe('hyphenated words', () => {
     // longer match the query words it shares with the rest.
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom('a', 'b', '1', '-', ' ', '.', 'é'), maxLength: 24 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', '1', 'g', '-', ' ', '\u00a0', '.', 'é'), maxLength: 24 }),
         (text) => {
           const expected = tokenize(`é ${text}`).slice(1);
           assert.deepEqual(tokenize(text), expected);
