@@ -4,7 +4,12 @@ import { headObject, isMissingObject, s3, s3StatusOf } from '../aws/s3.ts';
 import { countBrandKit, countsBrandKit, getBrand, uncountBrandKit } from '../brands/store.ts';
 import { config } from '../config.ts';
 import { deleteItem, getItem, ownedBy, putNew } from '../db/store.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../http/errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  RequestValidationError,
+  ServiceUnavailableError,
+} from '../http/errors.ts';
 import { valueError } from '../http/fields.ts';
 import { fieldError } from '../http/validation.ts';
 import { createOnce, ownClaim } from '../idempotency.ts';
@@ -138,7 +143,12 @@ async function copyOnce(source: string, key: string, attempt = 1): Promise<void>
   } catch (error) {
     // Taken: another save's copy (or this one's, its answer lost and the SDK's resend refused).
     if (s3StatusOf(error) === 412) return;
-    if (s3StatusOf(error) === 409 && attempt === 1) return copyOnce(source, key, attempt + 1);
+    // 409: a write to the key in flight at the same moment. Again after a second try: the client's
+    // retry, not a 500 (the SDK counts no 409 as transient).
+    if (s3StatusOf(error) === 409) {
+      if (attempt === 1) return copyOnce(source, key, attempt + 1);
+      throw new ServiceUnavailableError();
+    }
     throw error;
   }
 }

@@ -477,6 +477,9 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
     const record = { ...teamKeys.cycle(teamId, number), ...item };
     checkRecord('strategy cycle', record, TEAM_BYTES.strategies);
     if (await putNew(record)) return item;
+    // Refused by our own write, landed with its answer lost (the SDK's resend found it): it is ours.
+    const taken = await getItem<CycleItem>(teamKeys.cycle(teamId, number));
+    if (taken?.cycle_instance_id === item.cycle_instance_id) return item;
   }
 }
 

@@ -1,10 +1,11 @@
 // Spec 9, unsubscribe. One conditional update moves the team to `cancelled` (only if it is not
 // already), so repeated and concurrent calls agree on one `cancelled_at`; then the activity entry and
 // the end of the paid period are written. Both are the same for every call (the entry's id comes from
-// the team and `cancelled_at`), so any call that finds them missing writes them: a winner whose second
+// the team and `cancelled_at`), so every call writes them where they are missing: a winner whose second
 // wave failed, or whose first write landed but whose answer was lost (the SDK's resend then finds the
-// team cancelled), leaves them to the retry; so does one whose entry failed beside a stored end date
-// (taken back again, a third wave on that fault only). Two waves, three on that repair.
+// team cancelled), leaves them to the retry. Nothing stored tells a finished cancellation from one
+// whose entry failed, so a repeated call puts the entry again (refused where it is, changing nothing):
+// two waves for every call.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
@@ -38,9 +39,7 @@ export async function unsubscribeTeam(userId: string, teamId: string, attempt = 
     // Missing, someone else's, or already cancelled (by an earlier or a racing call, or by this one).
     const team = ownedBy(await getItem<TeamItem>(teamKeys.team(teamId)), userId, 'Team');
     if (team.status === CANCELLED)
-      return team.subscription_ends_at || !team.cancelled_at
-        ? toTeamDetail(team)
-        : completeCancellation(teamId, team);
+      return team.cancelled_at ? completeCancellation(teamId, team) : toTeamDetail(team);
     if (attempt >= 3) return toTeamDetail(team);
     // Only another writer changing the status between our two requests lands here: try again.
     return unsubscribeTeam(userId, teamId, attempt + 1);
@@ -48,10 +47,10 @@ export async function unsubscribeTeam(userId: string, teamId: string, attempt = 
   return completeCancellation(teamId, cancelled);
 }
 
-/** The activity entry and the stored end of the paid period of a cancelled team, written once. */
+/** The activity entry and the stored end of the paid period of a cancelled team, each written once. */
 async function completeCancellation(teamId: string, team: TeamItem): Promise<TeamDetail> {
   const at = team.cancelled_at!;
-  const endsAt = subscriptionEnd(team, at);
+  const endsAt = team.subscription_ends_at ?? subscriptionEnd(team, at);
   const activity = {
     ...activityItem(teamId, {
       action_type: 'team_unsubscribed',
@@ -67,17 +66,10 @@ async function completeCancellation(teamId: string, team: TeamItem): Promise<Tea
   const [entry, end] = await Promise.allSettled([
     // Counted by the update that cancelled the team.
     putNew({ ...teamKeys.activity(teamId, activity.id), ...activity }),
-    updateItem(teamKeys.team(teamId), { set: { subscription_ends_at: endsAt }, exists: ['pk'] }),
+    team.subscription_ends_at ??
+      updateItem(teamKeys.team(teamId), { set: { subscription_ends_at: endsAt }, exists: ['pk'] }),
   ]);
-  if (entry.status === 'rejected') {
-    // A stored end tells a retry the cancellation is complete: taken back, the retry writes the entry.
-    if (end.status === 'fulfilled')
-      await updateItem(teamKeys.team(teamId), {
-        remove: ['subscription_ends_at'],
-        expect: { subscription_ends_at: endsAt },
-      }).catch(() => undefined);
-    throw entry.reason;
-  }
+  if (entry.status === 'rejected') throw entry.reason;
   if (end.status === 'rejected') throw end.reason;
   return toTeamDetail({ ...team, subscription_ends_at: endsAt });
 }

@@ -95,6 +95,9 @@ export async function advanceWorkspaceTask(
     },
     exists: ['pk'],
     expect: { status: from },
+    // The SDK's resend of a move that landed (its answer lost) finds the new status: without its own
+    // write id it would be refused as a stale writer's.
+    once: true,
   });
   if (!item) throw new ConflictError(`Task is not ${from}`);
   return toWorkspaceTask(item);

@@ -26,13 +26,15 @@ import { addProjectTask } from '../../shared/projects/store.ts';
 import type { ImportReport } from '../../shared/shopping/import.ts';
 import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
 import { KEPT_SNAPSHOTS, readLatestPointer } from '../../shared/shopping/snapshots.ts';
-import { addActivity, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
-import { readTeam } from '../../shared/teams/store.ts';
+import { addActivity, addCycle, addMember, addTask, addTasks } from '../../shared/teams/agents.ts';
+import { readCycles, readTeam } from '../../shared/teams/store.ts';
 import { UPLOAD_LIMITS } from '../../shared/uploads/schemas.ts';
 import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { connectAdsAccount, readAdsCredentials } from '../../shared/workspaces/credentials.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
+import { advanceWorkspaceTask } from '../../shared/workspaces/progress.ts';
 import { ADS_PROVIDER } from '../../shared/workspaces/schemas.ts';
+import { createWorkspaceTask } from '../../shared/workspaces/tasks.ts';
 import {
   avatarRecords,
   avatarTeam,
@@ -57,7 +59,7 @@ import {
   WORKSPACE_SECRETS,
 } from './support.ts';
 
-type Kind = 'throttle' | 'rate' | 'server' | 'timeout' | 'reset' | 'wrapped' | 'dns';
+type Kind = 'throttle' | 'rate' | 'server' | 'timeout' | 'reset' | 'wrapped' | 'dns' | 'conflict';
 const sdkError = (kind: Kind): Error =>
   Object.assign(
     new Error(`injected ${kind}`),
@@ -75,6 +77,8 @@ const sdkError = (kind: Kind): Error =>
         cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
       },
       dns: { code: 'ENOTFOUND' },
+      // S3's answer to a conditional write while another write to the key is in flight.
+      conflict: { name: 'ConditionalRequestConflict', $fault: 'client', $metadata: { httpStatusCode: 409 } },
     }[kind],
   );
 
@@ -965,6 +969,40 @@ describe('faults in the AWS SDK clients', () => {
     );
   });
 
+  it("a lost answer on an agent's write that checks what it finds (a new strategy cycle, a task's status move) is that write's success", async () => {
+    const team = await createTeam(h);
+    const lostOnce = (commands: RegExp) =>
+      inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+    // The resend finds the cycle its first attempt wrote: not a racing writer's, so no second cycle.
+    const put = lostOnce(/^PutItem/);
+    const cycle = await addCycle(team.id, {
+      start_date: '2026-11-01T00:00:00Z',
+      end_date: '2026-11-08T00:00:00Z',
+    });
+    clearFaults();
+    assert.equal(put.attempts(), 2);
+    const cycles = await readCycles(team.id, 10);
+    assert.deepEqual(
+      cycles.map((c) => [c.instance_number, c.cycle_instance_id]),
+      [[1, cycle.cycle_instance_id]],
+    );
+    // The resend finds the status its first attempt moved the task to: not a stale writer's, no 409.
+    const workspace = (await h.call('POST', '/api/v1/workspaces', { json: { name: 'Moved once' } })).body;
+    const task = await createWorkspaceTask(h.owner.id, workspace.id, {
+      ...{ hired_agent_id: newId(), skill_slug: 'ad-copy', title: 'Moved once', description: null },
+      ...{ schedule_type: 'once', priority: 'normal', approval_level: 'auto', trigger: {} },
+    });
+    const move = lostOnce(/^UpdateItem/);
+    const moved = await advanceWorkspaceTask(workspace.id, task.id, 'pending', { status: 'in_progress' });
+    clearFaults();
+    assert.equal(move.attempts(), 2);
+    assert.equal(moved.status, 'in_progress');
+    // A writer that is stale all the same is still refused.
+    await assert.rejects(advanceWorkspaceTask(workspace.id, task.id, 'pending', { status: 'in_progress' }), {
+      status: 409,
+    });
+  });
+
   it('addProjectTask: a task whose own write fails after landing is not listed beside counts that leave it out', async () => {
     const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Agent tasks' } })).body;
     landedThenFailing(/^Put/);
@@ -973,6 +1011,22 @@ describe('faults in the AWS SDK clients', () => {
     const tasks = (await h.call('GET', `/api/v1/projects/${project.id}/tasks`)).body.tasks;
     const { task_count, total_budget_usd } = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
     assert.deepEqual([tasks.length, task_count, total_budget_usd], [0, 0, 0]);
+  });
+
+  it('POST /brand-kits: a logo copy refused for a write in flight (409) on both tries is a 503, and the retry saves the kit', async () => {
+    const draft = `drafts/${h.owner.id}/faults/conflict.png`;
+    await s3().send(
+      new PutObjectCommand({ Bucket: config.bucketName, Key: draft, Body: 'png', ContentType: 'image/png' }),
+    );
+    const body = { json: { name: 'Copied in a conflict', logo_key: draft } };
+    const copies = inject('s3', { commands: /CopyObject/, failing: () => true, kind: 'conflict' });
+    const res = await h.call('POST', '/api/v1/brand-kits', body);
+    clearFaults();
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.headers['retry-after'], '1');
+    assert.equal(copies.attempts(), 2);
+    const retry = await h.call('POST', '/api/v1/brand-kits', body);
+    assert.equal(retry.status, 201, retry.text);
   });
 
   it('POST /brand-kits: an upload’s type check failing is a 503; the draft logo’s copy stays, and the retry copies only the upload', async () => {
@@ -1218,14 +1272,14 @@ describe('faults in the AWS SDK clients', () => {
   });
 
   /** A new team cancelled through the API, with what the cancellation stored on the side. */
-  async function cancelTeam(fault: Fault) {
+  async function cancelTeam(...faults: Fault[]) {
     const team = (
       await h.call('POST', '/api/v1/teams', {
         json: { team_type: 'content', tier: 'pro', operation_mode: 'auto', display_name: 'Leaving' },
       })
     ).body;
     const url = `/api/v1/teams/${team.id}/unsubscribe`;
-    inject('dynamo', fault);
+    for (const fault of faults) inject('dynamo', fault);
     const first = await h.call('POST', url);
     clearFaults();
     const retry = await h.call('POST', url);
@@ -1270,6 +1324,32 @@ describe('faults in the AWS SDK clients', () => {
       failing: () => true,
       kind: 'server',
     });
+    assert.equal(first.status, 503, first.text);
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(teamItem.subscription_ends_at, retry.body.subscription_ends_at);
+    assert.deepEqual([teamItem.activity_count, entries.length], [1, 1]);
+  });
+
+  it('a failed activity entry of unsubscribe beside an end date that landed unanswered is still written by the retry', async () => {
+    // The entry's PutItem fails throughout; the end date's update lands, its answer lost, and the
+    // SDK's resends fail. Before, the stored end told the retry the cancellation was complete:
+    // activity_count 1 and no entry, for good.
+    const { first, retry, teamItem, entries } = await cancelTeam(
+      { commands: /^Put/, failing: () => true, kind: 'server' },
+      {
+        commands: /^Update/,
+        about: 'subscription_ends_at',
+        failing: (n) => n === 2 || n === 3,
+        kind: 'server',
+      },
+      {
+        commands: /^Update/,
+        about: 'subscription_ends_at',
+        failing: (n) => n === 1,
+        kind: 'timeout',
+        afterSend: true,
+      },
+    );
     assert.equal(first.status, 503, first.text);
     assert.equal(retry.status, 200, retry.text);
     assert.equal(teamItem.subscription_ends_at, retry.body.subscription_ends_at);

@@ -85,8 +85,8 @@ describe('unsubscribe', () => {
     assert.equal(second.status, 200);
     assert.equal(second.text, first.text);
     assert.equal(first.body.subscription_ends_at, '2026-04-15T00:00:00.000Z');
-    // The refused conditional update and one read: no write.
-    assert.deepEqual(commands, ['UpdateItemCommand', 'GetItemCommand']);
+    // The refused conditional update, one read, and the entry's put, refused where it is: no change.
+    assert.deepEqual(commands, ['UpdateItemCommand', 'GetItemCommand', 'PutItemCommand']);
     const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
     assert.equal(activity.body.total, 1);
     assert.equal(activity.body.activity.length, 1);
