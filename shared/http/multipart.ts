@@ -38,7 +38,7 @@ export const uploadedFile = () =>
       jsonSchema: {
         type: 'string',
         format: 'binary',
-        description: `A file part: its Content-Disposition names a filename (or its Content-Type is application/octet-stream). A text part is refused with a 422 value_error: ${NOT_A_FILE}`,
+        description: `A file part: its Content-Disposition names a filename (whatever its Content-Type). A text part is refused with a 422 value_error: ${NOT_A_FILE}`,
       },
     }),
   );
@@ -179,9 +179,9 @@ const nameless = () => new BadRequestError('The Content-Disposition header field
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
-/** busboy's own rule (its default `isPartAFile`), which the recording below has to restate. */
-const isFilePart = (contentType: string | undefined, filename: string | undefined) =>
-  contentType === 'application/octet-stream' || filename !== undefined;
+/** Starlette's rule: a part is a file when its Content-Disposition names a filename, whatever its
+ * Content-Type (busboy's default also takes any application/octet-stream part for one). */
+const isFilePart = (filename: string | undefined) => filename !== undefined;
 
 /** The value FastAPI reads for a name sent more than once: the last part's. Middy's parser keeps
  * repeated text parts last-wins already, but gathers a name's file parts into one array, newest
@@ -267,10 +267,10 @@ export function formBody<S extends v.GenericSchema>(
         limits,
         isPartAFile: (
           name: string | undefined,
-          contentType: string | undefined,
+          _contentType: string | undefined,
           filename: string | undefined,
         ) => {
-          const file = isFilePart(contentType, filename);
+          const file = isFilePart(filename);
           count[file ? 'files' : 'fields']++;
           if (name === undefined) namelessPart = true;
           else lastIsFile.set(name, file);

@@ -612,15 +612,29 @@ describe('the header and the body, read directly', () => {
       'mimetype',
       'truncated',
     ]);
-    // A part that is a file by its content type alone has no file name.
+  });
+
+  it('a part is a file when it names a filename, as Starlette reads it, not by its Content-Type', async () => {
+    // busboy's default took any application/octet-stream part for a file: a boolean sent so was a
+    // bool_type error, and eleven such fields "Too many files".
+    const octet = (name: string, value: string) =>
+      `--bare\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n${value}\r\n`;
+    const fields = Array.from({ length: FORM_LIMITS.files + 1 }, (_, i) => octet(`x${i}`, 'true'));
     const bare = await parse(
       'multipart/form-data; boundary=bare',
+      Buffer.from(`${fields.join('')}${octet('f', 'xyz')}--bare--\r\n`),
+    );
+    assert.equal(bare!.f, 'xyz');
+    assert.equal(bare![`x${FORM_LIMITS.files}`], 'true');
+    // With a filename, even an empty one, it is a file whatever its type.
+    const named = await parse(
+      'multipart/form-data; boundary=b',
       Buffer.from(
-        '--bare\r\nContent-Disposition: form-data; name="f"\r\nContent-Type: application/octet-stream\r\n\r\nxyz\r\n--bare--\r\n',
+        '--b\r\nContent-Disposition: form-data; name="f"; filename=""\r\nContent-Type: text/plain\r\n\r\nxyz\r\n--b--\r\n',
       ),
     );
-    assert.deepEqual(JSON.parse(JSON.stringify(bare)), {
-      f: { filename: null, content_type: 'application/octet-stream', size: 3 },
+    assert.deepEqual(JSON.parse(JSON.stringify(named)), {
+      f: { filename: '', content_type: 'text/plain', size: 3 },
     });
   });
 
