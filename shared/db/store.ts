@@ -821,23 +821,35 @@ export async function existingKeys(keys: Keys[]): Promise<Set<string>> {
 
 type WriteRequest = { PutRequest: { Item: Item & Keys } } | { DeleteRequest: { Key: Keys } };
 
+// Batches of one write in flight at once. A month's calendar is a hundred batches or more, most into
+// one partition: sent all at once they were throttled together (on AWS, a partition takes about 1,000
+// write units a second) or timed out together (dynalite on a loaded machine: a 503).
+const BATCHES_IN_FLIGHT = 8;
+
 /**
- * Parallel batches of 25, retrying what DynamoDB leaves unprocessed. Every batch settles before a
- * failure is thrown, so a caller undoing the writes finds none still in flight.
+ * Batches of 25, BATCHES_IN_FLIGHT at a time, retrying what DynamoDB leaves unprocessed. After a
+ * failure no batch starts, and those in flight settle before it is thrown, so a caller undoing the
+ * writes finds none still in flight.
  */
 async function writeMany(requests: WriteRequest[]): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    inBatches(requests, 25).map((batch) =>
-      untilProcessed('BatchWriteItem', batch, async (pending) => {
+  const batches = inBatches(requests, 25);
+  let next = 0;
+  let failure: { reason: unknown } | undefined;
+  const sender = async () => {
+    while (next < batches.length && !failure) {
+      const batch = batches[next++]!;
+      await untilProcessed('BatchWriteItem', batch, async (pending) => {
         const { UnprocessedItems } = await dynamo().send(
           new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }),
         );
         return (UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
-      }),
-    ),
-  );
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
+      }).catch((reason: unknown) => {
+        failure ??= { reason };
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, sender));
+  if (failure) throw failure.reason;
 }
 
 /** Writes many items (batches of 25). */
