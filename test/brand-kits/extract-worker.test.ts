@@ -362,6 +362,50 @@ describe('brand-kit extraction in a worker process', () => {
     await oneEnds(workers);
   });
 
+  test('a worker that does not start in time is a 503 with Retry-After (a busy machine), and the next document is read', async () => {
+    // Seen on a local server under heavy load: the start timer fired and the send answered a bare 500.
+    const { timers, restore } = recordTimers();
+    let reading: Promise<unknown>;
+    try {
+      reading = extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS });
+      reading.catch(() => undefined);
+      const start = await until(() => timers.find(({ ms }) => ms === WORKER_START_MS), reading);
+      start.callback();
+    } finally {
+      restore();
+    }
+    await assert.rejects(reading, (error: unknown) => {
+      assert.ok(error instanceof ServiceUnavailableError, String(error));
+      assert.equal(error.headers['retry-after'], '1');
+      return true;
+    });
+    assert.equal((await extractInWorker(guidelineDocx(), { timeoutMs: TIMEOUT_MS })).draft.name, 'Globex');
+  });
+
+  test('what can be no document is refused at once, without waiting for a turn or a worker', async () => {
+    const limits = BRAND_KIT_LIMITS as { extractConcurrency: number };
+    const concurrency = limits.extractConcurrency;
+    limits.extractConcurrency = 1;
+    try {
+      // The only turn is taken: a text file and an empty one are refused while it is read.
+      const long = extractInWorker(fontParagraphsDocx(40_000), { timeoutMs: TIMEOUT_MS }).then(() => 'read');
+      const refused = Promise.allSettled([
+        extractInWorker(new TextEncoder().encode('just some notes'), { timeoutMs: TIMEOUT_MS }),
+        extractInWorker(new Uint8Array(0), { timeoutMs: TIMEOUT_MS }),
+      ]).then((outcomes) => outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason));
+      const [first, [text, empty]] = await Promise.race([
+        refused.then((r) => ['refused', r] as const),
+        long.then((r) => [r, []] as const),
+      ]);
+      assert.equal(first, 'refused');
+      refusedAs('unsupported', 'neither a PDF nor a Word')(text);
+      refusedAs('invalid', 'The file is empty')(empty);
+      await long;
+    } finally {
+      limits.extractConcurrency = concurrency;
+    }
+  });
+
   test('the deadline starts when the worker reports its reading has begun, not when the document is sent', async () => {
     // A document's first timer is the worker's start allowance; it is cleared, and the deadline's set,
     // when the worker reports its reading has begun (after pdf.js has loaded in it).

@@ -12,6 +12,9 @@ import {
   type Deadline,
   DocumentError,
   type DocumentModel,
+  isPdf,
+  NOT_A_DOCUMENT,
+  refuseNonDocument,
   timedOut,
 } from './types.ts';
 import { documentText, findLinks, findWords, labelledSections, labelledWebsite } from './words.ts';
@@ -21,17 +24,10 @@ export { DocumentError } from './types.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-function isPdf(bytes: Uint8Array): boolean {
-  // The header may follow a little junk; readers accept it within the first kilobyte.
-  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
-  return head.includes('%PDF-');
-}
-
 async function readDocument(bytes: Uint8Array, pdf: boolean, deadline: Deadline, signal: CancelSignal) {
-  if (bytes.length === 0) throw new DocumentError('invalid', 'The file is empty.');
+  refuseNonDocument(bytes);
   const zip = pdf ? 'other' : sniffDocx(bytes);
-  if (!pdf && zip === 'other')
-    throw new DocumentError('unsupported', 'The file is neither a PDF nor a Word (DOCX) document.');
+  if (!pdf && zip === 'other') throw new DocumentError('unsupported', NOT_A_DOCUMENT);
   if (zip === 'corrupt')
     throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
   try {

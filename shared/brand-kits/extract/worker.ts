@@ -16,7 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { ServiceUnavailableError } from '../../http/errors.ts';
 import { log } from '../../log.ts';
 import { BRAND_KIT_LIMITS } from '../schemas.ts';
-import { type BrandKitExtraction, DocumentError, type DocumentErrorKind, timedOut } from './types.ts';
+import {
+  type BrandKitExtraction,
+  DocumentError,
+  type DocumentErrorKind,
+  refuseNonDocument,
+  timedOut,
+} from './types.ts';
 
 /** Set in a worker's environment: the process serves extraction jobs. */
 const ROLE_VARIABLE = 'BRAND_KIT_EXTRACTOR';
@@ -150,6 +156,8 @@ export async function extractInWorker(
   bytes: Uint8Array,
   { timeoutMs, endsAt = Number.POSITIVE_INFINITY }: { timeoutMs: number; endsAt?: number },
 ): Promise<BrandKitExtraction> {
+  // What can be no document is refused here, without a turn or a worker's start.
+  refuseNonDocument(bytes);
   const since = Date.now();
   const { waited, done } = await turn();
   try {
@@ -198,10 +206,14 @@ function readWith(worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise
       child.kill('SIGKILL');
       reject(error);
     };
-    let timer = setTimeout(
-      () => stop(new Error(`The brand-kit extractor did not start within ${WORKER_START_MS} ms.`)),
-      WORKER_START_MS,
-    );
+    // A start this slow is the machine's (a loaded one: seen on a local server under load), not the
+    // document's: the client may retry, as for any dependency that did not answer in time.
+    let timer = setTimeout(() => {
+      log.warn('dependency unavailable', {
+        error: `The brand-kit extractor did not start within ${WORKER_START_MS} ms.`,
+      });
+      stop(new ServiceUnavailableError());
+    }, WORKER_START_MS);
     let started = false;
     /** The worker is gone: before it began reading, maybe long before this document. */
     const ended = (message: string) => (started ? new Error(message) : new EndedBeforeStart(message));
