@@ -1,6 +1,6 @@
 // The embedded AWS of the local runtime and the tests: dynalite (DynamoDB on LevelDB) and s3rver
 // (S3 on the file system) on loopback ports, reached by the real SDK clients through the environment.
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,6 +125,8 @@ export async function startEmbeddedAws(options: EmbeddedOptions = {}): Promise<E
     close: async () => {
       resetClients();
       await Promise.all([new Promise((resolve) => dynamo.close(resolve)), s3.close()]);
+      // A folder of its own (no DATA_DIR: the tests' stores) goes with the stores: thousands were left.
+      if (!options.dataDir) await rm(s3Dir, { recursive: true, force: true });
     },
   };
 }
