@@ -25,7 +25,9 @@ import {
  * once did. So the receipt guards only what a report can no longer change: a message received before
  * about an avatar that has finished is a replay (401). The receipt is written beside the move, and a
  * failure of either is a 503 the provider retries: a move that failed leaves the avatar training, so
- * the retry applies the report; a receipt that failed is written by the retry.
+ * the retry applies the report; a receipt that failed is written by the retry. A write that failed
+ * outright is read back (store.ts): one that landed with its answer lost is no failure, since both
+ * landed would make the retry a replay.
  */
 export async function receiveProviderReport(
   report: ProviderReport,

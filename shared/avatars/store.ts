@@ -194,30 +194,40 @@ export async function moveAvatar(
   error: string | null = null,
 ): Promise<Move> {
   const from = statesBefore(to);
-  if (from.length > 0) {
+  if (from.length === 0) return { moved: false, avatar: await readAvatar(teamId, avatarId) };
+  const at = nowIso();
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: avatarKeys.avatar(teamId, avatarId),
+        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+        UpdateExpression: 'SET #status = :to, #error = :error, updated_at = :at',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':error': to === 'failed' ? error : null,
+          ':at': at,
+          ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { moved: true, avatar: Attributes as AvatarItem };
+  } catch (failure) {
+    // Refused (moved before, or this move's resend after its answer was lost), or failed outright (a
+    // 500, a timeout), which says nothing of whether it landed: the avatar is read back, as
+    // pointTeamAtAvatar reads its pointer. Still in a state before `to`, it was not moved.
+    let avatar: AvatarItem | undefined;
     try {
-      const { Attributes } = await dynamo().send(
-        new UpdateCommand({
-          TableName: config.tableName,
-          Key: avatarKeys.avatar(teamId, avatarId),
-          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-          UpdateExpression: 'SET #status = :to, #error = :error, updated_at = :at',
-          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':error': to === 'failed' ? error : null,
-            ':at': nowIso(),
-            ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { moved: true, avatar: Attributes as AvatarItem };
-    } catch (failure) {
-      if (!isConditionFailure(failure)) throw failure;
+      avatar = await readAvatar(teamId, avatarId);
+    } catch (readError) {
+      throw isConditionFailure(failure) ? readError : failure;
     }
+    if (!isConditionFailure(failure) && (!avatar || from.includes(avatar.status))) throw failure;
+    // Moved by this call where the avatar carries its time.
+    return { moved: avatar?.status === to && avatar.updated_at === at, avatar };
   }
-  return { moved: false, avatar: await readAvatar(teamId, avatarId) };
 }
 
 /** A signed message's receipt: the record of a provider message, and what tells its replay. */
@@ -233,16 +243,21 @@ export interface CallbackReceipt {
 
 /**
  * Records this delivery of a signed message. Undefined when it is the first (its own write, even one
- * whose answer was lost and whose resend then failed the condition), else the receipt found.
+ * whose answer was lost and whose resends then failed), else the receipt found.
  */
 export async function recordCallbackReceipt(
   messageId: string,
   receipt: CallbackReceipt,
 ): Promise<CallbackReceipt | undefined> {
-  const claimed = await claimItem<CallbackReceipt>({
-    ...avatarKeys.callbackReceipt(messageId),
-    kind: 'avatar_callback',
-    ...receipt,
-  });
+  const keys = avatarKeys.callbackReceipt(messageId);
+  const claimed = await claimItem<CallbackReceipt>({ ...keys, kind: 'avatar_callback', ...receipt }).catch(
+    async (failure) => {
+      // Failed outright (a 500, a timeout), the write may have landed with its answer lost: a receipt
+      // naming this delivery, read back, is its own (as pointTeamAtAvatar reads its pointer).
+      const found = await getItem<CallbackReceipt>(keys).catch(() => undefined);
+      if (found?.delivery === receipt.delivery) return { won: true as const };
+      throw failure;
+    },
+  );
   return claimed.won || claimed.existing.delivery === receipt.delivery ? undefined : claimed.existing;
 }

@@ -13,7 +13,8 @@ import type { SeedIds } from '../../infra/local/seed/index.ts';
 import type { Route } from '../../infra/routes.ts';
 import { accountKeys } from '../../shared/accounts/keys.ts';
 import { AVATAR_LIMITS } from '../../shared/avatars/schemas.ts';
-import { moveAvatar } from '../../shared/avatars/store.ts';
+import { SIGNATURE_TEXTS, signProviderMessage } from '../../shared/avatars/signature.ts';
+import { moveAvatar, readAvatar } from '../../shared/avatars/store.ts';
 import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
@@ -39,8 +40,11 @@ import {
   avatarRecords,
   avatarTeam,
   CONSENT_SIZE,
+  callback,
   mp4,
+  SECRET,
   statusUrl,
+  unixNow,
   uploadVideo,
   videoPart,
   withProvider,
@@ -138,6 +142,14 @@ const failPointerGiveBack = () =>
     failing: (n) => n >= 2,
     kind: 'server',
   });
+
+/** A write lands, its answer is lost, and the SDK's two resends fail (500): the writer is told it
+ * failed. Later requests pass. Answers the fault that sees every attempt. */
+const landedThenFailing = (commands: RegExp) => {
+  const attempts = inject('dynamo', { commands, failing: (n) => n === 2 || n === 3, kind: 'server' });
+  inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
+  return attempts;
+};
 
 const clearFaults = () => {
   for (const { client, name } of injected.splice(0)) stackOf(client).remove(name);
@@ -441,6 +453,47 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(status.status, 200, status.text);
       assert.equal(status.body.avatar_id, res.body.avatar_id);
       await assertNoDanglingObjectReferences();
+    });
+
+  // A signed report's move or receipt lands with every answer lost (the SDK's resends fail): whether it
+  // landed is read back, so the delivery answers 200 and a second one is the replay it is. Before, it
+  // was a 503 with both written, and the provider's retry a 401 it may take for a bad signature.
+  for (const [write, commands] of [
+    ['move', /^UpdateItem/],
+    ['receipt', /^PutItem/],
+  ] as const)
+    it(`provider callback, its ${write} landing with every answer lost: 200, not a 503 whose retry is a 401`, async () => {
+      const secret = process.env.AVATAR_PROVIDER_SECRET;
+      process.env.AVATAR_PROVIDER_SECRET = SECRET;
+      try {
+        const team = await avatarTeam(h.owner.id);
+        const upload = await uploadVideo(h, team);
+        assert.equal(upload.status, 202, upload.text);
+        const avatar = upload.body.avatar_id;
+        const body = JSON.stringify({
+          event_id: `evt_lost_${write}`,
+          team_id: team,
+          avatar_id: avatar,
+          status: 'failed',
+          error: 'too dark',
+        });
+        const header = signProviderMessage(SECRET, unixNow(), body);
+        const sent = landedThenFailing(commands);
+        const first = await callback(h, body, { header });
+        clearFaults();
+        assert.equal(sent.attempts(), 3, 'the write landed, its answer lost, and both resends failed');
+        assert.deepEqual(
+          [first.status, first.body],
+          [200, { avatar_id: avatar, status: 'failed' }],
+          first.text,
+        );
+        assert.equal((await readAvatar(team, avatar))?.error, 'too dark');
+        const again = await callback(h, body, { header });
+        assert.deepEqual([again.status, again.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
+      } finally {
+        if (secret === undefined) delete process.env.AVATAR_PROVIDER_SECRET;
+        else process.env.AVATAR_PROVIDER_SECRET = secret;
+      }
     });
 
   // The avatar upload writes its record, the team's pointer and the consent's count in one wave, after
@@ -890,13 +943,7 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual(await lists(), [4, 4, 1, 1, 1]);
   });
 
-  // The record's write lands, its answer is lost, and the SDK's two resends fail (500): the writer is
-  // told it failed, and its retry writes the record anew under a new id. Later requests pass.
-  const landedThenFailing = (commands: RegExp) => {
-    inject('dynamo', { commands, failing: (n) => n === 2 || n === 3, kind: 'server' });
-    inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
-  };
-
+  // The record's write lands with every answer lost: the writer's retry writes it anew under a new id.
   it("the agents' records: one whose own write fails after landing is neither listed nor left uncounted", async () => {
     const team = await createTeam(h);
     const lists = () => teamLists(team.id);
