@@ -611,7 +611,8 @@ export async function removeListEntries(
  * Without `once`, the update carries an id of its own (`WRITE_ID`, as `updateItem`'s `once`) and is
  * refused where the item holds it: the SDK's resend of an update that landed (its answer lost) adds nothing again, unless
  * another update landed between the two (a set of every id would grow towards DynamoDB's 400 KB; the
- * fixes weighed, and why none is made, are in docs/security.md, "Counters and lost responses").
+ * fixes weighed, and why none is made, are in docs/security.md, "Counters and lost responses"). An
+ * update whose every answer is lost is read back: true where the item holds its id.
  */
 export const addToCounters = (
   keys: Keys,
@@ -660,14 +661,21 @@ async function addCounted(
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    // Which condition failed: a missing item fails as before; a token already counted, or this update's
-    // own id, is done (only this call's own take-back could have removed the token since); a later
-    // `updated_at` is kept, and the counters go again without it; otherwise a limit refused the update.
-    const item = await getItem<Item>(keys);
+    // Failed outright (a 500, a timeout after the SDK's resends), an update with its own id may have
+    // landed, its answer lost: read back, the item holds the id where it did. (A token's count that
+    // failed so is taken back by its caller, token and all: no drift.)
+    const refused = (error as Error).name === 'ConditionalCheckFailedException';
+    if (!refused && !writeId) throw error;
+    const item = await getItem<Item>(keys).catch((readError) => {
+      throw refused ? readError : error;
+    });
+    if (writeId && item?.[WRITE_ID] === writeId) return true;
+    if (!refused) throw error;
+    // Which condition failed: a missing item fails as before; a token already counted is done (only
+    // this call's own take-back could have removed the token since); a later `updated_at` is kept,
+    // and the counters go again without it; otherwise a limit refused the update.
     if (!item) throw error;
     if (once && (item[once.set] as Set<string> | undefined)?.has(once.token)) return true;
-    if (writeId && item[WRITE_ID] === writeId) return true;
     if (touched && typeof item.updated_at === 'string' && item.updated_at >= touched)
       return addCounted(keys, counters, { once, below }, writeId);
     if (below) return false;

@@ -218,7 +218,7 @@ export async function addProjectTask(projectId: string, input: ProjectTaskInput)
   const item = taskItem(projectId, newIdAt(at), input, at.toISOString());
   // The task is listed once written: if its counters cannot follow, or its own write fails (which
   // may have landed, its answer lost), it goes again (a retry adds it anew), so no list holds a task
-  // the counts leave out.
+  // the counts leave out. A count that landed with every answer lost is no failure (read back).
   try {
     await putNew(item);
     await countTask(item);

@@ -73,7 +73,8 @@ async function requireTeam(teamId: string): Promise<TeamItem> {
  * records' own write fails (it may have landed, its answer lost), the records go again before the
  * error is thrown, so no list holds what the totals leave out (the agent's retry
  * writes them anew). An ADD the SDK resends after a lost answer counts once (`addToCounters`' own
- * update id), unless another count lands on the team between the two.
+ * update id), unless another count lands on the team between the two; one whose every answer is lost
+ * is read back by that id, and the records stay where it landed.
  */
 async function writeWithTeam(
   teamId: string,

@@ -987,6 +987,28 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual([counted.task_count, counted.project_tasks.length, counted.total_budget_usd], [1, 1, 5]);
   });
 
+  it("a counter update that lands with every answer lost (the agents' totals, a project's) keeps its record, counted once", async () => {
+    const team = await createTeam(h);
+    const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Landed unanswered' } })).body;
+    const writes = [
+      () => addTask(team.id, { task_type: 'social_post', title: 'Landed unanswered' }),
+      () => addActivity(team.id, { action_type: 'note', description: 'Landed unanswered' }),
+      () => addMember(team.id, WRITER),
+      () => addProjectTask(project.id, { title: 'Landed unanswered', status: 'pending', budget_usd: 5 }),
+    ];
+    for (const write of writes) {
+      // The update lands, its answer lost; the SDK's two resends fail (500). Its `last_write`, read
+      // back, tells it landed. Before, the records were deleted beside totals that counted them.
+      const sent = landedThenFailing(/^UpdateItem/);
+      await write();
+      clearFaults();
+      assert.equal(sent.attempts(), 3);
+    }
+    assert.deepEqual(await teamLists(team.id), [1, 1, 1, 1, 1]);
+    const counted = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
+    assert.deepEqual([counted.task_count, counted.project_tasks.length, counted.total_budget_usd], [1, 1, 5]);
+  });
+
   // The documented bound of the one `last_write` id (docs/security.md): a counter update lands, its
   // answer is lost, and another count lands on the same parent before the SDK's resend, which then finds
   // the other's id and counts again.
