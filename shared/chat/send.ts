@@ -186,6 +186,7 @@ export const sendMessage = (
         session,
         (taken, mark) => toContentBlocks(input.content, attachments, config.bucketName, taken, mark),
         identity,
+        key !== undefined,
       ),
     read: (id) => readMessage(sessionId, id),
   });

@@ -12,6 +12,7 @@ import {
   putNew,
   queryAfter,
   queryPartition,
+  releaseSetMembers,
   updateItem,
 } from '../db/store.ts';
 import { ConflictError, ServiceUnavailableError } from '../http/errors.ts';
@@ -216,6 +217,9 @@ export const readMessage = async (sessionId: string, messageId: string) => {
   return item && toMessage(item);
 };
 
+/** Where the names item keeps a session's document names and which message holds each. */
+const NAME_SETS = { set: 'document_names', owners: 'document_name_owners' };
+
 /** Rounds of choosing a message's document names again after other sends took them first; after
  * PLAIN_NAME_ROUNDS, the names carry a mark of the message's own (documentName), which other sends
  * do not choose. */
@@ -235,7 +239,7 @@ const claimDocumentNames = (sessionId: string, message: ChatMessage, kept: numbe
     ? true
     : claimSetMembers(
         chatKeys.documentNames(sessionId),
-        { set: 'document_names', owners: 'document_name_owners' },
+        NAME_SETS,
         names,
         message.id,
         { kind: 'chat_document_names' },
@@ -252,21 +256,37 @@ export type BlocksFor = (taken: ReadonlySet<string> | undefined, mark?: string) 
  * `attribute_not_exists` beside the claim of its document names (chosen against the session as read):
  * two waves in all. When a twin request of the same claim wrote it first, the stored one is answered.
  * When another send took one of the names (or the session's last places) since the session was read,
- * they are chosen again, or the message taken back (renameDocuments).
+ * they are chosen again, or the message taken back (renameDocuments). `keyed`: sent with an
+ * Idempotency-Key, whose retry writes the message under the same id.
  */
 export async function storeUserMessage(
   session: SessionWithNames,
   blocksFor: BlocksFor,
   identity: Identity,
+  keyed: boolean,
 ): Promise<ChatMessage> {
   const [sessionId, kept] = [session.id, session.kept_names];
   const message = newMessage(sessionId, 'user', blocksFor(namesTakenFrom(session, identity.id)), identity);
+  // The message deleted, best effort. Once it is gone, a send without a key gives back the names it
+  // claimed (no request writes its id again); a keyed retry claims them again as its own, so they stay.
+  const takeBack = async () => {
+    const gone = await deleteItem(chatKeys.message(sessionId, message.id)).catch(() => false);
+    if (gone && !keyed && documentNamesOf(message.content).length > 0)
+      await releaseSetMembers(chatKeys.documentNames(sessionId), NAME_SETS, message.id).catch(
+        () => undefined,
+      );
+  };
   // Both settle before anything is answered: a failed claim must not leave the put landing after it.
   const [put, claim] = await Promise.allSettled([
     putMessage(message),
     claimDocumentNames(sessionId, message, kept),
   ]);
-  if (put.status === 'rejected') throw put.reason;
+  if (put.status === 'rejected') {
+    // Its claim may have landed, and the put too (its answer lost): without a key, both go back. A
+    // keyed message may be a twin's, written under the same id: it stays for the retry to answer.
+    if (!keyed) await takeBack();
+    throw put.reason;
+  }
   if (put.value) {
     // Ours is written. Should its names fail to be claimed (a fault), it goes again: a message left
     // holding names the session does not hold would let a later document take one of them (and
@@ -275,7 +295,7 @@ export async function storeUserMessage(
       if (claim.status === 'rejected') throw claim.reason;
       return claim.value ? message : await renameDocuments(message, blocksFor);
     } catch (error) {
-      await deleteItem(chatKeys.message(sessionId, message.id)).catch(() => undefined);
+      await takeBack();
       throw error;
     }
   }
@@ -296,8 +316,9 @@ export async function storeUserMessage(
  * keep overtaking each other, so from the fourth round the names carry the message's mark (the last
  * six hex digits of its id). Lost NAME_ROUNDS times all the same, the message is deleted and the
  * client asked to retry, so none is left holding a name another message holds. A claim lost for room
- * (other sends took the last places) is no clash: the session as it is now has none, so the message is
- * deleted and the send answers the limit's 409, as one that read it full (names are never given back).
+ * (other sends took the last places) is no clash: the session as it is now has none (only a failed
+ * send without a key gives names back; where one did meanwhile, the places it freed are claimed), so
+ * the message is deleted and the send answers the limit's 409, as one that read it full.
  */
 async function renameDocuments(message: ChatMessage, blocksFor: BlocksFor): Promise<ChatMessage> {
   const keys = chatKeys.message(message.session_id, message.id);

@@ -762,6 +762,42 @@ export async function claimSetMembers(
   }
 }
 
+/**
+ * Gives back the members `owner` holds (claimSetMembers), found by a consistent read: they leave `set`
+ * and their tokens `owners` on the condition that `owner` still holds each. So the SDK's resend of a
+ * give-back that landed (its answer lost) never removes a member another owner claimed in between.
+ * Only for an owner that will not claim again (its record taken back).
+ */
+export async function releaseSetMembers(
+  keys: Keys,
+  sets: { set: string; owners: string },
+  owner: string,
+): Promise<void> {
+  const item = await getItem<Item>(keys);
+  const held = item?.[sets.owners] as Set<string> | undefined;
+  const members = [...((item?.[sets.set] as Set<string> | undefined) ?? [])].filter((member) =>
+    held?.has(memberToken(owner, member)),
+  );
+  if (members.length === 0) return;
+  const { name, value, aliases } = expressionParts();
+  const tokens = members.map((member) => memberToken(owner, member));
+  const [set, owners] = [name(sets.set), name(sets.owners)];
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys,
+        ConditionExpression: tokens.map((token) => `contains(${owners}, ${value(token)})`).join(' AND '),
+        UpdateExpression: `DELETE ${set} ${value(new Set(members))}, ${owners} ${value(new Set(tokens))}`,
+        ...aliases(),
+      }),
+    );
+  } catch (error) {
+    // Given back already: nothing is left to give.
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
 /** Deletes an item; with a condition, only while it holds (false when it does not). */
 export async function deleteItem(keys: Keys, when: ItemCondition = {}): Promise<boolean> {
   const { condition, aliases } = expressionParts();

@@ -956,6 +956,42 @@ describe('chat attachments', () => {
     }
   });
 
+  it('a send without a key whose renamed message cannot be rewritten (a fault) gives back the name it claimed', async () => {
+    const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Unwritten' } })).body.id;
+    const notes = await upload('notes.md', { type: 'text/markdown' });
+    const url = `/api/v1/chat/sessions/${chat}/messages`;
+    const json = { content: 'x', attachments: [{ key: notes }] };
+    // Another send takes `notes` just before ours claims it; ours claims `notes (2)`, then the rewrite
+    // of its message with that name fails (after the SDK's own retries).
+    let overtake = 1;
+    const stop = takeNamesBeforeClaim(chat, () => overtake-- > 0);
+    const name = `fail-rewrite-${chat}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: unknown };
+        if (context.commandName?.startsWith('Update') && JSON.stringify(input.Key).includes('MSG#'))
+          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const failed = await h.call('POST', url, { json });
+      assert.equal(failed.status, 503, failed.text);
+    } finally {
+      stop();
+      dynamo().middlewareStack.remove(name);
+    }
+    assert.deepEqual((await h.call('GET', url)).body.messages, []);
+    // Only the other send's name stays (before, `notes (2)` too, held by no message: the retry's
+    // was `notes (3)`).
+    const item = await getItem<{ document_names: Set<string> }>(chatKeys.documentNames(chat));
+    assert.deepEqual([...item!.document_names], ['notes']);
+    const retry = await h.call('POST', url, { json });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.content[1].document.name, 'notes (2)');
+  });
+
   it("a send whose plain names keep being taken gets a name marked with its message's id, not a 503", async () => {
     const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Crowded' } })).body.id;
     const notes = await upload('notes.md', { type: 'text/markdown' });

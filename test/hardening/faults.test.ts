@@ -19,9 +19,11 @@ import { dynamo, resetDynamo } from '../../shared/aws/dynamo.ts';
 import { resetS3, s3 } from '../../shared/aws/s3.ts';
 import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
 import { brandKeys } from '../../shared/brands/keys.ts';
+import { chatKeys } from '../../shared/chat/keys.ts';
+import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
-import { getItem } from '../../shared/db/store.ts';
+import { getItem, updateItem } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import type { ImportReport } from '../../shared/shopping/import.ts';
@@ -1328,6 +1330,38 @@ describe('faults in the AWS SDK clients', () => {
     const count = (list: unknown) => JSON.stringify(list).split('Once only, please').length - 1;
     assert.equal(count(after) - count(before), 1);
     results.chat_idempotent_retry_messages = count(after) - count(before);
+  });
+
+  it('chat: a send without a key whose message write fails throughout gives its document names back; the retry takes them', async () => {
+    type Names = { document_names?: Set<string> };
+    const namesOf = async (chat: string) =>
+      [...((await getItem<Names>(chatKeys.documentNames(chat)))?.document_names ?? [])].sort();
+    const json = { content: 'With the brief', attachments: [{ key: ids.chat_upload_key! }] };
+    /** A session holding `held` names already; one send of the brief whose PutItem fails throughout
+     * (its names' claim lands beside it), then the client's retry. */
+    const failThenRetry = async (held: number, headers?: Record<string, string>) => {
+      const chat = (await h.call('POST', '/api/v1/chat/sessions', { json: { title: 'Names' } })).body.id;
+      const names = new Set(Array.from({ length: held }, (_, i) => `held ${i}`));
+      if (held > 0) await updateItem(chatKeys.documentNames(chat), { add: { document_names: names } });
+      const url = `/api/v1/chat/sessions/${chat}/messages`;
+      inject('dynamo', { commands: /^Put/, failing: () => true, kind: 'server', about: 'MSG#' });
+      const failed = await h.call('POST', url, { json, headers });
+      clearFaults();
+      assert.equal(failed.status, 503, failed.text);
+      assert.deepEqual((await h.call('GET', url)).body.messages, []);
+      const left = await namesOf(chat);
+      const retry = await h.call('POST', url, { json, headers });
+      assert.equal(retry.status, 201, retry.text);
+      return { left, name: retry.body.content[1].document.name, names: await namesOf(chat) };
+    };
+    // Before, the names item kept the brief's name for a message never written: the retry answered
+    // `launch-brief (2)`, and at the session's last place 409 (full).
+    assert.deepEqual(await failThenRetry(0), { left: [], name: 'launch-brief', names: ['launch-brief'] });
+    const last = await failThenRetry(CHAT_LIMITS.sessionDocuments - 1);
+    assert.deepEqual([last.left.length, last.name], [CHAT_LIMITS.sessionDocuments - 1, 'launch-brief']);
+    // With a key the name stays held by the claim's message id, whose retry writes it: the same name.
+    const keyed = await failThenRetry(0, { 'idempotency-key': `names-${newId()}` });
+    assert.deepEqual(keyed, { left: ['launch-brief'], name: 'launch-brief', names: ['launch-brief'] });
   });
 
   it('a lost response on a create (the SDK retries a write that happened): one record, 201', async () => {
