@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, mock, test } from 'node:test';
+import { encode } from 'fast-png';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { findPalette, MAX_COLOR_MENTIONS, printedColors } from '../../shared/brand-kits/extract/colors.ts';
@@ -695,6 +696,25 @@ describe('bad input', () => {
       logos.map((logo) => logo.width),
       [32],
     );
+  });
+
+  test('an image far wider or taller than a mark is no logo (13,000 × 16 pixels was a 500)', async () => {
+    const strip = (width: number, height: number) =>
+      encode({ width, height, data: new Uint8Array(width * height * 4).fill(200), channels: 4, depth: 8 });
+    for (const [width, height] of [
+      [13_000, 16],
+      [16, 13_000],
+    ] as const) {
+      const parts = docxParts();
+      parts['word/media/image1.png'] = strip(width, height);
+      const { draft, logos } = await extractBrandKit(zipSync(parts));
+      assert.equal(draft.name, 'Globex');
+      // The 32×32 icon is the only logo.
+      assert.deepEqual(
+        logos.map((logo) => logo.width),
+        [32],
+      );
+    }
   });
 
   test('a DOCX declaring more than 50 MB is refused before inflating', async () => {

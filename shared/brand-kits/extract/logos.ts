@@ -4,6 +4,9 @@ import type { DocumentModel, ExtractedLogo, LogoRole, RawImage } from './types.t
 const MAX_LOGOS = 4;
 /** Logos are shown small in the app; larger images only cost encoding time and storage. */
 const MAX_LOGO_SIDE = 800;
+/** Longer than this times its other side, an image is a rule or a strip, not a mark (and shrunk to at
+ * most MAX_LOGO_SIDE, 13,000 × 16 pixels had no row left: a 500). */
+const MAX_LOGO_ASPECT = 25;
 const LOGO_WORDS =
   /\b(logos?|logotypes?|logomarks?|wordmarks?|brand ?marks?|icons?|symbols?|emblems?|signets?|marks?|bildmarke|wortmarke)\b/i;
 const ICON_WORDS = /\b(icons?|symbols?|marks?|favicons?|avatars?|app icons?|emblems?|signets?|bildmarke)\b/i;
@@ -93,6 +96,7 @@ export function pickLogos(doc: DocumentModel): ExtractedLogo[] {
     const onCover = image.page === 1;
     if (!labelled && !onCover) continue;
     const aspect = image.width / image.height;
+    if (aspect > MAX_LOGO_ASPECT || aspect < 1 / MAX_LOGO_ASPECT) continue;
     const { opaque, luminance } = tone(image);
     const nearSquare = aspect > 0.8 && aspect < 1.25;
     let role: LogoRole = 'logo';
