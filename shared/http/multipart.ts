@@ -262,6 +262,9 @@ export function formBody<S extends v.GenericSchema>(
       const count = { files: 0, fields: 0 };
       // busboy skips a part with no Content-Disposition unseen; Starlette finds no name in it.
       let namelessPart = headers.some((part) => !DISPOSITION.test(part));
+      // Refused before the parser, as Starlette refuses at that part: one past busboy's 16 KiB buffer
+      // left the parser unsettled until its watchdog (a 415 after 2 s).
+      if (namelessPart) throw nameless();
       // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
       const busboy = {
         limits,

@@ -464,6 +464,12 @@ describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its
         assert.equal(res.status, 400, `${url}: ${res.text.slice(0, 300)}`);
         assert.deepEqual(res.body, NAMELESS);
       }
+    // One past busboy's 16 KiB buffer stalled the parser: its watchdog answered 415 after 2 s.
+    const started = Date.now();
+    const res = await send(GENERATE, headed('', 'x'.repeat(70_000)));
+    assert.equal(res.status, 400, res.text.slice(0, 300));
+    assert.deepEqual(res.body, NAMELESS);
+    assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
   });
 
   it('brand kit: a text part `file[]` leaves `file` as sent: missing alone, the document beside it', async () => {
