@@ -17,6 +17,7 @@ import {
   docxParts,
   dutchSwatchPdf,
   encryptedPdf,
+  fontPagesPdf,
   guidelineDocx,
   guidelinePdf,
   inflatingPng,
@@ -322,6 +323,56 @@ describe('PDF pages read for drawing', () => {
     assert.deepEqual(
       logos.map((logo) => [logo.role, logo.width, logo.height]),
       [['logo', 64, 32]],
+    );
+  });
+
+  test('names the fonts of pages set in a new font however long drawing takes (the same PDF drafted another body font)', async (t) => {
+    // Fast, every page is drawn within the 150 ms budget. Then on this clock drawing a page takes 1 s:
+    // only the cover was, and the other pages' lines lost their typeface (font null, not bold), which
+    // changes the body font (the most used), the headings and how sentences join.
+    const pdf = await fontPagesPdf(3);
+    const read = async () => {
+      const doc = await readPdf(pdf, { at: Date.now() + 60_000, ms: 60_000 }, { cancelled: false });
+      return { lines: doc.lines, fontUse: doc.fontUse };
+    };
+    const timely = await read();
+    assert.deepEqual(
+      timely.lines.map((l) => l.font),
+      ['Helvetica', 'Courier', 'Courier', 'Courier', 'Courier', 'Courier', 'Courier'],
+    );
+    const pagePrototype = await pdfPagePrototype();
+    const getOperatorList = pagePrototype.getOperatorList;
+    const now = Date.now;
+    let drawn = 0;
+    t.mock.method(Date, 'now', () => now() + drawn * 1000);
+    t.mock.method(pagePrototype, 'getOperatorList', function (this: unknown, ...args: unknown[]) {
+      drawn++;
+      return getOperatorList.apply(this, args);
+    });
+    assert.deepEqual(await read(), timely);
+  });
+
+  test('draws at most 12 pages for their fonts past the time budget: the 13th such page keeps no typeface', async (t) => {
+    const pagePrototype = await pdfPagePrototype();
+    const getOperatorList = pagePrototype.getOperatorList;
+    const now = Date.now;
+    let drawn = 0;
+    t.mock.method(Date, 'now', () => now() + drawn * 1000);
+    t.mock.method(pagePrototype, 'getOperatorList', function (this: unknown, ...args: unknown[]) {
+      drawn++;
+      return getOperatorList.apply(this, args);
+    });
+    const doc = await readPdf(
+      await fontPagesPdf(14),
+      { at: Date.now() + 60_000, ms: 60_000 },
+      { cancelled: false },
+    );
+    // The cover (essential), then pages 2–13; pages 14 and 15 come past the budget and the cap.
+    assert.equal(drawn, 13);
+    const typefaces = new Map(doc.lines.map((l) => [l.page, l.font]));
+    assert.deepEqual(
+      [...typefaces.values()],
+      ['Helvetica', ...Array<string>(12).fill('Courier'), null, null],
     );
   });
 

@@ -232,6 +232,28 @@ export async function plainPagesPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/**
+ * A cover in Helvetica, then `pages` plain pages each set in a font of its own (Courier, embedded
+ * anew for each page): every one names its font only when it is drawn.
+ */
+export async function fontPagesPdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([600, 400]).drawText('Northwind Field Notes', { x: 50, y: 300, size: 28, font: helvetica });
+  for (let n = 1; n <= pages; n++) {
+    const font = await doc.embedFont(StandardFonts.Courier);
+    const page = doc.addPage([600, 400]);
+    page.drawText(`Trail notes, day ${n}`, { x: 50, y: 340, size: 20, font });
+    page.drawText('We walked along the ridge until the light went and the wind turned cold.', {
+      x: 50,
+      y: 300,
+      size: 11,
+      font,
+    });
+  }
+  return doc.save();
+}
+
 /** A cover, then `logoPages` pages about the logo, each showing a mark of its own (distinct images). */
 export async function logoPagesPdf(logoPages: number): Promise<{ pdf: Uint8Array; imagePages: number[] }> {
   const doc = await PDFDocument.create();

@@ -33,6 +33,13 @@ const DRAWING_BUDGET_MS = 150;
  * document gave a draft without logos. Only the deadline (a 422 that says so) stops them.
  */
 const MAX_ESSENTIAL_PAGES = 12;
+/**
+ * Pages set in a font not yet named are drawn whatever the time too, up to this many (each names one
+ * or more fonts): a line's typeface and weight decide the body font (the most used), the headings and
+ * the bold lead-ins that end a sentence, so within the time budget the same document drafted another
+ * body font and mission on a busy machine.
+ */
+const MAX_FONT_PAGES = 12;
 
 type PdfJs = typeof import('unpdf/pdfjs');
 type Matrix = [number, number, number, number, number, number];
@@ -255,18 +262,20 @@ async function readOpenPdf(
   const pageFonts = pageItems.map(
     (items) => new Set(items.filter((i) => typeof i.str === 'string' && i.str.trim()).map((i) => i.fontName)),
   );
-  const canChangeDraft = (pageNo: number) =>
-    logoPage(pageNo) ||
-    (readsSwatches && colourPages.has(pageNo)) ||
+  const namesAFont = (pageNo: number) =>
     [...pageFonts[pageNo - 1]!].some((fontName) => !fontNames.has(fontName));
+  const canChangeDraft = (pageNo: number) =>
+    logoPage(pageNo) || (readsSwatches && colourPages.has(pageNo)) || namesAFont(pageNo);
   let essentialDrawn = 0;
+  let fontPagesDrawn = 0;
   for (const { pageNo, essential } of drawingPlan(pageTexts, colourPages, readsSwatches)) {
     checkTime();
     if (!canChangeDraft(pageNo)) continue;
     if (essential) {
       if (essentialDrawn >= MAX_ESSENTIAL_PAGES) continue;
       essentialDrawn++;
-    } else if (Date.now() - drawStarted > DRAWING_BUDGET_MS) continue;
+    } else if (fontPagesDrawn < MAX_FONT_PAGES && namesAFont(pageNo)) fontPagesDrawn++;
+    else if (Date.now() - drawStarted > DRAWING_BUDGET_MS) continue;
     const page = await pdf.getPage(pageNo);
     const view = page.view;
     const pageArea = Math.max(1, Math.abs((view[2]! - view[0]!) * (view[3]! - view[1]!)));
