@@ -26,6 +26,7 @@ import {
   plainPagesPdf,
   swatchOnlyPdf,
   textLine,
+  widthlessGlyphPdf,
   withDeclared,
 } from './fixtures.ts';
 
@@ -635,6 +636,35 @@ describe('PDF fact lines', () => {
     const { draft } = await extractBrandKit(await doc.save());
     assert.equal(draft.mission_statement, 'We bake honest bread for the whole neighbourhood, every day.');
     assert.equal(draft.website_url, 'https://acme.bakery');
+  });
+});
+
+describe('PDF text runs', () => {
+  const read = async (pdf: Uint8Array) => {
+    const doc = await readPdf(pdf, { at: Date.now() + 10_000, ms: 10_000 }, { cancelled: false });
+    return doc.lines.map((l) => l.text);
+  };
+
+  test('a paragraph’s first glyph read as a zero-width run ends no line (a lone "I" and "tshould" before)', async () => {
+    const lines = ['Clear space', 'It should be regarded as the', 'absolute minimum safe distance.'];
+    assert.deepEqual(await read(await widthlessGlyphPdf(lines, 'I')), lines);
+  });
+
+  test('a consonant split from the vowel ending its word is joined where the document splits words, not "g a"', async () => {
+    const lines = [
+      'Our Logo is a combination of a',
+      'wordmark ( b ased on the O utfit f ont) and an icon.',
+      'The wordmark can b e used s eparately, b y itself.',
+      'Serve 200 g a day.',
+    ];
+    assert.deepEqual(await read(await widthlessGlyphPdf(lines, '~')), [
+      'Our Logo is a combination of a',
+      'wordmark ( based on the Outfit font) and an icon.',
+      'The wordmark can be used separately, by itself.',
+      'Serve 200 g a day.',
+    ]);
+    // Without split words elsewhere, "b e" is left as written.
+    assert.deepEqual(await read(await widthlessGlyphPdf(['Grades b e and f.'], '~')), ['Grades b e and f.']);
   });
 });
 

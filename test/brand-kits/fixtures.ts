@@ -1,7 +1,7 @@
 import { createDeflate, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
 import { strToU8, zipSync } from 'fflate';
-import { PDFDocument, PDFName, PDFString, rgb, StandardFonts } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, rgb, StandardFonts } from 'pdf-lib';
 import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
 
 /** A 64×32 red mark on a transparent background. */
@@ -251,6 +251,26 @@ export async function fontPagesPdf(pages: number): Promise<Uint8Array> {
       font,
     });
   }
+  return doc.save();
+}
+
+/**
+ * A page of `lines` in Helvetica whose widths give `glyph` none: pdf.js then reads a line that starts
+ * with it as it reads some design tools' exports, the glyph a zero-width run marked end-of-line
+ * ("I" | "t should be…"), the rest of the line another run.
+ */
+export async function widthlessGlyphPdf(lines: string[], glyph: string): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([600, 400]);
+  for (const [i, text] of lines.entries()) page.drawText(text, { x: 50, y: 340 - i * 18, size: 13, font });
+  await font.embed();
+  const printable = Array.from({ length: 127 - 32 }, (_, i) => String.fromCharCode(32 + i));
+  const widths = printable.map((c) => (c === glyph ? 0 : Math.round(font.widthOfTextAtSize(c, 1000))));
+  const dict = doc.context.lookup(font.ref, PDFDict);
+  dict.set(PDFName.of('FirstChar'), PDFNumber.of(32));
+  dict.set(PDFName.of('LastChar'), PDFNumber.of(126));
+  dict.set(PDFName.of('Widths'), doc.context.obj(widths));
   return doc.save();
 }
 

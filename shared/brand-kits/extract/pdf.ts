@@ -414,14 +414,20 @@ async function readOpenPdf(
 // Some PDFs position single glyphs apart, and pdf.js then reads "b ased on the O utfit f ont".
 const SPLIT_LOWER = /(?<=^|[\s(“"‘])([bcdfghjklmnpqrstvwxz]) (?=\p{Ll}{2,})/gu;
 const SPLIT_UPPER = /(?<=^|[\s(“"‘])([B-HJ-Z]) (?=\p{Ll}{2,})/gu;
+// "b e", "b y": a consonant split from the one vowel that ends its word (a lone consonant is no word).
+// Not before "a", a word of its own after a unit or a variable ("200 g a day").
+const SPLIT_SHORT = /(?<=^|[\s(“"‘])([bcdfghjklmnpqrstvwxz]) (?=[eiouy](?![\p{L}\p{N}]))/gu;
 
-/** Rejoins split words; capitals only when lower-case splits show the document has the problem. */
+/**
+ * Rejoins split words; capitals, and consonants split from a last vowel, only when lower-case splits
+ * show the document has the problem (three of them, anywhere in it).
+ */
 function repairSplitWords(lines: TextLine[]): void {
   const lowerSplits = lines.map((line) => line.text.match(SPLIT_LOWER)?.length ?? 0);
   const splits = lowerSplits.reduce((sum, n) => sum + n, 0);
   lines.forEach((line, i) => {
     if (lowerSplits[i]) line.text = line.text.replace(SPLIT_LOWER, '$1');
-    if (splits >= 3) line.text = line.text.replace(SPLIT_UPPER, '$1');
+    if (splits >= 3) line.text = line.text.replace(SPLIT_UPPER, '$1').replace(SPLIT_SHORT, '$1');
   });
 }
 
@@ -500,7 +506,11 @@ function appendLines(items: TextItemLike[], page: number, out: TextLine[], fonts
         };
       }
     }
-    if (item.hasEOL) flush();
+    // A run pdf.js gives no width ends no line: some design tools' exports set a paragraph's first
+    // glyph apart, which pdf.js reads as a zero-width run marked end-of-line ("I" | "t should…"): the
+    // lone letter became a line (a heading, by its size) and the rest "tshould", repaired as a split
+    // word. The next run decides, as for any run, whether the line goes on.
+    if (item.hasEOL && !(item.width === 0 && item.str.trim())) flush();
   }
   flush();
 }
