@@ -14,6 +14,7 @@ import { readPdf } from '../../shared/brand-kits/extract/pdf.ts';
 import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
 import {
   colourlessPdf,
+  colourTablePdf,
   docxParts,
   dutchSwatchPdf,
   encryptedPdf,
@@ -92,6 +93,32 @@ describe('colour notation', () => {
       ),
     ).map((m) => m.hex);
     assert.deepEqual(found, ['#0865AD', '#6695CA']);
+  });
+
+  test('reads a bare value under its own column of a table, not the row’s last header (Pantone)', async () => {
+    // Read in order, every cell of a row came after the header row's "Pantone": the bare hex codes of
+    // the secondary table and every RGB triple were dropped, and with them the secondary colour.
+    const { draft, stats } = await extractBrandKit(await colourTablePdf());
+    assert.equal(stats.palette_source, 'printed');
+    assert.deepEqual(draft.color_palette, ['#0A3D62', '#F5F1E8', '#6A8D3A', '#E4572E', '#4A4E57']);
+    assert.equal(draft.primary_color, '#0A3D62');
+    assert.equal(draft.secondary_color, '#6A8D3A');
+  });
+
+  test('reads a bare value under a header on its own baseline to its left, or stacked above it', () => {
+    // In reading order: the labels' column, then the values' (the last header read was "RGB"); then a
+    // "HEX" label over its value, with a "CMYK" label of the next column read in between.
+    const at = (text: string, x: number, y: number) => textLine(text, 0, { x, y });
+    const found = printedColors([
+      at('HEX', 0, 0),
+      at('RGB', 0, -20),
+      at('FAB90F', 60, 0),
+      at('68 195 212', 60, -20),
+      at('HEX', 300, -20),
+      at('CMYK', 420, 0),
+      at('334AC0', 300, -40),
+    ]).map((m) => m.hex);
+    assert.deepEqual(found, ['#FAB90F', '#44C3D4', '#334AC0']);
   });
 
   test('skips colours shown as misuse', () => {

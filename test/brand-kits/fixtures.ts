@@ -164,6 +164,40 @@ export async function guidelinePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/**
+ * A cover, then a colour page of two tables (primary and secondary colours), one row a colour under
+ * the columns Name | HEX | RGB | CMYK | Pantone; the secondary colours' hex codes are bare.
+ */
+export async function colourTablePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const cover = doc.addPage([842, 595]);
+  cover.drawText('Northwind Brand Guidelines', { x: 50, y: 400, size: 32, font: bold });
+  cover.drawText('Fresh air for every home', { x: 50, y: 360, size: 16, font });
+  const page = doc.addPage([842, 595]);
+  const columns = [50, 200, 300, 420, 560];
+  const row = (y: number, cells: string[], f = font) => {
+    for (const [i, cell] of cells.entries()) page.drawText(cell, { x: columns[i]!, y, size: 11, font: f });
+  };
+  const table = (y: number, title: string, rows: string[][]) => {
+    page.drawText(title, { x: 50, y, size: 14, font: bold });
+    row(y - 20, ['Name', 'HEX', 'RGB', 'CMYK', 'Pantone'], bold);
+    for (const [i, cells] of rows.entries()) row(y - 40 - i * 20, cells);
+  };
+  page.drawText('Colour palette', { x: 50, y: 540, size: 28, font: bold });
+  table(500, 'Primary colours', [
+    ['Fjord Blue', '#0A3D62', '10 61 98', '90 38 0 62', '2189 C'],
+    ['Birch White', '#F5F1E8', '245 241 232', '0 2 5 4', '9224 C'],
+  ]);
+  table(400, 'Secondary colours', [
+    ['Moss', '6A8D3A', '106 141 58', '25 0 59 45', '7742 C'],
+    ['Ember', 'E4572E', '228 87 46', '0 62 80 11', '7417 C'],
+    ['Slate', '4A4E57', '74 78 87', '15 10 0 66', '432 C'],
+  ]);
+  return doc.save();
+}
+
 /** Three swatches of one size: #E64D1A, #1A80B3, #4D8033. */
 function paintSwatches(page: ReturnType<PDFDocument['addPage']>) {
   page.drawRectangle({ x: 50, y: 150, width: 80, height: 80, color: rgb(230 / 255, 77 / 255, 26 / 255) });

@@ -102,20 +102,73 @@ export interface ColorMention {
  * read (the checks below then stay bounded however many a document prints). */
 export const MAX_COLOR_MENTIONS = 1_000;
 
+/** Column headers a page's bare values are matched with by position; past these, the last one read. */
+const MAX_HEADERS_PER_PAGE = 64;
+
+/** A notation header ("RGB", "HEX", …) where it stands on its page. */
+interface ModelHeader {
+  model: string;
+  x: number;
+  y: number;
+}
+
+const modelOf = (header: RegExpExecArray) => header[1]!.toLowerCase().replace(/\s/g, '');
+
+/** Every page's notation headers with their positions (at most MAX_HEADERS_PER_PAGE a page). */
+function modelHeaders(lines: TextLine[]): Map<number, ModelHeader[]> {
+  const headers = new Map<number, ModelHeader[]>();
+  for (const line of lines) {
+    const header = MODEL_HEADER.exec(line.text);
+    if (!header) continue;
+    const page = headers.get(line.page) ?? [];
+    if (page.length < MAX_HEADERS_PER_PAGE) page.push({ model: modelOf(header), x: line.x, y: line.y });
+    headers.set(line.page, page);
+  }
+  return headers;
+}
+
+/**
+ * The notation a line's bare values are read in, by position: a header on its own baseline to its
+ * left (a row label, "HEX   FAB90F"), else the header above it nearest across plus down (the one over
+ * its column in a "Name | HEX | RGB | CMYK" table; the lowest of labels stacked over their values).
+ * Null when none lines up with it.
+ */
+function headerModelAt(headers: ModelHeader[] | undefined, line: TextLine): string | null {
+  const size = Math.max(line.size, 1);
+  let row: ModelHeader | null = null;
+  let column: ModelHeader | null = null;
+  let columnDistance = Number.POSITIVE_INFINITY;
+  for (const h of headers ?? []) {
+    const across = Math.abs(h.x - line.x);
+    if (Math.abs(h.y - line.y) < 0.5 * size) {
+      if (h.x < line.x && (!row || h.x > row.x)) row = h;
+    } else if (h.y > line.y && across < 12 * size && h.y - line.y + across < columnDistance) {
+      column = h;
+      columnDistance = h.y - line.y + across;
+    }
+  }
+  return (row ?? column)?.model ?? null;
+}
+
 export function printedColors(lines: TextLine[]): ColorMention[] {
   const found: ColorMention[] = [];
-  let model: string | null = null;
-  let modelPage = -1;
+  // Bare values are read in the notation of their column's header. Read in order alone, every value
+  // of a table row came after the row's last header ("Pantone"), so none was read under its own.
+  // Where no header lines up, the last one read on the page still counts. (A DOCX's lines all stand
+  // at x 0, one under the other: the nearest header above is the last one read, as before.)
+  const headers = modelHeaders(lines);
+  let lastModel: string | null = null;
+  let lastModelPage = -1;
   for (const [index, line] of lines.entries()) {
     if (found.length >= MAX_COLOR_MENTIONS) break;
     const text = line.text;
     const header = MODEL_HEADER.exec(text);
     if (header) {
-      model = header[1]!.toLowerCase().replace(/\s/g, '');
-      modelPage = line.page;
+      lastModel = modelOf(header);
+      lastModelPage = line.page;
       continue;
     }
-    if (line.page !== modelPage) model = null;
+    if (line.page !== lastModelPage) lastModel = null;
     const add = (hex: string | null, kind: ColorMention['kind']) => {
       if (hex) found.push({ hex, kind, index, line });
     };
@@ -145,6 +198,7 @@ export function printedColors(lines: TextLine[]): ColorMention[] {
         if (v.every((x) => x !== null)) add(cmykHex(v[0]!, v[1]!, v[2]!, v[3]!), 'cmyk');
       }
     }
+    const model = headerModelAt(headers.get(line.page), line) ?? lastModel;
     if (model === 'rgb') {
       const m = BARE_TRIPLE.exec(text);
       const [r, g, b] = [byte(m?.[1]), byte(m?.[2]), byte(m?.[3])];
