@@ -24,6 +24,7 @@ import {
   inflatingPng,
   logoPagesPdf,
   paragraph,
+  placedTextPdf,
   plainPagesPdf,
   swatchOnlyPdf,
   textLine,
@@ -645,6 +646,78 @@ describe('DOCX guideline', () => {
     ].join('');
     const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
     assert.deepEqual(draft.color_palette, ['#112233', '#445566']);
+  });
+});
+
+describe('tone keywords', () => {
+  test('are read under the innermost voice heading, not a title naming the voice (the whole document before)', async () => {
+    const body = [
+      paragraph('Umbrella Voice Guide', 'Title'),
+      paragraph('Our voice', 'Heading1'),
+      paragraph('Helpful', 'Heading2'),
+      paragraph('We answer the question before we sell anything.'),
+      paragraph('Honest', 'Heading2'),
+      paragraph('We say what a product cannot do.'),
+      paragraph('Playful', 'Heading2'),
+      paragraph('A wink, not a punchline.'),
+      paragraph('Colours', 'Heading1'),
+      paragraph('Primary: Umbrella Red #D7263D'),
+      paragraph('Secondary: Charcoal #2E294E'),
+    ].join('');
+    const { draft } = await extractBrandKit(zipSync(docxParts({ body, theme: false, withLogo: false })));
+    // Before: also 'colours', 'secondary: charcoal #2e294e'.
+    assert.deepEqual(draft.tone_keywords, ['helpful', 'honest', 'playful']);
+    assert.equal(draft.secondary_color, '#2E294E');
+  });
+
+  test('are the traits leading their descriptions, not the line introducing them nor a Do / Don’t list', async () => {
+    const pdf = await placedTextPdf([
+      [['Initech Brand Book', 50, 400, 32, true]],
+      [
+        ['Tone of voice', 50, 540, 28, true],
+        ['Our voice is how Initech sounds in every sentence we write.', 50, 510],
+        ['We are:', 50, 480, 11, true],
+        ['• Confident — we know our stuff and say it plainly.', 60, 460],
+        ['• Warm, not gushing.', 60, 440],
+        ['• Witty: a light touch, never a joke at the reader’s cost.', 60, 420],
+        ['• Precise', 60, 400],
+        ['Do', 50, 360, 14, true],
+        ['• Use short sentences and active verbs.', 60, 340],
+        ['• Address the reader as you.', 60, 320],
+        ['Don’t', 420, 360, 14, true],
+        ['• Use jargon, acronyms or exclamation marks!', 430, 340],
+        ['• Sound corporate, cold or salesy.', 430, 320],
+      ],
+    ]);
+    const { draft } = await extractBrandKit(pdf);
+    // Before: 'we are', 'precise', 'do', 'don’t'.
+    assert.deepEqual(draft.tone_keywords, ['confident', 'warm', 'witty', 'precise']);
+  });
+
+  test('are not the tones listed under "We are not" or "Avoid", nor a wrapped line of prose', async () => {
+    const pdf = await placedTextPdf([
+      [['Hooli Brand Guidelines', 50, 400, 32, true]],
+      [
+        ['Brand personality', 50, 540, 28, true],
+        ['We write the way a good teacher talks, patient, curious and', 50, 510],
+        ['never condescending, so that anyone can follow along.', 50, 496],
+        ['We are', 50, 460, 14, true],
+        ['We are not', 420, 460, 14, true],
+        ['Curious', 50, 440],
+        ['Know-it-all', 420, 440],
+        ['Patient', 50, 420],
+        ['Slow', 420, 420],
+        ['Playful', 50, 400],
+        ['Silly', 420, 400],
+        ['Avoid', 50, 360, 14, true],
+        ['Corporate', 50, 340],
+        ['Cold', 50, 320],
+      ],
+    ]);
+    const { draft } = await extractBrandKit(pdf);
+    // Before: also 'curious and', 'we are', 'we are not', 'know-it-all', 'slow', 'silly', 'avoid',
+    // 'corporate', 'cold'.
+    assert.deepEqual(draft.tone_keywords, ['curious', 'patient', 'playful']);
   });
 });
 

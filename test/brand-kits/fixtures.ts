@@ -198,6 +198,22 @@ export async function colourTablePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** Text at a place on a page: the text, x, y, then size (11) and bold. */
+export type PlacedText = [text: string, x: number, y: number, size?: number, bold?: boolean];
+
+/** A landscape A4 page for each list of placed texts, set in Helvetica (bold: Helvetica-Bold). */
+export async function placedTextPdf(pages: PlacedText[][]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const regular = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  for (const texts of pages) {
+    const page = doc.addPage([842, 595]);
+    for (const [text, x, y, size = 11, isBold = false] of texts)
+      page.drawText(text, { x, y, size, font: isBold ? bold : regular });
+  }
+  return doc.save();
+}
+
 /** Three swatches of one size: #E64D1A, #1A80B3, #4D8033. */
 function paintSwatches(page: ReturnType<PDFDocument['addPage']>) {
   page.drawRectangle({ x: 50, y: 150, width: 80, height: 80, color: rgb(230 / 255, 77 / 255, 26 / 255) });

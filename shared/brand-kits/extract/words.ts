@@ -88,13 +88,33 @@ function firstSentences(text: string, count: number, maxChars = 400): string | n
   return picked.length > maxChars ? `${picked.slice(0, maxChars).replace(/\s+\S*$/, '')}…` : picked;
 }
 
+/** Sections nested in a field's section that may take its place (a bound: each one's body is cut). */
+const MAX_NESTED_FIELD_SECTIONS = 8;
+
+/**
+ * The first section under a field's heading; where another such heading is nested in it, the innermost
+ * one: a title "Umbrella Voice Guide" heads the whole document, its "Our voice" heading the voice (the
+ * title's section gave every heading and colour line of the document as tone keywords).
+ */
 function fieldSection(all: Section[], field: TextField | ListField): Section | null {
   const pattern = FIELD_HEADINGS[field];
-  return (
-    all.find(
-      (s) => words(s.heading.text) <= 8 && pattern.test(s.heading.text) && s.body.some((l) => l.text.trim()),
-    ) ?? null
-  );
+  const holdsField = (s: Section) =>
+    words(s.heading.text) <= 8 && pattern.test(s.heading.text) && s.body.some((l) => l.text.trim());
+  let found: Section | null = null;
+  let nested = 0;
+  for (const s of all) {
+    if (!found) {
+      if (holdsField(s)) found = s;
+      continue;
+    }
+    // Past its end (a heading as important), or into the labelled lines (level 0, put after): it stands.
+    if (s.heading.level === 0 || s.heading.level <= found.heading.level) break;
+    if (nested < MAX_NESTED_FIELD_SECTIONS && holdsField(s)) {
+      found = s;
+      nested++;
+    }
+  }
+  return found;
 }
 
 const LABEL_LINE = /^\s*(\p{L}[\p{L}'’&/ -]{0,40}?)\s*[:：]\s*(\S.*)$/u;
@@ -135,11 +155,13 @@ export function labelledSections(lines: TextLine[]): Section[] {
 export const labelledWebsite = (labelled: Section[]) =>
   labelled.find((section) => WEBSITE_LABEL.test(section.heading.text))?.body[0]?.text;
 
+const LIST_SEPARATORS = /[•·;|,]|\s[–—-]\s|^\s*[-*]\s/;
+
 /** Short items of a list section: bullet lines, or comma / semicolon separated runs. */
 function listItems(lines: readonly { text: string }[], maxWords = 6): string[] {
   const items: string[] = [];
   for (const line of lines) {
-    for (const part of line.text.split(/[•·;|,]|\s[–—-]\s|^\s*[-*]\s/)) {
+    for (const part of line.text.split(LIST_SEPARATORS)) {
       const item = stripQuotes(clean(part.replace(/^\d+[.)]\s*/, '').replace(/[.:]$/, '')));
       if (item && words(item) <= maxWords && /\p{L}/u.test(item)) items.push(item);
     }
@@ -155,6 +177,60 @@ const TONE_CUE = /\b(tone|voice|brand|personality|we speak|we sound|we write|our
 const VOICE_ADJECTIVE =
   /\b(?:tone|voice|(?:the )?way we (?:talk|speak|write|sound))\s+(?:(?:must|should|will|can)\s+)?(?:always\s+)?(?:be|is|sounds?|feels?)\s+(\p{Ll}[\p{Ll}-]{2,})(?=\s*(?:[.,;!]|$))/iu;
 const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
+
+/** A list line's bullet or number, taken off before its words are read. */
+const BULLET = /^\s*(?:[•·▪◦●○■□–—*-]|\d{1,2}[.)])\s*/;
+/** Headings of Do / Don't lists and of what the brand is not: their lines are instructions ("Use
+ * short sentences") or the tones it rejects ("Cold"), no traits of its own. */
+const NOT_TRAITS_HEADING =
+  /^(?:do(?:['’]?s)?|don['’]?ts?|do not|dos and don['’]?ts|avoid|never|instead|not|we are not|we['’]re not|we aren['’]t|not this)\s*:?$/i;
+/** A trait of one to three words that leads its gloss: "Confident — we know…", "Warm, not gushing". */
+const TRAIT_LEAD =
+  /^(\p{L}[\p{L}'’-]*(?:\s+\p{L}[\p{L}'’-]*){0,2})\s*(?:\s[—–-]\s|[—–]|,\s*(?:but\s+)?(?:not|never)\b)/u;
+/** "Witty: a light touch…", taken on a bullet line only: elsewhere "In short: …" would be a trait. */
+const TRAIT_LABEL = /^(\p{L}[\p{L}'’-]*(?:\s+\p{L}[\p{L}'’-]*){0,2})\s*:/u;
+/** Words that start a sentence or a note, not a trait ("We are", "Our promise", "For example"). */
+const NOT_A_TRAIT = /^(?:we|we['’]re|our|us|you|your|it|this|that|the|an?|in|for|e\.?g|example|note|tip)\b/i;
+/** Headings side by side ("We are" | "We are not") kept for the lines under them, each of which looks
+ * at every one: a row is a few columns. */
+const MAX_ROW_HEADINGS = 16;
+
+/**
+ * What a tone section's lines list as traits: a line of short items ("warm, plain"), or the trait that
+ * leads a line's description ("• Confident — we know our stuff."). Not a sentence ("…, never a
+ * salesperson."), whose comma-separated parts are no keywords, nor a wrapped line of prose ("…talks,
+ * patient, curious and"), nor a line that introduces a list ("We are:"), nor anything under a Do /
+ * Don't heading. Where such headings stand side by side, a line is under the nearest across (in a
+ * DOCX, whose lines all stand at x 0, the last one).
+ */
+function traitLines(section: Section): string[] {
+  const out: string[] = [];
+  let row: { line: TextLine; rejects: boolean }[] = [];
+  for (const line of section.body) {
+    const bullet = BULLET.test(line.text);
+    const text = line.text.trim().replace(BULLET, '');
+    const rejects = NOT_TRAITS_HEADING.test(text);
+    if (line.level > 0 || rejects) {
+      const first = row[0]?.line;
+      const sameRow =
+        first && first.page === line.page && Math.abs(first.y - line.y) < 0.5 * Math.max(line.size, 1);
+      if (!sameRow) row = [];
+      if (row.length < MAX_ROW_HEADINGS) row.push({ line, rejects });
+      if (rejects) continue;
+    } else {
+      let under: (typeof row)[number] | undefined;
+      for (const heading of row)
+        if (!under || Math.abs(heading.line.x - line.x) <= Math.abs(under.line.x - line.x)) under = heading;
+      if (under?.rejects) continue;
+    }
+    if (/[:：]$/.test(text)) continue;
+    const lead = (TRAIT_LEAD.exec(text) ?? (bullet ? TRAIT_LABEL.exec(text) : null))?.[1];
+    if (lead) out.push(lead);
+    else if (!/[.!?]$/.test(text) && text.split(LIST_SEPARATORS).every((part) => words(part) <= 3))
+      out.push(text);
+  }
+  return out;
+}
 
 function toneKeywords(text: string, section: Section | null): string[] {
   const found: string[] = [];
@@ -173,11 +249,15 @@ function toneKeywords(text: string, section: Section | null): string[] {
     }
   }
   if (section) {
-    // A line that lists them ("warm, plain"), not a sentence ("…, never a salesperson."), whose
-    // comma-separated parts are no keywords.
-    const lists = section.body.filter((line) => !/[.!?]$/.test(line.text.trim()));
+    const lists = traitLines(section).map((text) => ({ text }));
     for (const item of listItems(lists, 3))
-      if (!/[.!?]$/.test(item) && !FIELD_HEADINGS.tone_keywords.test(item)) found.push(item.toLowerCase());
+      if (
+        !/[.!?]$/.test(item) &&
+        !/[\d#]/.test(item) && // a colour value or a size ("Primary: #D7263D"), no trait
+        !NOT_A_TRAIT.test(item) &&
+        !FIELD_HEADINGS.tone_keywords.test(item)
+      )
+        found.push(item.toLowerCase());
   }
   return [...new Set(found)].slice(0, 12);
 }
