@@ -20,9 +20,9 @@ const wandsAt = args.indexOf('--wands');
 const wandsDir = wandsAt === -1 ? undefined : args[wandsAt + 1];
 const variantsAt = args.indexOf('--variants');
 const variantShare = variantsAt === -1 ? 0 : Number(args[variantsAt + 1]);
-const count = Number(
-  args.find((a, i) => /^\d+$/.test(a) && i !== wandsAt + 1 && i !== variantsAt + 1) ?? 40000,
-);
+// The flags' values are not the count (an absent flag's -1 + 1 made the first argument one).
+const flagValues = new Set([wandsAt, variantsAt].filter((at) => at !== -1).map((at) => at + 1));
+const count = Number(args.find((a, i) => /^\d+$/.test(a) && !flagValues.has(i)) ?? 40000);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = () => {

@@ -4,6 +4,7 @@
 // a running `npm start`, which serves the new version within a minute). Bad rows are listed and
 // skipped; a file that is bad as a whole changes nothing and exits with status 1.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { exitOnLocalProblem, localSettings, openLocalStores } from '../infra/local/runtime.ts';
@@ -51,8 +52,13 @@ export const parseImportArgs = (argv: string[]): { file: string; options: Import
   };
 };
 
-/** Runs one import against the stores the environment points at; returns the exit status. */
-export async function runImport(argv: string[], print = console.log): Promise<number> {
+/** The feed's bytes and the import's options, or the exit status of a bad command line or an unreadable
+ * feed: both before any store is opened. A relative path is the caller's, from where npm was run. */
+export async function readImportArgs(
+  argv: string[],
+  print: (line: string) => void,
+  cwd = process.env.INIT_CWD ?? process.cwd(),
+): Promise<{ bytes: Buffer; options: ImportOptions } | number> {
   let parsed: ReturnType<typeof parseImportArgs>;
   try {
     parsed = parseImportArgs(argv);
@@ -61,7 +67,22 @@ export async function runImport(argv: string[], print = console.log): Promise<nu
     return 2;
   }
   try {
-    const report = await importCatalogFeed(await readFile(parsed.file), parsed.options);
+    return { bytes: await readFile(resolve(cwd, parsed.file)), options: parsed.options };
+  } catch (error) {
+    print(
+      `cannot read the feed ${parsed.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+    return 2;
+  }
+}
+
+/** Imports a feed read by readImportArgs into the stores the environment points at; the exit status. */
+async function importRead(
+  { bytes, options }: { bytes: Buffer; options: ImportOptions },
+  print: (line: string) => void,
+): Promise<number> {
+  try {
+    const report = await importCatalogFeed(bytes, options);
     print(
       `imported ${report.imported} products from ${report.merchant} (${report.merchant_type}, ${report.format} feed), ` +
         `replacing ${report.replaced}; catalogue version ${report.version} holds ${report.catalog_products} products`,
@@ -78,11 +99,20 @@ export async function runImport(argv: string[], print = console.log): Promise<nu
   }
 }
 
+/** Runs one import against the stores the environment points at; returns the exit status. */
+export async function runImport(argv: string[], print = console.log): Promise<number> {
+  const feed = await readImportArgs(argv, print);
+  return typeof feed === 'number' ? feed : importRead(feed, print);
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
+  // The command line and the feed first: a mistake there makes no data folder and opens no store.
+  const feed = await readImportArgs(process.argv.slice(2), console.log);
+  if (typeof feed === 'number') process.exit(feed);
   const { aws } = await openLocalStores(localSettings().dataDir).catch(exitOnLocalProblem);
   try {
-    process.exitCode = await runImport(process.argv.slice(2));
+    process.exitCode = await importRead(feed, console.log);
   } finally {
     await aws?.close();
   }

@@ -1,6 +1,7 @@
 // npm run docs:screenshot: serves the API on a free port over temporary stores and has headless
 // Chromium (Debian's `chromium` package) render /docs to docs/docs-screenshot.png.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,10 @@ import { startServer } from '../infra/local/server.ts';
 
 process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
 const browser = process.env.CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(browser)) {
+  console.error(`no Chromium at ${browser}: install Debian's chromium package, or set CHROMIUM to one`);
+  process.exit(1);
+}
 const profile = await mkdtemp(join(tmpdir(), 'tcs-chromium-'));
 const aws = await startEmbeddedAws();
 const server = await startServer(0);

@@ -9,7 +9,7 @@ export const LOCAL_AUDIENCE = 'team-content-api';
 
 /** `$DATA_DIR/jwt-secret`, made on the first start (once, however many commands start at once). */
 export const loadOrCreateSecret = (dataDir: string): Promise<string> =>
-  readOrCreateKeyFile(join(dataDir, 'jwt-secret'));
+  readOrCreateKeyFile(join(dataDir, 'jwt-secret'), 'tokens signed with the old one are then refused');
 
 /** Points the bearer middleware at the development secret. */
 export function useDevAuth(secret: string) {

@@ -983,10 +983,17 @@ describe('a local key file that holds no key', () => {
       assert.deepEqual([code, stdout], [1, '']);
       assert.equal(
         stderr,
-        `${join(folder, 'jwt-secret')} does not hold a key (64 hex digits). Delete it to make a new one.\n`,
+        `${join(folder, 'jwt-secret')} does not hold a key (64 hex digits). Delete it to make a new one (tokens signed with the old one are then refused).\n`,
       );
       await writeFile(join(folder, 'secrets-key'), 'not a key\n');
-      await assert.rejects(loadOrCreateLocalSecretsKey(folder), UnreadableKeyFileError);
+      await assert.rejects(loadOrCreateLocalSecretsKey(folder), (error: unknown) => {
+        assert.ok(error instanceof UnreadableKeyFileError);
+        assert.equal(
+          error.message,
+          `${join(folder, 'secrets-key')} does not hold a key (64 hex digits). Delete it to make a new one (the integration secrets stored with the old one can then no longer be read).`,
+        );
+        return true;
+      });
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { feedKeys, handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
-import { runImport } from '../../scripts/catalog-import.ts';
+import { readImportArgs, runImport } from '../../scripts/catalog-import.ts';
 import { headObject, s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
@@ -413,6 +413,23 @@ describe('catalogue import', () => {
       await runImport([file, '--merchant', 'cli.example', '--merchant-type', 'amazon'], () => {}),
       2,
     );
+    // A feed that cannot be read is one line and status 2 (a stack trace and 1 before), and a relative
+    // path is taken from where npm was run.
+    const missing: string[] = [];
+    assert.equal(
+      await runImport(
+        ['no-such-feed.tsv', '--merchant', 'cli.example', '--merchant-type', 'affiliate'],
+        (l) => missing.push(l),
+      ),
+      2,
+    );
+    assert.deepEqual(missing, ['cannot read the feed no-such-feed.tsv: ENOENT']);
+    const relative = await readImportArgs(
+      ['feed.tsv', '--merchant', 'cli.example', '--merchant-type', 'affiliate'],
+      () => {},
+      dir,
+    );
+    assert.equal(typeof relative === 'number' ? relative : relative.bytes.toString(), 'nothing useful\n');
   });
 
   it('keeps item_group_id from every format through the stored snapshot', async () => {
