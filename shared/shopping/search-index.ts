@@ -11,6 +11,7 @@
 // their own group and take the direct path to the heap.
 import type { CatalogProduct, MerchantType } from './catalog.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
+import { spellingCorrector } from './spelling.ts';
 import { queryTerms, STOP_WORDS, scanWords, stem } from './text.ts';
 
 export interface FieldSpec {
@@ -109,6 +110,8 @@ export interface SearchIndex {
 }
 
 const MAX_QUERY_TERMS = 32;
+/** What a corrected word counts for beside one the catalogue holds: a guess at what was meant. */
+const CORRECTED_WEIGHT = 0.5;
 
 /** Growable Int32Array: avoids millions of boxed JS numbers while the index is built. */
 class IntList {
@@ -372,6 +375,7 @@ export const buildIndex = (
     opts,
   );
   const useBigrams = opts.bigramWeight > 0;
+  const correct = spellingCorrector(dict, (t) => offsets[t + 1]! - offsets[t]!);
 
   // Filter columns, and each doc's variant group (-1: none, the product is its own group).
   const merchantCode = new Uint8Array(n);
@@ -410,13 +414,23 @@ export const buildIndex = (
   const run = (q: SearchQuery, visit: (doc: number, score: number) => void): void => {
     // Capped: longer queries add latency, not precision.
     const terms = queryTerms(q.query).slice(0, MAX_QUERY_TERMS);
-    // By position, unknown terms undefined: the bigram pass below pairs neighbours.
+    // By position, unknown terms undefined: the bigram pass below pairs neighbours. A word the
+    // catalogue does not hold stands for its correction, if any (once: "sneakers snekers" is one word).
     const ids = terms.map((term) => dict.get(term));
+    const weights = ids.map(() => 1);
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] !== undefined) continue;
+      const fix = correct(terms[i]!);
+      if (fix === undefined || ids.includes(fix)) continue;
+      ids[i] = fix;
+      weights[i] = CORRECTED_WEIGHT;
+    }
     if (ids.every((id) => id === undefined)) return;
     let touchedCount = 0;
-    for (const t of ids) {
+    for (let position = 0; position < ids.length; position++) {
+      const t = ids[position];
       if (t === undefined) continue;
-      const w = idf[t]!;
+      const w = idf[t]! * weights[position]!;
       for (let i = offsets[t]!, end = offsets[t + 1]!; i < end; i++) {
         const d = docs[i]!;
         if (matched[d] === 0) touched[touchedCount++] = d;

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { CatalogProduct, MerchantType } from '../../shared/shopping/catalog.ts';
 import { generateCatalog } from '../../shared/shopping/generate-catalog.ts';
 import { buildIndex, type SearchQuery, TopK } from '../../shared/shopping/search-index.ts';
+import { oneEditApart, spellingCorrector } from '../../shared/shopping/spelling.ts';
 import { foldText, queryTerms, stem, tokenize } from '../../shared/shopping/text.ts';
 import { runGuarded } from '../support/hang-guard.ts';
 
@@ -309,6 +310,79 @@ describe('sizes', () => {
     assert.deepEqual(ids(index, { query: '350 ml mug' }), ['mug']);
     // A decimal is no size: "5 l" does not find the 1.5 l flask.
     assert.deepEqual(ids(index, { query: '5 l' }), []);
+  });
+});
+
+describe('typos', () => {
+  const index = buildIndex([
+    product({ id: 'sneakers', title: 'Running Sneakers' }),
+    product({ id: 'sneakers-2', title: 'Canvas Sneakers, white' }),
+    product({ id: 'headphones', title: 'Wireless Headphones' }),
+    product({ id: 'bike', title: 'City Bike' }),
+    product({ id: 'bottle', title: 'Water bottle 250ml' }),
+    product({ id: 'speaker', title: 'Bluetooth Speaker' }),
+  ]);
+
+  test('a word the catalogue does not hold is read as its commonest word one edit away', () => {
+    // A letter missing, one wrong, one extra, two swapped.
+    for (const query of ['snekers', 'sneakrs', 'sneakerz', 'snaekers', 'SNEKERS'])
+      assert.deepEqual(ids(index, { query }).sort(), ['sneakers', 'sneakers-2'], query);
+    assert.deepEqual(ids(index, { query: 'wireless headphnes' }), ['headphones']);
+    // At half a word's weight: the word spelt right still ranks a product first.
+    const score = (query: string) => index.search({ query }).results[0]!.score;
+    assert.equal(score('snekers'), score('sneakers') / 2);
+    assert.equal(ids(index, { query: 'white snekers' })[0], 'sneakers-2');
+  });
+
+  test('not a word the catalogue holds, a short one, one with digits, or twice for one word', () => {
+    // "speaker" is held: not read as "sneaker". "nike" (four letters) is not "bike"; "750ml" not "250ml".
+    assert.deepEqual(ids(index, { query: 'speaker' }), ['speaker']);
+    assert.deepEqual(ids(index, { query: 'nike' }), []);
+    assert.deepEqual(ids(index, { query: '750ml' }), []);
+    assert.deepEqual(ids(index, { query: 'bottle 750ml' }), ['bottle']);
+    // The correction of a word also in the query counts once.
+    const [once] = index.search({ query: 'sneakers' }).results;
+    const [twice] = index.search({ query: 'sneakers snekers' }).results;
+    assert.equal(twice!.id, once!.id);
+    assert.ok(twice!.score < once!.score, 'the unknown word counts as an unmatched term, not a second match');
+  });
+
+  test('one edit apart is the optimal string alignment distance 1', () => {
+    const distance = (a: string, b: string): number => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) =>
+        Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+      );
+      for (let i = 1; i <= a.length; i++)
+        for (let j = 1; j <= b.length; j++) {
+          const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+          d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+            d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+        }
+      return d[a.length]![b.length]!;
+    };
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 7 });
+    fc.assert(
+      fc.property(word, word, (a, b) => {
+        assert.equal(oneEditApart(a, b), distance(a, b) === 1, `${a} ${b}`);
+      }),
+      { seed: 7, numRuns: 3_000 },
+    );
+    // The corrector looks only where a word one edit away may lie (by length and first or last
+    // letter): it finds what comparing with every word finds.
+    const long = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd'), minLength: 4, maxLength: 7 });
+    fc.assert(
+      fc.property(fc.uniqueArray(long, { maxLength: 40 }), long, (words, query) => {
+        const terms = new Map(words.map((w, id) => [w, id]));
+        const frequency = (id: number) => id % 3;
+        const expected = words
+          .map((w, id) => ({ w, id }))
+          .filter(({ w }) => query.length >= 5 && oneEditApart(query, w))
+          .sort((x, y) => frequency(y.id) - frequency(x.id) || (x.w < y.w ? -1 : 1))[0]?.id;
+        assert.equal(spellingCorrector(terms, frequency)(query), expected, `${query} in ${words}`);
+      }),
+      { seed: 7, numRuns: 1_000 },
+    );
   });
 });
 
