@@ -650,7 +650,7 @@ describe('DOCX guideline', () => {
 });
 
 describe('tone keywords', () => {
-  test('are read under the innermost voice heading, not a title naming the voice (the whole document before)', async () => {
+  test('are read under the voice chapter of a title naming the voice, not the whole document', async () => {
     const body = [
       paragraph('Umbrella Voice Guide', 'Title'),
       paragraph('Our voice', 'Heading1'),
@@ -668,6 +668,50 @@ describe('tone keywords', () => {
     // Before: also 'colours', 'secondary: charcoal #2e294e'.
     assert.deepEqual(draft.tone_keywords, ['helpful', 'honest', 'playful']);
     assert.equal(draft.secondary_color, '#2E294E');
+  });
+
+  test('a field section whose chapters are all its own is read whole: sub-headings do not cut it', async () => {
+    // The innermost heading first taken cut these to one sub-section (this session's review).
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Tagline', 'Heading1'),
+      paragraph('Power to the people.'),
+      paragraph('Tagline usage', 'Heading2'),
+      paragraph('Always set the tagline below the logo, never above it.'),
+      paragraph('Content pillars', 'Heading1'),
+      paragraph('Pillar 1: Education', 'Heading2'),
+      paragraph('How-to guides, explainers and energy tips.'),
+      paragraph('Pillar 2: Community', 'Heading2'),
+      paragraph('Customer stories and local events.'),
+      paragraph('Tone of voice', 'Heading1'),
+      paragraph('Our voice is warm and direct. We talk like a helpful neighbour.'),
+      paragraph('Warm, plain, direct'),
+      paragraph('Voice in practice', 'Heading2'),
+      paragraph('Hi Sam, your order is on its way. Track it here.'),
+    ].join('');
+    const parts = docxParts({ body, theme: false, withLogo: false });
+    // Word's own names for the styles, so that their levels nest: title, heading 1, heading 2.
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    parts['word/styles.xml'] = strToU8(
+      `<?xml version="1.0"?><w:styles xmlns:w="${W}">${[
+        'Title:Title',
+        'Heading1:heading 1',
+        'Heading2:heading 2',
+      ]
+        .map((style) => style.split(':'))
+        .map(
+          ([id, name]) => `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="${name}"/></w:style>`,
+        )
+        .join('')}</w:styles>`,
+    );
+    const { draft } = await extractBrandKit(zipSync(parts));
+    assert.equal(draft.tagline, 'Power to the people.');
+    assert.ok(
+      draft.content_pillars.includes('Customer stories and local events'),
+      String(draft.content_pillars),
+    );
+    assert.match(draft.brand_voice ?? '', /^Our voice is warm and direct/);
+    assert.deepEqual(draft.tone_keywords, ['warm', 'direct', 'plain']);
   });
 
   test('are the traits leading their descriptions, not the line introducing them nor a Do / Don’t list', async () => {

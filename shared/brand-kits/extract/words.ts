@@ -88,33 +88,30 @@ function firstSentences(text: string, count: number, maxChars = 400): string | n
   return picked.length > maxChars ? `${picked.slice(0, maxChars).replace(/\s+\S*$/, '')}…` : picked;
 }
 
-/** Sections nested in a field's section that may take its place (a bound: each one's body is cut). */
-const MAX_NESTED_FIELD_SECTIONS = 8;
-
 /**
- * The first section under a field's heading; where another such heading is nested in it, the innermost
- * one: a title "Umbrella Voice Guide" heads the whole document, its "Our voice" heading the voice (the
- * title's section gave every heading and colour line of the document as tone keywords).
+ * The first section under a field's heading. Where that heading stands over chapters of other topics
+ * too (a title "Umbrella Voice Guide" over "Our voice" and "Colours": its section gave every heading
+ * and colour line of the document as tone keywords), the first of its chapters that is the field's.
+ * A section whose chapters are all the field's ("Content pillars" over "Pillar 1" … "Pillar 3", or
+ * "Tagline" over "Tagline usage") is the field's whole, intro and all.
  */
 function fieldSection(all: Section[], field: TextField | ListField): Section | null {
   const pattern = FIELD_HEADINGS[field];
   const holdsField = (s: Section) =>
     words(s.heading.text) <= 8 && pattern.test(s.heading.text) && s.body.some((l) => l.text.trim());
-  let found: Section | null = null;
-  let nested = 0;
-  for (const s of all) {
-    if (!found) {
-      if (holdsField(s)) found = s;
-      continue;
-    }
-    // Past its end (a heading as important), or into the labelled lines (level 0, put after): it stands.
+  const at = all.findIndex(holdsField);
+  if (at === -1) return null;
+  const found = all[at]!;
+  // Its nested sections: up to a heading as important, or to the labelled lines (level 0, put after).
+  const nested: Section[] = [];
+  for (const s of all.slice(at + 1)) {
     if (s.heading.level === 0 || s.heading.level <= found.heading.level) break;
-    if (nested < MAX_NESTED_FIELD_SECTIONS && holdsField(s)) {
-      found = s;
-      nested++;
-    }
+    nested.push(s);
   }
-  return found;
+  const chapterLevel = Math.min(...nested.map((s) => s.heading.level));
+  const chapters = nested.filter((s) => s.heading.level === chapterLevel);
+  const own = chapters.filter(holdsField);
+  return own.length > 0 && own.length < chapters.length ? own[0]! : found;
 }
 
 const LABEL_LINE = /^\s*(\p{L}[\p{L}'’&/ -]{0,40}?)\s*[:：]\s*(\S.*)$/u;
