@@ -445,7 +445,8 @@ export const buildIndex = (
         if (first === undefined || second === undefined) continue;
         const t = bigrams.get(first)?.get(second);
         if (t === undefined) continue;
-        const w = idf[t]!;
+        // A pair with a corrected word is a guess too.
+        const w = idf[t]! * Math.min(weights[i - 1]!, weights[i]!);
         for (let j = offsets[t]!, end = offsets[t + 1]!; j < end; j++)
           scores[docs[j]!]! += w * postingWeights[j]!;
       }

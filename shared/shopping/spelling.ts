@@ -1,16 +1,18 @@
 // Typo tolerance. A query word the catalogue does not hold is read as the catalogue's commonest word
 // one edit away (a letter wrong, missing or extra, or two neighbours swapped): shoppers mistype
 // ("snekers", "headphnes") and got nothing for the word. A word the catalogue holds is never changed.
-// Only plain letters a–z (accents are folded before), and words of at least MIN_LENGTH of them: a
-// shorter word is often a real one the catalogue lacks ("nike" is one letter from "bike"), and one
-// with digits is a size or a model ("250ml" is one digit from "750ml"). Written here rather than taken
+// Only plain letters a–z (accents are folded before), and words of at least MIN_CORRECTED_LENGTH of
+// them (stemmed): a shorter word is often a real one the catalogue lacks, one letter from another it
+// holds ("canon" is a canoe, "cable" a table, "shorts" shirts, "razer" a razor), and one with digits is
+// a size or a model ("250ml" is one digit from "750ml"). A longer real word can still be misread so
+// ("jacket" in a shop of rackets): at half a word's weight, the words as typed rank first. Written here rather than taken
 // from a library: the catalogue's own words are the dictionary, scanned where a correction may lie
 // (below), with no index of misspellings to keep.
 
 import { STOP_WORDS } from './text.ts';
 
 /** The fewest letters of a word that is corrected. */
-export const MIN_CORRECTED_LENGTH = 5;
+export const MIN_CORRECTED_LENGTH = 6;
 
 const LETTERS = /^[a-z]+$/;
 

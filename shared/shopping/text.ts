@@ -257,8 +257,10 @@ const isAsciiSeparator = (c: number): boolean => c < 128 && !isAsciiJoiner(c) &&
 const isNoBreakSpace = (c: number): boolean => c === 0xa0 || c === 0x202f;
 
 // Units a size is written with, with or without a space: a number and the unit after it are also
-// emitted joined, so "750 ml" and "750ml" meet at one word. Measures only: counts ("2 pack",
-// "pack of 2") are written in too many orders to join. As written, not converted: "1 litre" is 1litre.
+// emitted joined, so "750 ml" and "750ml" meet at one word (in a text and in a query alike; the query
+// keeps the number and the unit too, which match a size written otherwise: 55" or "100 Watt").
+// Measures only: counts ("2 pack", "pack of 2") are written in too many orders to join. As written,
+// not converted: "1 litre" is 1litre.
 const SIZE_UNITS: ReadonlySet<string> = new Set(
   'ml cl dl l oz g kg mg lb lbs cm mm m km inch ft gb tb mb w kw v mah hz khz mhz ghz'.split(' '),
 );
@@ -288,9 +290,8 @@ const isSpaces = (text: string, start: number, end: number): boolean => {
   return true;
 };
 
-/** Receives a word as a span of `source`, with its hash; `size` when it is a number and its unit
- * joined, emitted right after the two (a query asks for the size alone). */
-type EmitWord = (source: string, start: number, end: number, hash: number, size?: boolean) => void;
+/** Receives a word as a span of `source`, with its hash. */
+type EmitWord = (source: string, start: number, end: number, hash: number) => void;
 
 /** FNV-1a step over one UTF-16 code unit; `scanWords` hashes words as it reads them. */
 const hashStep = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
@@ -363,9 +364,15 @@ export const scanWords = (text: string, emit: EmitWord): void => {
           let sizeHash = numberHash;
           for (let j = start; j < i; j++) sizeHash = hashStep(sizeHash, lower.charCodeAt(j));
           const size = lower.slice(numberStart, numberEnd) + lower.slice(start, i);
-          emit(size, 0, size.length, sizeHash, true);
+          emit(size, 0, size.length, sizeHash);
           numberEnd = -1;
-        } else if (isNumber(lower, start, i) && !isDecimalTail(lower, start)) {
+        } else if (
+          isNumber(lower, start, i) &&
+          !isDecimalTail(lower, start) &&
+          // Not three digits after a number and a space: a group of thousands ("10 000 mAh", whose
+          // "000mah" every such battery would share).
+          !(i - start === 3 && numberEnd >= 0 && isSpaces(lower, numberEnd, start))
+        ) {
           numberStart = start;
           numberEnd = i;
           numberHash = hash;
@@ -432,11 +439,7 @@ export const tokenize = (text: string): string[] => {
  * them, so "the who" still finds something). Order kept, duplicates removed.
  */
 export const queryTerms = (query: string): string[] => {
-  const tokens: string[] = [];
-  scanWords(query, (source, start, end, _hash, size) => {
-    if (size) tokens.length -= 2; // "750 ml" asks for the size, not for every 750 and every ml
-    tokens.push(stem(source.slice(start, end)));
-  });
+  const tokens = tokenize(query);
   const content = tokens.filter((t) => !STOP_WORDS.has(t));
   return [...new Set(content.length > 0 ? content : tokens)];
 };
