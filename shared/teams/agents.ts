@@ -477,10 +477,17 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
     };
     const record = { ...teamKeys.cycle(teamId, number), ...item };
     checkRecord('strategy cycle', record, TEAM_BYTES.strategies);
-    if (await putNew(record)) return item;
-    // Refused by our own write, landed with its answer lost (the SDK's resend found it): it is ours.
-    const taken = await getItem<CycleItem>(teamKeys.cycle(teamId, number));
-    if (taken?.cycle_instance_id === item.cycle_instance_id) return item;
+    // Refused, or failed outright (a 500, a timeout after the SDK's resends), the put may be our own,
+    // landed with its answer lost: read back, the cycle there is ours by its id. Not ours, a racing
+    // writer took the number (the next one is tried); failed and not ours, the failure stands.
+    const ours = async () =>
+      (await getItem<CycleItem>(teamKeys.cycle(teamId, number)))?.cycle_instance_id ===
+      item.cycle_instance_id;
+    const written = await putNew(record).catch(async (failure: unknown) => {
+      if (await ours().catch(() => false)) return true;
+      throw failure;
+    });
+    if (written || (await ours())) return item;
   }
 }
 

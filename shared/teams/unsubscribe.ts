@@ -5,7 +5,7 @@
 // wave failed, or whose first write landed but whose answer was lost (the SDK's resend then finds the
 // team cancelled), leaves them to the retry. Nothing stored tells a finished cancellation from one
 // whose entry failed, so a repeated call puts the entry again (refused where it is, changing nothing):
-// two waves for every call.
+// two waves for the first call, three for a repeated one (the update, the read, the put).
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';

@@ -1057,6 +1057,18 @@ describe('faults in the AWS SDK clients', () => {
       cycles.map((c) => [c.instance_number, c.cycle_instance_id]),
       [[1, cycle.cycle_instance_id]],
     );
+    // Landed with every answer lost (the SDK's resends failing): read back, ours all the same.
+    const other = await createTeam(h);
+    landedThenFailing(/^PutItem/);
+    const landed = await addCycle(other.id, {
+      start_date: '2026-11-01T00:00:00Z',
+      end_date: '2026-11-08T00:00:00Z',
+    });
+    clearFaults();
+    assert.deepEqual(
+      (await readCycles(other.id, 10)).map((c) => [c.instance_number, c.cycle_instance_id]),
+      [[1, landed.cycle_instance_id]],
+    );
     // The resend finds the status its first attempt moved the task to: not a stale writer's, no 409.
     const workspace = (await h.call('POST', '/api/v1/workspaces', { json: { name: 'Moved once' } })).body;
     const task = await createWorkspaceTask(h.owner.id, workspace.id, {
