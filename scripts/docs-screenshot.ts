@@ -11,7 +11,8 @@ import { startServer } from '../infra/local/server.ts';
 
 process.env.LOG_LEVEL ||= 'silent'; // empty is unset, as for PORT and DATA_DIR
 const browser = process.env.CHROMIUM ?? '/usr/bin/chromium';
-if (!existsSync(browser)) {
+// A path must name a file; a bare command (CHROMIUM=chromium-browser) is found on PATH by execFile.
+if (browser.includes('/') && !existsSync(browser)) {
   console.error(`no Chromium at ${browser}: install Debian's chromium package, or set CHROMIUM to one`);
   process.exit(1);
 }

@@ -122,6 +122,18 @@ describe('colour notation', () => {
     assert.deepEqual(found, ['#FAB90F', '#44C3D4', '#334AC0']);
   });
 
+  test('a page of more headers than are matched by position reads its values by the last header read', () => {
+    // A DOCX is one page, every line at x 0: past the 64th header, a cut list matched "FAB90F" with
+    // the 64th "RGB" above it, and the value was lost (this session's review).
+    const texts = Array.from({ length: 64 }, (_, k) => ['RGB', `${k} 20 30`]).flat();
+    const lines = [...texts, 'HEX', 'FAB90F'].map((text, i) =>
+      textLine(text, i, { page: 1, x: 0, y: -i * 20 }),
+    );
+    const found = printedColors(lines);
+    assert.equal(found.length, 65);
+    assert.equal(found.at(-1)!.hex, '#FAB90F');
+  });
+
   test('skips colours shown as misuse', () => {
     const found = printedColors(['Brand red #E4572E', "Don't recolour the logo #00FF00"].map(line)).map(
       (m) => m.hex,

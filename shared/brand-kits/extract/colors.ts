@@ -102,7 +102,8 @@ export interface ColorMention {
  * read (the checks below then stay bounded however many a document prints). */
 export const MAX_COLOR_MENTIONS = 1_000;
 
-/** Column headers a page's bare values are matched with by position; past these, the last one read. */
+/** Column headers a page's bare values are matched with by position; a page with more is read by
+ * the last header read alone (a cut list would match values with the wrong ones). */
 const MAX_HEADERS_PER_PAGE = 64;
 
 /** A notation header ("RGB", "HEX", …) where it stands on its page. */
@@ -114,15 +115,18 @@ interface ModelHeader {
 
 const modelOf = (header: RegExpExecArray) => header[1]!.toLowerCase().replace(/\s/g, '');
 
-/** Every page's notation headers with their positions (at most MAX_HEADERS_PER_PAGE a page). */
-function modelHeaders(lines: TextLine[]): Map<number, ModelHeader[]> {
-  const headers = new Map<number, ModelHeader[]>();
+/** Every page's notation headers with their positions; null for a page with more than
+ * MAX_HEADERS_PER_PAGE (a DOCX is one page: a long one's values go by the last header read). */
+function modelHeaders(lines: TextLine[]): Map<number, ModelHeader[] | null> {
+  const headers = new Map<number, ModelHeader[] | null>();
   for (const line of lines) {
     const header = MODEL_HEADER.exec(line.text);
     if (!header) continue;
-    const page = headers.get(line.page) ?? [];
-    if (page.length < MAX_HEADERS_PER_PAGE) page.push({ model: modelOf(header), x: line.x, y: line.y });
-    headers.set(line.page, page);
+    const page = headers.get(line.page);
+    const entry = { model: modelOf(header), x: line.x, y: line.y };
+    if (page === undefined) headers.set(line.page, [entry]);
+    else if (page && page.length < MAX_HEADERS_PER_PAGE) page.push(entry);
+    else headers.set(line.page, null);
   }
   return headers;
 }
@@ -133,7 +137,7 @@ function modelHeaders(lines: TextLine[]): Map<number, ModelHeader[]> {
  * its column in a "Name | HEX | RGB | CMYK" table; the lowest of labels stacked over their values).
  * Null when none lines up with it.
  */
-function headerModelAt(headers: ModelHeader[] | undefined, line: TextLine): string | null {
+function headerModelAt(headers: ModelHeader[] | null | undefined, line: TextLine): string | null {
   const size = Math.max(line.size, 1);
   let row: ModelHeader | null = null;
   let column: ModelHeader | null = null;

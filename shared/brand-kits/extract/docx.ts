@@ -10,6 +10,7 @@ import {
   type Deadline,
   DocumentError,
   type DocumentModel,
+  isZip,
   type PaintedShape,
   type RawImage,
   type TextLine,
@@ -177,7 +178,7 @@ function zipChecksums(bytes: Uint8Array): Map<string, number[]> {
 
 /** 'docx' when the zip holds word/document.xml; 'corrupt' for a broken zip that looks like Word's. */
 export function sniffDocx(bytes: Uint8Array): 'docx' | 'corrupt' | 'other' {
-  if (bytes[0] !== 0x50 || bytes[1] !== 0x4b || bytes[2] !== 0x03 || bytes[3] !== 0x04) return 'other';
+  if (!isZip(bytes)) return 'other';
   let found = false;
   try {
     unzipSync(bytes, {

@@ -43,6 +43,8 @@ function tone(image: RawImage): { opaque: number; luminance: number } {
 function shrink(image: RawImage): RawImage {
   const factor = Math.ceil(Math.max(image.width, image.height) / MAX_LOGO_SIDE);
   if (factor <= 1) return image;
+  // Whole boxes only, so each side keeps at least a box: a candidate is at most MAX_LOGO_ASPECT to 1,
+  // so its short side keeps about MAX_LOGO_SIDE / MAX_LOGO_ASPECT (32) pixels or more.
   const width = Math.floor(image.width / factor);
   const height = Math.floor(image.height / factor);
   const out = new Uint8Array(width * height * 4);

@@ -75,12 +75,15 @@ export function isPdf(bytes: Uint8Array): boolean {
   return new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-');
 }
 
+/** A zip's signature (a local file header, "PK\x03\x04"): a DOCX is a zip. */
+export const isZip = (bytes: Uint8Array): boolean =>
+  bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+
 /** Refuses, before any parser (or worker) starts, what can be no document: nothing, or neither a PDF's
- * header nor a zip's (a DOCX is a zip; which zips are Word's takes the unzipper, in the reader). */
+ * header nor a zip's (which zips are Word's takes the unzipper, in the reader). */
 export function refuseNonDocument(bytes: Uint8Array): void {
   if (bytes.length === 0) throw new DocumentError('invalid', 'The file is empty.');
-  const zip = bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
-  if (!zip && !isPdf(bytes)) throw new DocumentError('unsupported', NOT_A_DOCUMENT);
+  if (!isZip(bytes) && !isPdf(bytes)) throw new DocumentError('unsupported', NOT_A_DOCUMENT);
 }
 
 /** One visual line of text, in the document's reading order. */
