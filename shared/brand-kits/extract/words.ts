@@ -103,12 +103,15 @@ function fieldSection(all: Section[], field: TextField | ListField): Section | n
   if (at === -1) return null;
   const found = all[at]!;
   // Its nested sections: up to a heading as important, or to the labelled lines (level 0, put after).
+  // Its chapters are those of the shallowest level among them.
   const nested: Section[] = [];
-  for (const s of all.slice(at + 1)) {
+  let chapterLevel = Number.POSITIVE_INFINITY;
+  for (let i = at + 1; i < all.length; i++) {
+    const s = all[i]!;
     if (s.heading.level === 0 || s.heading.level <= found.heading.level) break;
     nested.push(s);
+    chapterLevel = Math.min(chapterLevel, s.heading.level);
   }
-  const chapterLevel = Math.min(...nested.map((s) => s.heading.level));
   const chapters = nested.filter((s) => s.heading.level === chapterLevel);
   const own = chapters.filter(holdsField);
   return own.length > 0 && own.length < chapters.length ? own[0]! : found;
