@@ -3,11 +3,15 @@
 // Imports a merchant feed into the local service's catalogue (the data folder's stores, or those of
 // a running `npm start`, which serves the new version within a minute). Bad rows are listed and
 // skipped; a file that is bad as a whole changes nothing and exits with status 1.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { exitOnLocalProblem, localSettings, openLocalStores } from '../infra/local/runtime.ts';
+import {
+  callerFolder,
+  exitOnLocalProblem,
+  localSettings,
+  openLocalStores,
+  readCommandLineFile,
+} from '../infra/local/runtime.ts';
 import { isMerchantType } from '../shared/shopping/catalog.ts';
 import { FeedError, type FeedFormat } from '../shared/shopping/feeds.ts';
 import { type ImportOptions, importCatalogFeed } from '../shared/shopping/import.ts';
@@ -53,11 +57,11 @@ export const parseImportArgs = (argv: string[]): { file: string; options: Import
 };
 
 /** The feed's bytes and the import's options, or the exit status of a bad command line or an unreadable
- * feed: both before any store is opened. A relative path is the caller's, from where npm was run. */
+ * feed: both before any store is opened. A relative path is read as invoke reads its event's. */
 export async function readImportArgs(
   argv: string[],
   print: (line: string) => void,
-  cwd = process.env.INIT_CWD ?? process.cwd(),
+  from = callerFolder(),
 ): Promise<{ bytes: Buffer; options: ImportOptions } | number> {
   let parsed: ReturnType<typeof parseImportArgs>;
   try {
@@ -67,7 +71,7 @@ export async function readImportArgs(
     return 2;
   }
   try {
-    return { bytes: await readFile(resolve(cwd, parsed.file)), options: parsed.options };
+    return { bytes: await readCommandLineFile(parsed.file, from), options: parsed.options };
   } catch (error) {
     print(
       `cannot read the feed ${parsed.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -2,15 +2,16 @@
 // local stores and prints the result, as `sam local invoke -e` does. `{{name}}` placeholders in
 // the event are filled from seed.json (`{{owner_token}}`, `{{other_token}}`, `{{project_id}}`, …);
 // one it has no value for is refused before the handler runs.
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { invoke } from '../infra/local/handlers.ts';
 import {
+  callerFolder,
   ensureSeed,
   exitOnLocalProblem,
   fillPlaceholders,
   localSettings,
   openLocalStores,
+  readCommandLineFile,
   seedPlaceholders,
 } from '../infra/local/runtime.ts';
 import { functionId, routes } from '../infra/routes.ts';
@@ -28,13 +29,14 @@ if (!route || !eventFile) {
 // npm runs scripts in the package folder; the path is the caller's, from where npm was run (INIT_CWD),
 // and may be absolute, as `sam local invoke -e` takes it; `events/…` also works from any subfolder.
 // Read before the stores open (or a first run seeds them) so that a wrong path costs nothing.
-const eventPath = resolve(process.env.INIT_CWD ?? process.cwd(), eventFile);
-const template = await readFile(eventPath, 'utf8')
-  .catch(() => readFile(resolve(eventFile), 'utf8'))
-  .catch((error: NodeJS.ErrnoException) => {
+const eventPath = resolve(callerFolder(), eventFile);
+const template = await readCommandLineFile(eventFile).then(
+  (bytes) => bytes.toString('utf8'),
+  (error: NodeJS.ErrnoException) => {
     console.error(`${eventFile}: cannot read the event (${error.code ?? error.message}): ${eventPath}`);
     process.exit(2);
-  });
+  },
+);
 // The placeholders sit inside JSON strings, so the event is JSON before they are filled too.
 try {
   JSON.parse(template);

@@ -9,6 +9,19 @@ import { DataFolderInUseError, type EmbeddedAws, startEmbeddedAws } from './embe
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
 import { loadOrCreateSecret, signDevToken, useDevAuth } from './tokens.ts';
 
+/** Where a script's relative paths are taken from: the folder npm was run from (INIT_CWD; npm runs
+ * scripts in the package folder). */
+export const callerFolder = () => process.env.INIT_CWD ?? process.cwd();
+
+/** A file named on a script's command line: from `from` (the caller's folder), else from the
+ * project's (so `events/…` works from any subfolder); absolute as given. The first failure is thrown. */
+export const readCommandLineFile = (path: string, from = callerFolder()): Promise<Buffer> =>
+  readFile(resolve(from, path)).catch((error: unknown) =>
+    readFile(resolve(path)).catch(() => {
+      throw error;
+    }),
+  );
+
 /** PORT and DATA_DIR, an empty one as unset (`PORT=` was port 0, any free port; `DATA_DIR=` the
  * current folder, which took the demo data into the checkout). `PORT=0` still asks for any free port.
  * A PORT of anything but digits is NaN, which `npm start` refuses: Number() reads ` ` as 0 (any free
