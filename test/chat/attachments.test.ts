@@ -134,6 +134,23 @@ const documentOf: Record<string, string> = {
  * (by its type, else its name) begins with a 1 × 1 header of its format unless `image` says otherwise;
  * a binary document with its format's mark.
  */
+/** Throttles (after the SDK's own retries, as DynamoDB would) the requests `when` picks, until the
+ * function answered is called. */
+const throttleDynamo = (
+  label: string,
+  when: (command: string, input: Record<string, unknown>) => boolean,
+) => {
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (when(context.commandName ?? '', args.input as Record<string, unknown>))
+        throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
+      return next(args);
+    },
+    { step: 'initialize', name: label },
+  );
+  return () => dynamo().middlewareStack.remove(label);
+};
+
 /**
  * Another send takes the document names a send of `chat` is about to claim (or the names `taking`
  * gives), when `when` says so: injected into the SDK client before the claim's UpdateItem. Returns
@@ -919,19 +936,13 @@ describe('chat attachments', () => {
     // The names' claim (the session's UpdateItem) fails once per send, after the SDK's own retries;
     // the message's PutItem beside it succeeds.
     let failures = 0;
-    const name = `fail-name-claim-${chat}`;
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: unknown; ConditionExpression?: string };
-        const claim =
-          context.commandName?.startsWith('Update') &&
-          JSON.stringify(input.Key).includes(chat) &&
-          input.ConditionExpression?.includes('contains');
-        if (claim && failures-- > 0)
-          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
-        return next(args);
-      },
-      { step: 'initialize', name },
+    const stop = throttleDynamo(
+      `fail-name-claim-${chat}`,
+      (command, input) =>
+        command.startsWith('Update') &&
+        JSON.stringify(input.Key).includes(chat) &&
+        String(input.ConditionExpression).includes('contains') &&
+        failures-- > 0,
     );
     try {
       failures = 1;
@@ -952,7 +963,7 @@ describe('chat attachments', () => {
       assert.equal(new Set(names).size, names.length, `duplicate document names: ${names.join(', ')}`);
       assert.equal(names.length, 2);
     } finally {
-      dynamo().middlewareStack.remove(name);
+      stop();
     }
   });
 
@@ -965,22 +976,16 @@ describe('chat attachments', () => {
     // of its message with that name fails (after the SDK's own retries).
     let overtake = 1;
     const stop = takeNamesBeforeClaim(chat, () => overtake-- > 0);
-    const name = `fail-rewrite-${chat}`;
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: unknown };
-        if (context.commandName?.startsWith('Update') && JSON.stringify(input.Key).includes('MSG#'))
-          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $metadata: {} });
-        return next(args);
-      },
-      { step: 'initialize', name },
+    const unthrottle = throttleDynamo(
+      `fail-rewrite-${chat}`,
+      (command, input) => command.startsWith('Update') && JSON.stringify(input.Key).includes('MSG#'),
     );
     try {
       const failed = await h.call('POST', url, { json });
       assert.equal(failed.status, 503, failed.text);
     } finally {
       stop();
-      dynamo().middlewareStack.remove(name);
+      unthrottle();
     }
     assert.deepEqual((await h.call('GET', url)).body.messages, []);
     // Only the other send's name stays (before, `notes (2)` too, held by no message: the retry's
