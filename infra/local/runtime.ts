@@ -1,9 +1,9 @@
 // The local runtime's data folder: embedded stores, the dev secret, seed.json, and a note of where
 // a running instance listens (so `npm run invoke` can use the same stores while `npm start` runs).
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { loadOrCreateLocalSecretsKey, UnreadableKeyFileError } from '../../shared/crypto/local-key.ts';
 import { DataFolderInUseError, type EmbeddedAws, startEmbeddedAws } from './embedded.ts';
 import { type SeedIds, type SeedUsers, seedDemoData } from './seed/index.ts';
@@ -95,13 +95,31 @@ export class UnusableDataFolderError extends Error {
   }
 }
 
+/** Makes `path` and its missing parents, one level at a time. Node's `mkdir({recursive: true})` never
+ * returns where a parent stands but refuses the child with ENOENT (`/proc/x`: it makes the parent
+ * again, forever); here that ENOENT is thrown once the parent stands. */
+async function makeFolders(path: string): Promise<void> {
+  try {
+    await mkdir(path);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST' && (await stat(path)).isDirectory()) return;
+    if (code !== 'ENOENT' || dirname(path) === path) throw error;
+    await makeFolders(dirname(path));
+    // A concurrent start may make it meanwhile.
+    await mkdir(path).catch((again: NodeJS.ErrnoException) => {
+      if (again.code !== 'EEXIST') throw again;
+    });
+  }
+}
+
 /** The data folder, made where it is not there yet. */
 export async function makeDataFolder(dataDir: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeFolders(resolve(dataDir));
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    if (code && ['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS'].includes(code))
+    if (code && ['EEXIST', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS'].includes(code))
       throw new UnusableDataFolderError(dataDir, code);
     throw error;
   }

@@ -3,6 +3,7 @@
 // and what `npm start` says when its port is taken.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
@@ -696,6 +697,8 @@ describe('npm start', () => {
       for (const [data, code] of [
         [file, 'EEXIST'],
         [join(file, 'sub'), 'ENOTDIR'],
+        // A parent that stands but takes no children (Linux): Node's recursive mkdir loops there forever.
+        ...(existsSync('/proc/self') ? [['/proc/tcs-data', 'ENOENT'] as const] : []),
       ] as const) {
         const { code: exit, stdout, stderr } = await runScript('start.ts', [], { PORT: '0', DATA_DIR: data });
         assert.equal(
