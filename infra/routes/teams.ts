@@ -35,7 +35,14 @@ export const teamRoutes: Route[] = [
     entry: 'teams/get-strategy-briefs',
     table: ['GetItem', 'Query'],
   },
-  { method: 'GET', path: `${TEAM}/today`, entry: 'teams/get-today', table: ['GetItem', 'Query'] },
+  // gsi1: the team's cycles by start date (the current one, whatever is planned after it).
+  {
+    method: 'GET',
+    path: `${TEAM}/today`,
+    entry: 'teams/get-today',
+    table: ['GetItem', 'Query'],
+    indexes: ['gsi1'],
+  },
   {
     method: 'POST',
     path: `${TEAM}/unsubscribe`,

@@ -475,7 +475,11 @@ export async function addCycle(teamId: string, input: CycleInput): Promise<Cycle
       phases: [...(input.phases ?? [])].sort((a, b) => a.start_day - b.start_day),
       created_at: nowIso(),
     };
-    const record = { ...teamKeys.cycle(teamId, number), ...item };
+    const record = {
+      ...teamKeys.cycle(teamId, number),
+      ...teamKeys.cycleByStart(teamId, item.start_date, number),
+      ...item,
+    };
     checkRecord('strategy cycle', record, TEAM_BYTES.strategies);
     // Refused, or failed outright (a 500, a timeout after the SDK's resends), the put may be our own,
     // landed with its answer lost: read back, the cycle there is ours by its id. Not ours, a racing

@@ -17,6 +17,9 @@ export const TEAM_PREFIX = {
   calendar: 'CAL#',
 } as const;
 
+/** gsi1 partition of a team's strategy cycles by start date. */
+const cyclesPartition = (teamId: string) => `${partition(teamId)}#CYCLES`;
+
 /** gsi1 partition of a user's teams. */
 const ownerPartition = (userId: string) => `USER#${userId}#TEAMS`;
 const ownerPrefix = 'TEAM#';
@@ -44,6 +47,17 @@ export const teamKeys = {
     pk: partition(teamId),
     sk: `CYCLE#${cycleNumber(instanceNumber)}`,
   }),
+  /** gsi1: a team's cycles by `start_date` (ISO UTC), so the cycles begun by an instant are one key
+   * range, latest start first: the today view finds the current one whatever is planned after it. */
+  cycleByStart: (teamId: string, startDate: string, instanceNumber: number) => ({
+    gsi1pk: cyclesPartition(teamId),
+    gsi1sk: `${startDate}#${cycleNumber(instanceNumber)}`,
+  }),
+  cyclesPartition,
+  /** The `cycleByStart` sort keys of cycles begun by `instant` (ISO UTC): `~` sorts after the digits,
+   * so a cycle that starts at `instant` is in; ' ' sorts before every start date (a year past 9999,
+   * `+010000-…`, too). */
+  cyclesBegunBy: (instant: string) => [' ', `${instant}#~`] as const,
   brief: (teamId: string, briefId: string) => ({ pk: partition(teamId), sk: `BRIEF#${briefId}` }),
   canvas: (teamId: string) => ({ pk: partition(teamId), sk: 'CANVAS' }),
   /** Loop instances sort by their UTC `scheduled_at`, so "today" in any time zone is one key range. */

@@ -1,6 +1,7 @@
 // Spec 8, the today view: where the team is in its current cycle and what its loops do today, all in
-// the team's time zone. One wave: the team, its newest cycle and the loop instances of yesterday and
-// today (by their UTC `scheduled_at` sort key), in parallel. The rules are in docs/teams.md.
+// the team's time zone. One wave: the team, its newest cycles and those begun latest, and the loop
+// instances of yesterday and today (by their UTC `scheduled_at` sort key), in parallel. The rules are
+// in docs/teams.md.
 import { now } from '../clock.ts';
 import { queryPartition, withinPageBudget } from '../db/store.ts';
 import type { LoopInstanceItem } from './agents.ts';
@@ -55,15 +56,18 @@ export function todayWindow(at: number, timeZone: string) {
 const PROGRESS_DIGITS = 1e4;
 const HOUR_MS = 3_600_000;
 
-/** Cycles the today view reads, newest first: the newest may be the next one, added ahead of time. */
+/** Cycles the today view reads each way: the newest by number (the table, consistent: a cycle just
+ * added, and cycles written before they carried gsi1 keys) and the latest begun by now (gsi1: the
+ * current one, however many are planned after it). Two, so that a cycle begun after the current one
+ * (overlapping it, or not active) does not hide it; two cycles fit one 1 MB page at any size. */
 export const CYCLES_READ = 2;
 
 /** Active now: `strategy_status` active and `start_date ≤ at < end_date`. */
 const isActiveAt = (cycle: CycleItem, at: number) =>
   cycle.strategy_status === 'active' && Date.parse(cycle.start_date) <= at && at < Date.parse(cycle.end_date);
 
-/** Pure: the view from the team, its newest cycles (newest first; the current one is the newest of them
- * active now) and the loop instances of the read window. */
+/** Pure: the view from the team, the cycles read (highest number first; the current one is the first
+ * of them active now) and the loop instances of the read window. */
 export function buildTodayView(
   team: TeamItem,
   cycles: CycleItem[],
@@ -78,8 +82,8 @@ export function buildTodayView(
     return ms >= from && ms < to;
   };
 
-  // The current cycle: the newest of those read that is active now. Without one: no day, progress 0,
-  // no phase.
+  // The current cycle: the highest-numbered of those read that is active now. Without one: no day,
+  // progress 0, no phase.
   const cycle = cycles.find((candidate) => isActiveAt(candidate, at));
   let cycleDay: number | null = null;
   let progress = 0;
@@ -147,6 +151,23 @@ const readLoops = (
     limit: TEAM_LIMITS.loopsRead,
   });
 
+/** The cycles begun by `at`, latest start first (gsi1: eventually consistent). */
+const readCyclesBegun = (teamId: string, at: number, checked: Promise<unknown>) =>
+  queryPartition<CycleItem>(teamKeys.cyclesPartition(teamId), {
+    index: 'gsi1',
+    checked,
+    between: teamKeys.cyclesBegunBy(new Date(at).toISOString()),
+    newestFirst: true,
+    limit: CYCLES_READ,
+  });
+
+/** Each cycle once, highest number first: the table's copy where both reads hold it (the index may not
+ * show a status change yet). */
+const highestFirst = (numbered: CycleItem[], begun: CycleItem[]) =>
+  [...new Map([...begun, ...numbered].map((cycle) => [cycle.instance_number, cycle])).values()].sort(
+    (a, b) => b.instance_number - a.instance_number,
+  );
+
 export async function getToday(userId: string, teamId: string): Promise<TodayView> {
   const at = now().getTime();
   // The time zone is on the team item, read in the same wave: read the widest window any zone
@@ -156,9 +177,10 @@ export async function getToday(userId: string, teamId: string): Promise<TodayVie
   // first: each reaches the team's own instances before another zone's, so those cannot use up the cap.
   // The loops' pages after their first wait for the owner check: another user's request reads one.
   const checked = getOwnedTeam(userId, teamId);
-  const [owned, cycles, earlier, later] = await Promise.all([
+  const [owned, numbered, begun, earlier, later] = await Promise.all([
     checked,
     readCycles(teamId, CYCLES_READ),
+    readCyclesBegun(teamId, at, checked),
     readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true, checked),
     readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false, checked),
   ]);
@@ -168,5 +190,5 @@ export async function getToday(userId: string, teamId: string): Promise<TodayVie
     const ms = Date.parse(loop.scheduled_at);
     return ms >= readFrom && ms < to;
   });
-  return buildTodayView(owned, cycles, inWindow, at);
+  return buildTodayView(owned, highestFirst(numbered, begun), inWindow, at);
 }

@@ -218,6 +218,35 @@ describe('today view', () => {
     assert.equal(next.cycle_day, 1);
   });
 
+  it('cycles planned further ahead do not hide the current one, and the highest-numbered active cycle is current', async () => {
+    setClock(new Date('2026-11-03T12:00:00Z'));
+    const team = await createTeam(h);
+    await addCycle(team.id, {
+      start_date: '2026-11-01T00:00:00Z',
+      end_date: '2026-11-08T00:00:00Z',
+      phases: [
+        { name: 'research', start_day: 1 },
+        { name: 'production', start_day: 3 },
+      ],
+    });
+    // Two cycles added ahead of time, active but not begun: the two newest by number.
+    await addCycle(team.id, { start_date: '2026-11-08T00:00:00Z', end_date: '2026-11-15T00:00:00Z' });
+    await addCycle(team.id, { start_date: '2026-11-15T00:00:00Z', end_date: '2026-11-22T00:00:00Z' });
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    // It showed no cycle (null, 0, null) while strategy-history listed the first one active.
+    assert.deepEqual([view.cycle_day, view.cycle_progress, view.current_phase], [3, 0.3571, 'production']);
+    // A fourth, active now and begun after the first (the two overlap): of the cycles active now, the
+    // one with the highest number is current.
+    await addCycle(team.id, { start_date: '2026-11-02T00:00:00Z', end_date: '2026-11-09T00:00:00Z' });
+    await addCycle(team.id, { start_date: '2026-11-22T00:00:00Z', end_date: '2026-11-29T00:00:00Z' });
+    await addCycle(team.id, { start_date: '2026-11-29T00:00:00Z', end_date: '2026-12-06T00:00:00Z' });
+    const overlapping = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.deepEqual(
+      [overlapping.cycle_day, overlapping.cycle_progress, overlapping.current_phase],
+      [2, 0.2142, 'onboarding'],
+    );
+  });
+
   it('reads all of the team’s two days when they hold fewer than the cap, whatever came before', async () => {
     // A UTC team whose loops run every 2.5 minutes: 576 a day, 1,152 in its yesterday and today
     // (under the 1,500 a read takes), and as many a day before. At 00:30 the window read begins 50 h
@@ -411,13 +440,20 @@ describe('today view', () => {
     assert.equal(stranger.requests.filter(isLoopQuery).length, 2);
   });
 
-  it('is one wave: the team, the newest cycle and the loop window in parallel', async () => {
+  it('is one wave: the team, its cycles and the loop window in parallel', async () => {
     const { team } = await teamIn('Pacific/Auckland');
     const { result, commands, waves } = await dynamoRequestsOf(() =>
       h.call('GET', `/api/v1/teams/${team.id}/today`),
     );
     assert.equal(result.status, 200);
     assert.equal(waves, 1);
-    assert.deepEqual(commands.sort(), ['GetItemCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    // The team; the cycles by number and by start (gsi1); the loop window's two Queries.
+    assert.deepEqual(commands.sort(), [
+      'GetItemCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+    ]);
   });
 });
