@@ -52,6 +52,7 @@ import {
   toMember,
   toTask,
 } from './store.ts';
+import { loopIndexKeys } from './today.ts';
 
 type Json = Record<string, unknown>;
 
@@ -611,6 +612,9 @@ export interface LoopInstanceItem {
   completed_at: string | null;
   created_at: string;
   signals_emitted: string[];
+  /** State updates so far (updateLoopInstance; absent until the first): each is written over the
+   * state it read, so the gsi1 keys follow the state. */
+  revision?: number;
 }
 
 export interface LoopInstanceInput {
@@ -695,7 +699,7 @@ export async function addLoopInstance(teamId: string, input: LoopInstanceInput):
   // their keys share the task's item.
   const task = input.task_id ? await appendLoopKey(teamId, input.task_id, keys.sk) : undefined;
   const item = loopInstanceItem(teamId, id, at, input, task);
-  await putNew({ ...keys, ...item });
+  await putNew({ ...keys, ...loopIndexKeys(teamId, item), ...item });
   // An update between the append and this put found no instance to copy to: copy it again then.
   if (task) {
     const current = await getItem<TaskItem>(teamKeys.task(teamId, task.id));
@@ -775,7 +779,11 @@ export async function addLoopInstances(teamId: string, inputs: LoopInstanceInput
     inputs.map((input) => {
       const at = now();
       const item = loopInstanceItem(teamId, newIdAt(at), at, input, undefined);
-      return { ...teamKeys.loop(teamId, item.scheduled_at, item.id), ...item };
+      return {
+        ...teamKeys.loop(teamId, item.scheduled_at, item.id),
+        ...loopIndexKeys(teamId, item),
+        ...item,
+      };
     }),
   );
 }
@@ -784,14 +792,38 @@ export type LoopChanges = Partial<
   Pick<LoopInstanceItem, 'status' | 'started_at' | 'completed_at' | 'signals_emitted'>
 >;
 
+/**
+ * Changes a loop instance's state, and its gsi1 keys with it (`loopIndexKeys`), which follow the state
+ * the changes leave: they may set status, started_at and completed_at in part, so the instance is
+ * read and the keys computed from it with the changes. The write is conditional on the instance's
+ * `revision` (its state updates so far) as read: a concurrent update that landed between, or the SDK's
+ * resend of this write after it landed with its answer lost, is refused, and the instance read again.
+ * So the keys always match the state they are stored with; the changes land once more over what is
+ * there (the last update wins, as before).
+ */
 export async function updateLoopInstance(
   teamId: string,
   loop: Pick<LoopInstanceItem, 'id' | 'scheduled_at'>,
   changes: LoopChanges,
 ): Promise<void> {
   refuseInvalid('loop instance changes', LoopFieldsInput, changes);
-  const normalised = { ...changes } as Json;
+  // An undefined change changes nothing, in the state the keys are computed from too.
+  const normalised = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   for (const name of ['started_at', 'completed_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
-  await setFields(teamKeys.loop(teamId, loop.scheduled_at, loop.id), normalised);
+  const keys = teamKeys.loop(teamId, loop.scheduled_at, loop.id);
+  for (;;) {
+    const current = await getItem<LoopInstanceItem>(keys);
+    if (!current) throw new Error(`No item ${keys.pk} ${keys.sk}`);
+    const indexKeys = loopIndexKeys(teamId, { ...current, ...normalised });
+    const revision = current.revision;
+    const written = await updateItem(keys, {
+      set: { ...normalised, ...indexKeys },
+      remove: indexKeys ? undefined : ['gsi1pk', 'gsi1sk'],
+      add: { revision: 1 },
+      exists: ['pk'],
+      ...(revision === undefined ? { absent: ['revision'] } : { expect: { revision } }),
+    });
+    if (written) return;
+  }
 }

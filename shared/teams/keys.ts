@@ -20,6 +20,9 @@ export const TEAM_PREFIX = {
 /** gsi1 partition of a team's strategy cycles by start date. */
 const cyclesPartition = (teamId: string) => `${partition(teamId)}#CYCLES`;
 
+const loopsRunningPartition = (teamId: string) => `${partition(teamId)}#LOOPS_RUNNING`;
+const loopsDonePartition = (teamId: string) => `${partition(teamId)}#LOOPS_DONE`;
+
 /** gsi1 partition of a user's teams. */
 const ownerPartition = (userId: string) => `USER#${userId}#TEAMS`;
 const ownerPrefix = 'TEAM#';
@@ -66,6 +69,20 @@ export const teamKeys = {
     sk: `LOOP#${scheduledAt}#${loopInstanceId}`,
   }),
   loopAt: (instant: string) => `LOOP#${instant}`,
+  /** gsi1 (sparse) of the loop instances running, by their start: the today view reads them whenever
+   * they were scheduled. */
+  loopRunning: (teamId: string, startedAt: string, loopInstanceId: string) => ({
+    gsi1pk: loopsRunningPartition(teamId),
+    gsi1sk: `${startedAt}#${loopInstanceId}`,
+  }),
+  loopsRunningPartition,
+  /** gsi1 (sparse) of the other loop instances that have fired, by the time their signals fired
+   * (`completed_at`, else `started_at`): the today view reads today's whenever they were scheduled. */
+  loopDone: (teamId: string, firedAt: string, loopInstanceId: string) => ({
+    gsi1pk: loopsDonePartition(teamId),
+    gsi1sk: `${firedAt}#${loopInstanceId}`,
+  }),
+  loopsDonePartition,
   /** The loop instance a `loop` sort key names. */
   loopInstanceIdOf: (sk: string) => sk.slice(sk.lastIndexOf('#') + 1),
   /** Calendar entries of one generated period (`weekly#2026-11-16`, `monthly#2026-11-01`). */

@@ -67,10 +67,10 @@ export const TEAM_LIMITS = {
   strategies: 50,
   briefs: 50,
   briefPreview: 280,
-  /** Loop instances read by the today view in each of its two Queries (about three days around now).
-   * Each Query pages on past DynamoDB's 1 MB: one page up to about 690 bytes a row (a short title, two
-   * signals), 7 to 8 one after another with every row at its limits (4,763 bytes: docs/teams.md
-   * "Today view", measured). */
+  /** Loop instances read by the today view in each of its four loop Queries (the two of the window
+   * about three days around now, the running and the fired ones on gsi1). Each Query pages on past
+   * DynamoDB's 1 MB: one page up to about 690 bytes a row (a short title, two signals), 8 one after
+   * another with every row at its limits (4,898 bytes: docs/teams.md "Today view"). */
   loopsRead: 1500,
   /** Scheduled tasks read for one calendar period. */
   calendarTasks: 500,

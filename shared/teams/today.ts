@@ -1,7 +1,7 @@
 // Spec 8, the today view: where the team is in its current cycle and what its loops do today, all in
-// the team's time zone. One wave: the team, its newest cycles and those begun latest, and the loop
-// instances of yesterday and today (by their UTC `scheduled_at` sort key), in parallel. The rules are
-// in docs/teams.md.
+// the team's time zone. One wave: the team, its newest cycles and those begun latest, the loop
+// instances of yesterday and today (by their UTC `scheduled_at` sort key), and those running or fired
+// today whenever they were scheduled (gsi1), in parallel. The rules are in docs/teams.md.
 import { now } from '../clock.ts';
 import { queryPartition, withinPageBudget } from '../db/store.ts';
 import type { LoopInstanceItem } from './agents.ts';
@@ -41,16 +41,27 @@ const toLoopInstance = (item: LoopInstanceItem): LoopInstance => ({
   signals_emitted: item.signals_emitted,
 });
 
-/** The local day as an instant range [from, to) and the window of loop instances read for it. */
+/** The local day as an instant range [from, to). */
 export function todayWindow(at: number, timeZone: string) {
   const today = localDate(at, timeZone);
-  return {
-    today,
-    from: startOfDay(today, timeZone),
-    to: startOfDay(addDays(today, 1), timeZone),
-    /** Instances scheduled yesterday may still be running, or finish today. */
-    readFrom: startOfDay(addDays(today, -1), timeZone),
-  };
+  return { today, from: startOfDay(today, timeZone), to: startOfDay(addDays(today, 1), timeZone) };
+}
+
+/**
+ * Where a loop instance sits on gsi1 (sparse), so that the view finds every instance a bucket may
+ * show whenever it was scheduled: a running one by its start; any other that has fired, by when its
+ * signals fired (`completed_at`, else `started_at`, the signals rule below), which holds every
+ * finished one completed today; none otherwise (scheduled, pending: `upcoming` takes only those
+ * scheduled today, which the window read holds). Written with every state the agents write.
+ */
+export function loopIndexKeys(
+  teamId: string,
+  loop: Pick<LoopInstanceItem, 'id' | 'status' | 'scheduled_at' | 'started_at' | 'completed_at'>,
+) {
+  if (LOOP_STATUS.running.has(loop.status))
+    return teamKeys.loopRunning(teamId, loop.started_at ?? loop.scheduled_at, loop.id);
+  const firedAt = loop.completed_at ?? loop.started_at;
+  return firedAt ? teamKeys.loopDone(teamId, firedAt, loop.id) : undefined;
 }
 
 const PROGRESS_DIGITS = 1e4;
@@ -67,7 +78,7 @@ const isActiveAt = (cycle: CycleItem, at: number) =>
   cycle.strategy_status === 'active' && Date.parse(cycle.start_date) <= at && at < Date.parse(cycle.end_date);
 
 /** Pure: the view from the team, the cycles read (highest number first; the current one is the first
- * of them active now) and the loop instances of the read window. */
+ * of them active now) and the loop instances read (each once). */
 export function buildTodayView(
   team: TeamItem,
   cycles: CycleItem[],
@@ -136,7 +147,7 @@ export function buildTodayView(
 }
 
 /** The loop instances scheduled in [from, to): one key range of the team partition. */
-const readLoops = (
+const readScheduled = (
   teamId: string,
   from: number,
   to: number,
@@ -168,27 +179,44 @@ const highestFirst = (numbered: CycleItem[], begun: CycleItem[]) =>
     (a, b) => b.instance_number - a.instance_number,
   );
 
+/** The instances of a gsi1 loop partition (`loopIndexKeys`), newest first, in [from, to] where given
+ * (eventually consistent). */
+const readIndexed = (partition: string, checked: Promise<unknown>, between?: readonly [number, number]) =>
+  queryPartition<LoopInstanceItem>(partition, {
+    index: 'gsi1',
+    checked,
+    between: between && [new Date(between[0]).toISOString(), new Date(between[1]).toISOString()],
+    newestFirst: true,
+    limit: TEAM_LIMITS.loopsRead,
+  });
+
+/** Each instance once, the last read given winning: the table's copy where the window read holds it
+ * (strongly consistent, it shows a change the index may not show yet), else the index's, the fired
+ * one over the running one (an instance moves from running to fired, rarely back). */
+const latestCopies = (...reads: LoopInstanceItem[][]) => [
+  ...new Map(reads.flat().map((loop) => [loop.id, loop])).values(),
+];
+
 export async function getToday(userId: string, teamId: string): Promise<TodayView> {
   const at = now().getTime();
   // The time zone is on the team item, read in the same wave: read the widest window any zone
-  // needs and cut it to the team's days in memory. A local day lasts 23 to 25 hours, so every
-  // zone's yesterday began between now − 50 h and now − 23 h, and its tomorrow begins before
-  // now + 26 h. Two Queries split at now − 23 h, the earlier newest first and the later oldest
-  // first: each reaches the team's own instances before another zone's, so those cannot use up the cap.
-  // The loops' pages after their first wait for the owner check: another user's request reads one.
+  // needs. A local day lasts 23 to 25 hours (Antarctica/Troll's 22 and 26 aside), so every zone's
+  // yesterday began between now − 50 h and now − 23 h, its today after now − 26 h, and its
+  // tomorrow begins before now + 26 h. The scheduled window is two Queries split at now − 23 h, the
+  // earlier newest first and the later oldest first: each reaches the team's own instances before
+  // another zone's, so those cannot use up the cap. The fired instances, newest first, reach today's
+  // first (few fire ahead of now). The bucket rules then keep the team's own day.
+  // The pages after each Query's first wait for the owner check: another user's request reads one.
   const checked = getOwnedTeam(userId, teamId);
-  const [owned, numbered, begun, earlier, later] = await Promise.all([
+  const [owned, numbered, begun, earlier, later, running, fired] = await Promise.all([
     checked,
     readCycles(teamId, CYCLES_READ),
     readCyclesBegun(teamId, at, checked),
-    readLoops(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true, checked),
-    readLoops(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false, checked),
+    readScheduled(teamId, at - 50 * HOUR_MS, at - 23 * HOUR_MS, true, checked),
+    readScheduled(teamId, at - 23 * HOUR_MS, at + 26 * HOUR_MS, false, checked),
+    readIndexed(teamKeys.loopsRunningPartition(teamId), checked),
+    readIndexed(teamKeys.loopsDonePartition(teamId), checked, [at - 26 * HOUR_MS, at + 26 * HOUR_MS]),
   ]);
-  const loops = [...earlier, ...later];
-  const { readFrom, to } = todayWindow(at, teamTimeZone(owned));
-  const inWindow = loops.filter((loop) => {
-    const ms = Date.parse(loop.scheduled_at);
-    return ms >= readFrom && ms < to;
-  });
-  return buildTodayView(owned, highestFirst(numbered, begun), inWindow, at);
+  const loops = latestCopies(running, fired, earlier, later);
+  return buildTodayView(owned, highestFirst(numbered, begun), loops, at);
 }

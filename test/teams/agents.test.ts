@@ -17,6 +17,7 @@ import {
   type LoopInstanceItem,
   setCanvasLayout,
   setContentCadence,
+  updateLoopInstance,
   updateTask,
   updateTeam,
 } from '../../shared/teams/agents.ts';
@@ -30,17 +31,22 @@ import { createTeam } from './fixtures.ts';
 const teamItems = (teamId: string, prefix?: string) =>
   queryPartition<Record<string, unknown>>(teamKeys.partition(teamId), { prefix, limit: 100_000 });
 
-/** Runs `add` with the answer to its first loop-key append lost after the append landed, so the SDK
- * sends it again; `meanwhile` runs between the two. `lost`: whether that happened. */
-async function loopAppendAnswerLost<T>(add: () => Promise<T>, meanwhile?: () => Promise<unknown>) {
+/** Runs `add` with the answer to its first UpdateItem whose input holds `about` (by default a loop-key
+ * append) lost after it landed, so the SDK sends it again; `meanwhile` runs between the two. `lost`:
+ * whether that happened. */
+async function loopAppendAnswerLost<T>(
+  add: () => Promise<T>,
+  meanwhile?: () => Promise<unknown>,
+  about = 'loop_keys',
+) {
   let armed = true;
-  const name = 'loop-append-answer-lost';
+  const name = 'update-answer-lost';
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
       if (
         !armed ||
         context.commandName !== 'UpdateItemCommand' ||
-        !JSON.stringify(args.input).includes('loop_keys')
+        !JSON.stringify(args.input).includes(about)
       )
         return next(args);
       armed = false;
@@ -546,6 +552,49 @@ describe('addLoopInstance with its answer lost', () => {
     assert.equal(lost, true, 'the answer was lost');
     const item = await getItem<{ loop_keys: string[] }>(teamKeys.task(team.id, task.id));
     assert.deepEqual(item!.loop_keys, [teamKeys.loop(team.id, loop.scheduled_at, loop.id).sk]);
+  });
+});
+
+describe('updateLoopInstance', () => {
+  it('keeps its gsi1 keys with the state it leaves when the SDK resends it after another update landed', async () => {
+    setClock(new Date('2026-11-20T10:30:00Z'));
+    const team = await createTeam(h);
+    const loop = await addLoopInstance(team.id, {
+      loop_id: loopId('daily_content'),
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
+      occurrence_day: 1,
+      scheduled_at: '2026-11-17T09:00:00Z',
+      status: 'running',
+      started_at: '2026-11-17T09:00:00Z',
+    });
+    const keys = teamKeys.loop(team.id, loop.scheduled_at, loop.id);
+    const indexed = async () => {
+      const item = await getItem<Record<string, string>>(keys);
+      return [item!.status, item!.completed_at, item!.gsi1pk, item!.gsi1sk];
+    };
+    assert.deepEqual(await indexed(), [
+      'running',
+      null,
+      `TEAM#${team.id}#LOOPS_RUNNING`,
+      `2026-11-17T09:00:00.000Z#${loop.id}`,
+    ]);
+    // The completion time lands, its answer is lost; the status lands before the SDK's resend. Written
+    // as first read (running), the resend left a completed instance on the running partition.
+    const { lost } = await loopAppendAnswerLost(
+      () => updateLoopInstance(team.id, loop, { completed_at: '2026-11-20T10:00:00Z' }),
+      () => updateLoopInstance(team.id, loop, { status: 'completed' }),
+      'completed_at',
+    );
+    assert.equal(lost, true, 'the answer was lost');
+    assert.deepEqual(await indexed(), [
+      'completed',
+      '2026-11-20T10:00:00.000Z',
+      `TEAM#${team.id}#LOOPS_DONE`,
+      `2026-11-20T10:00:00.000Z#${loop.id}`,
+    ]);
+    // Scheduled again: off gsi1.
+    await updateLoopInstance(team.id, loop, { status: 'scheduled', started_at: null, completed_at: null });
+    assert.deepEqual(await indexed(), ['scheduled', null, undefined, undefined]);
   });
 });
 

@@ -89,7 +89,8 @@ async function teamIn(timeZone: string, withCycle = true) {
   });
   // Started yesterday in both zones, still running.
   await loop('E-running', '2026-11-19T09:00:00Z', { status: 'running', started_at: '2026-11-19T09:00:00Z' });
-  // Long ago: outside every window.
+  // Started long ago and still running: running whenever it was scheduled (the view left it out when
+  // it read only the instances scheduled yesterday or today).
   await loop('F-old', '2026-11-10T09:00:00Z', { status: 'running', started_at: '2026-11-10T09:00:00Z' });
   setClock(new Date(NOW));
   return { team, task };
@@ -105,7 +106,7 @@ describe('today view', () => {
     assert.equal(view.cycle_progress, 0.2979); // 71.5 h of 240 h
     assert.equal(view.current_phase, 'production');
     assert.deepEqual(ids(view.upcoming), ['B-upcoming']);
-    assert.deepEqual(ids(view.running), ['E-running']);
+    assert.deepEqual(ids(view.running), ['F-old', 'E-running']);
     assert.deepEqual(ids(view.completed_today), ['D-done', 'C-done']);
     assert.deepEqual(view.signals_fired, [
       {
@@ -136,7 +137,7 @@ describe('today view', () => {
     assert.equal(view.cycle_progress, 0.2979);
     assert.equal(view.current_phase, 'publishing');
     assert.deepEqual(ids(view.upcoming), ['A-upcoming']);
-    assert.deepEqual(ids(view.running), ['E-running']);
+    assert.deepEqual(ids(view.running), ['F-old', 'E-running']);
     assert.deepEqual(ids(view.completed_today), ['C-done']);
     assert.deepEqual(
       view.signals_fired.map((s: { signal: string }) => s.signal),
@@ -172,7 +173,7 @@ describe('today view', () => {
     const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
     assert.deepEqual([view.cycle_day, view.cycle_progress, view.current_phase], [null, 0, null]);
     // The loops are still reported.
-    assert.deepEqual(ids(view.running), ['E-running']);
+    assert.deepEqual(ids(view.running), ['F-old', 'E-running']);
   });
 
   it('a cycle that has ended or is not active is not current', async () => {
@@ -245,6 +246,172 @@ describe('today view', () => {
       [overlapping.cycle_day, overlapping.cycle_progress, overlapping.current_phase],
       [2, 0.2142, 'onboarding'],
     );
+  });
+
+  describe('loop instances scheduled before yesterday', () => {
+    // A UTC team at 10:30 on the 20th: its yesterday began at 00:00 on the 19th, and the window read
+    // by scheduled time at 08:30 on the 18th.
+    const threeDaysAgo = '2026-11-17T09:00:00Z';
+    const old = (teamId: string, name: string, extra: Record<string, unknown>) => {
+      names.set(loopId(name), name);
+      return addLoopInstance(teamId, {
+        loop_id: loopId(name),
+        cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+        occurrence_day: 1,
+        scheduled_at: threeDaysAgo,
+        ...extra,
+      });
+    };
+    const todayOf = async (teamId: string) => {
+      const res = await h.call('GET', `/api/v1/teams/${teamId}/today`);
+      assert.equal(res.status, 200, res.text.slice(0, 200));
+      return res.body;
+    };
+
+    it('one completed today is in completed_today, and its signals in signals_fired', async () => {
+      setClock(new Date(NOW));
+      const team = await createTeam(h);
+      const done = await old(team.id, 'late-finisher', {
+        status: 'completed',
+        started_at: threeDaysAgo,
+        completed_at: '2026-11-20T08:00:00Z',
+        signals_emitted: ['published'],
+      });
+      // Completed three days ago: not today's.
+      await old(team.id, 'long-done', {
+        status: 'completed',
+        completed_at: '2026-11-17T10:00:00Z',
+        signals_emitted: ['stale'],
+      });
+      const view = await todayOf(team.id);
+      assert.deepEqual(ids(view.completed_today), ['late-finisher']);
+      assert.deepEqual(view.signals_fired, [
+        {
+          signal: 'published',
+          fired_at: '2026-11-20T08:00:00.000Z',
+          loop_instance_id: done.id,
+          loop_id: loopId('late-finisher'),
+        },
+      ]);
+    });
+
+    it('one still running is in running', async () => {
+      setClock(new Date(NOW));
+      const team = await createTeam(h);
+      await old(team.id, 'slow-runner', { status: 'running', started_at: threeDaysAgo });
+      // Started this morning, three days late: its start is its signals' time.
+      await old(team.id, 'late-starter', {
+        status: 'running',
+        started_at: '2026-11-20T09:00:00Z',
+        signals_emitted: ['started'],
+      });
+      const view = await todayOf(team.id);
+      assert.deepEqual(ids(view.running), ['slow-runner', 'late-starter']);
+      assert.deepEqual(
+        view.signals_fired.map((s: { signal: string }) => s.signal),
+        ['started'],
+      );
+    });
+
+    it('an update moves it between the lists: it leaves running once completed, whatever the changes name', async () => {
+      setClock(new Date(NOW));
+      const team = await createTeam(h);
+      const loop = await old(team.id, 'moved', {});
+      assert.deepEqual(ids((await todayOf(team.id)).running), []);
+      await updateLoopInstance(team.id, loop, { status: 'running', started_at: threeDaysAgo });
+      assert.deepEqual(ids((await todayOf(team.id)).running), ['moved']);
+      // The status alone, then the completion time alone: each write's keys follow the whole state.
+      await updateLoopInstance(team.id, loop, { status: 'completed' });
+      const completed = await todayOf(team.id);
+      assert.deepEqual([ids(completed.running), ids(completed.completed_today)], [[], []]);
+      await updateLoopInstance(team.id, loop, {
+        completed_at: '2026-11-20T10:00:00Z',
+        signals_emitted: ['published'],
+      });
+      const view = await todayOf(team.id);
+      assert.deepEqual([ids(view.running), ids(view.completed_today)], [[], ['moved']]);
+      assert.deepEqual(
+        view.signals_fired.map((s: { signal: string }) => s.signal),
+        ['published'],
+      );
+      // Back to scheduled (a retried run): off both lists again.
+      await updateLoopInstance(team.id, loop, { status: 'scheduled', started_at: null, completed_at: null });
+      const again = await todayOf(team.id);
+      assert.deepEqual([again.running, again.completed_today, again.signals_fired], [[], [], []]);
+    });
+
+    it('keeps every Query bounded by its Limit, each list within its share, and another user to one page of each', async () => {
+      // 700 running and 700 completed today, all scheduled three days ago, each row with 10 signals of
+      // 63 astral code points (4 bytes each as sent): each list passes its 1.25 MiB, the signals their
+      // 1 MiB, and each gsi1 partition dynalite's 1 MiB page.
+      setClock(new Date(NOW));
+      const team = await createTeam(h);
+      const signals = Array.from({ length: 10 }, (_, i) => '𝕏'.repeat(63) + i);
+      const rows = (status: string, extra: Record<string, unknown>) =>
+        Array.from({ length: 700 }, (_, i) => ({
+          loop_id: loopId('old-heavy'),
+          cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+          occurrence_day: 1,
+          scheduled_at: new Date(Date.parse(threeDaysAgo) + i * 1000).toISOString(),
+          status,
+          signals_emitted: signals,
+          ...extra,
+        }));
+      await addLoopInstances(team.id, [
+        ...rows('running', { started_at: threeDaysAgo }),
+        ...rows('completed', { completed_at: '2026-11-20T09:00:00Z' }),
+      ]);
+      const recorder = recordDynamoRequests();
+      const res = await h.call('GET', `/api/v1/teams/${team.id}/today`).finally(() => recorder.stop());
+      assert.equal(res.status, 200, res.text.slice(0, 200));
+      const sent = sentBytes(res.text);
+      assert.ok(sent <= RESPONSE_BODY_MAX_BYTES, `${sent} bytes as sent`);
+      // Each list was cut before its share.
+      const { running, completed_today, signals_fired } = res.body;
+      assert.ok(running.length > 100 && running.length < 700, `${running.length} running`);
+      assert.ok(
+        completed_today.length > 100 && completed_today.length < 700,
+        `${completed_today.length} completed`,
+      );
+      assert.ok(
+        signals_fired.length > 1000 && signals_fired.length < 7000,
+        `${signals_fired.length} signals`,
+      );
+      // Every Query names a Limit: 2 cycles each way, at most 1,500 loop instances each of the four.
+      const partitionOf = (request: RecordedRequest) =>
+        String((request.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'])
+          .split('#')
+          .slice(2)
+          .join('#');
+      const queries = recorder.requests.filter((request) => request.command === 'QueryCommand');
+      const read = new Set<string>();
+      for (const query of queries) {
+        const { input } = query;
+        const cycles =
+          partitionOf(query) === 'CYCLES' ||
+          (input.ExpressionAttributeValues as Record<string, string>)[':prefix'] === 'CYCLE#';
+        assert.ok(Number(input.Limit) > 0 && Number(input.Limit) <= (cycles ? 2 : 1500), String(input.Limit));
+        read.add(`${input.IndexName ?? 'table'} ${cycles ? 'cycles' : partitionOf(query) || 'loops'}`);
+      }
+      assert.deepEqual([...read].sort(), [
+        'gsi1 LOOPS_DONE',
+        'gsi1 LOOPS_RUNNING',
+        'gsi1 cycles',
+        'table cycles',
+        'table loops',
+      ]);
+      // The owner's request read the gsi1 partitions on past a page; another user's reads one page of
+      // each, then 404.
+      const indexedLoops = (requests: readonly RecordedRequest[]) =>
+        requests.filter((request) => partitionOf(request).startsWith('LOOPS_')).length;
+      assert.ok(indexedLoops(recorder.requests) > 2, `${indexedLoops(recorder.requests)} gsi1 loop Queries`);
+      const stranger = recordDynamoRequests();
+      const refused = await h
+        .call('GET', `/api/v1/teams/${team.id}/today`, { token: h.other.token })
+        .finally(() => stranger.stop());
+      assert.equal(refused.status, 404);
+      assert.equal(indexedLoops(stranger.requests), 2);
+    });
   });
 
   it('reads all of the team’s two days when they hold fewer than the cap, whatever came before', async () => {
@@ -440,20 +607,15 @@ describe('today view', () => {
     assert.equal(stranger.requests.filter(isLoopQuery).length, 2);
   });
 
-  it('is one wave: the team, its cycles and the loop window in parallel', async () => {
+  it('is one wave: the team, its cycles, the loop window and the running and fired instances in parallel', async () => {
     const { team } = await teamIn('Pacific/Auckland');
     const { result, commands, waves } = await dynamoRequestsOf(() =>
       h.call('GET', `/api/v1/teams/${team.id}/today`),
     );
     assert.equal(result.status, 200);
     assert.equal(waves, 1);
-    // The team; the cycles by number and by start (gsi1); the loop window's two Queries.
-    assert.deepEqual(commands.sort(), [
-      'GetItemCommand',
-      'QueryCommand',
-      'QueryCommand',
-      'QueryCommand',
-      'QueryCommand',
-    ]);
+    // The team; the cycles by number and by start (gsi1); the loop window's two Queries; the running
+    // and the fired instances (gsi1).
+    assert.deepEqual(commands.sort(), ['GetItemCommand', ...Array(6).fill('QueryCommand')]);
   });
 });
