@@ -22,6 +22,7 @@ export interface Route extends Grants {
   entry: string;
   /** false only for routes that authenticate another way. */
   auth?: boolean;
+  /** FUNCTION_DEFAULTS when not given. */
   memoryMb?: number;
   timeoutSeconds?: number;
   /** Requests per second (and burst) below the stage's per-route default, for the heavy routes. */
@@ -29,6 +30,11 @@ export interface Route extends Grants {
   /** Files (from the repository root) copied beside the function's bundle. */
   bundleFiles?: string[];
 }
+
+/** A route's function's memory and timeout when the route names none: the stack deploys these and the
+ * local runtime gives its handlers the same (infra/local/handlers.ts), so a deadline seen locally is
+ * the one met on AWS. */
+export const FUNCTION_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 } as const;
 
 export const API_PREFIX = '/api/v1';
 

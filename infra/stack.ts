@@ -62,6 +62,7 @@ import {
   CATALOG_IMPORT_GRANTS,
   CORS,
   DEFAULT_THROTTLE,
+  FUNCTION_DEFAULTS,
   functionId,
   type Route,
   routeKey,
@@ -426,8 +427,8 @@ export class TeamContentStack extends Stack {
       handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: route.memoryMb ?? 512,
-      timeout: Duration.seconds(route.timeoutSeconds ?? 10),
+      memorySize: route.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
+      timeout: Duration.seconds(route.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
       bundling: route.bundleFiles
         ? {
             ...cdkBundling,

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { LAMBDA_RESPONSE_MAX_BYTES } from '../../shared/lambda-response.ts';
-import { functionId, type Route } from '../routes.ts';
+import { FUNCTION_DEFAULTS, functionId, type Route } from '../routes.ts';
 import { withTableGrants } from './grants.ts';
 
 export type Handler = (
@@ -30,7 +30,10 @@ export function loadHandler(route: Route): Promise<Handler> {
   return handler;
 }
 
-export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSeconds ?? 29): Context {
+export function lambdaContext(
+  route: Route,
+  timeoutSeconds = route.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds,
+): Context {
   const deadline = Date.now() + timeoutSeconds * 1000;
   const name = functionId(route);
   return {
@@ -38,7 +41,7 @@ export function lambdaContext(route: Route, timeoutSeconds = route.timeoutSecond
     functionName: name,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
-    memoryLimitInMB: String(route.memoryMb ?? 512),
+    memoryLimitInMB: String(route.memoryMb ?? FUNCTION_DEFAULTS.memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'local',

@@ -4,9 +4,10 @@ import { before, describe, it } from 'node:test';
 import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
+import { lambdaContext } from '../../infra/local/handlers.ts';
 import { NIST_ACKNOWLEDGEMENTS } from '../../infra/nag.ts';
 import { AVATAR_UPLOAD_ENTRY } from '../../infra/routes/avatars.ts';
-import { CORS, functionId, routeKey, routes } from '../../infra/routes.ts';
+import { CORS, functionId, routeKey, routes, unmatchedRoute } from '../../infra/routes.ts';
 import { API_5XX_ALARM, TeamContentStack } from '../../infra/stack.ts';
 import { type IndexName, projectionOf, TABLE_INDEXES, TABLE_TTL_ATTRIBUTE } from '../../shared/db/table.ts';
 import { cdkApp } from './app.ts';
@@ -65,6 +66,23 @@ describe('CDK stack', () => {
         AuthorizationType: 'NONE',
       });
       assert.ok(stack.functions.has(route.entry), `no function for ${functionId(route)}`);
+    }
+  });
+
+  it('gives each handler locally the memory and remaining time its function has on AWS', () => {
+    for (const route of [...routes, unmatchedRoute]) {
+      const fn = stack.functions.get(route.entry)!;
+      const { MemorySize, Timeout } = template.toJSON().Resources[
+        stack.getLogicalId(fn.node.defaultChild as never)
+      ].Properties as { MemorySize: number; Timeout: number };
+      const context = lambdaContext(route);
+      assert.equal(context.memoryLimitInMB, String(MemorySize), route.entry);
+      // The local deadline starts when the context is made, a moment before this read.
+      const remaining = context.getRemainingTimeInMillis();
+      assert.ok(
+        remaining <= Timeout * 1000 && remaining > Timeout * 1000 - 1000,
+        `${route.entry}: ${remaining} ms of ${Timeout} s`,
+      );
     }
   });
 
