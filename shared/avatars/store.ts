@@ -5,7 +5,15 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { claimItem, deleteItem, getItem, putNew, queryPartition, updateItem } from '../db/store.ts';
+import {
+  claimItem,
+  deleteItem,
+  getItem,
+  isConditionFailure,
+  putNew,
+  queryPartition,
+  updateItem,
+} from '../db/store.ts';
 import { timeOfId } from '../ids.ts';
 import { teamKeys } from '../teams/keys.ts';
 import type { TeamItem } from '../teams/store.ts';
@@ -43,8 +51,6 @@ export interface AvatarItem {
   created_at: string;
   updated_at: string;
 }
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /** Seconds from the avatar's creation to `at`. */
 export const ageOf = (avatar: AvatarItem, at: Date) => (at.getTime() - Date.parse(avatar.created_at)) / 1000;

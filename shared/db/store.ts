@@ -28,6 +28,10 @@ export type Item = Record<string, unknown>;
  */
 const CONSISTENT_READ = true;
 
+/** DynamoDB refused a write whose condition did not hold (not a failure of the request). */
+export const isConditionFailure = (error: unknown) =>
+  (error as Error).name === 'ConditionalCheckFailedException';
+
 export async function getItem<T extends object>(keys: Keys): Promise<T | undefined> {
   const { Item } = await dynamo().send(
     new GetCommand({ TableName: config.tableName, Key: keys, ConsistentRead: CONSISTENT_READ }),
@@ -47,7 +51,7 @@ export async function putNew(item: Item & Keys): Promise<boolean> {
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
@@ -552,7 +556,7 @@ export async function updateItem<T extends object>(keys: Keys, given: ItemUpdate
     );
     return Attributes as T;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
     if (!writeId && !token) return undefined;
     // Refused by its own id or token: this update landed (a resend's answer, or an earlier call's with
     // the same token); by another condition: refused.
@@ -597,7 +601,7 @@ export async function removeListEntries(
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
@@ -664,7 +668,7 @@ async function addCounted(
     // Failed outright (a 500, a timeout after the SDK's resends), an update with its own id may have
     // landed, its answer lost: read back, the item holds the id where it did. (A token's count that
     // failed so is taken back by its caller, token and all: no drift.)
-    const refused = (error as Error).name === 'ConditionalCheckFailedException';
+    const refused = isConditionFailure(error);
     if (!refused && !writeId) throw error;
     const item = await getItem<Item>(keys).catch((readError) => {
       throw refused ? readError : error;
@@ -707,7 +711,7 @@ export async function takeBackCounters(
     );
   } catch (error) {
     // Never counted (or already taken back): nothing to undo.
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
@@ -757,7 +761,7 @@ export async function claimSetMembers(
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
@@ -794,7 +798,7 @@ export async function releaseSetMembers(
     );
   } catch (error) {
     // Given back already: nothing is left to give.
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
@@ -808,7 +812,7 @@ export async function deleteItem(keys: Keys, when: ItemCondition = {}): Promise<
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

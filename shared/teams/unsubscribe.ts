@@ -10,7 +10,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { nowIso } from '../clock.ts';
 import { config } from '../config.ts';
-import { getItem, ownedBy, putNew, updateItem } from '../db/store.ts';
+import { getItem, isConditionFailure, ownedBy, putNew, updateItem } from '../db/store.ts';
 import { stableIdAt } from '../ids.ts';
 import { activityItem } from './agents.ts';
 import { teamKeys } from './keys.ts';
@@ -35,7 +35,7 @@ export async function unsubscribeTeam(userId: string, teamId: string, attempt = 
     );
     cancelled = Attributes as TeamItem;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
     // Missing, someone else's, or already cancelled (by an earlier or a racing call, or by this one).
     const team = ownedBy(await getItem<TeamItem>(teamKeys.team(teamId)), userId, 'Team');
     if (team.status === CANCELLED)
