@@ -3,16 +3,13 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { now } from '../clock.ts';
+import { bodyBytes } from '../http/body.ts';
 import { ServiceUnavailableError } from '../http/errors.ts';
 import type { RequestVerifier } from '../http/route.ts';
 import { log } from '../log.ts';
 import { AVATAR_LIMITS } from './schemas.ts';
 import { parseSignatureHeader, SIGNATURE_FORMAT, SIGNATURE_HEADER, verifyCallback } from './signature.ts';
 import { providerSigningSecret } from './signing-secret.ts';
-
-/** The body exactly as sent: the signature covers these bytes, not a re-serialisation. */
-const rawBody = (event: APIGatewayProxyEventV2) =>
-  Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
 
 async function verifyProviderSignature(event: APIGatewayProxyEventV2): Promise<void> {
   const secret = await providerSigningSecret();
@@ -23,7 +20,8 @@ async function verifyProviderSignature(event: APIGatewayProxyEventV2): Promise<v
   }
   verifyCallback(
     event.headers?.[SIGNATURE_HEADER],
-    rawBody(event),
+    // The body exactly as sent: the signature covers these bytes, not a re-serialisation.
+    bodyBytes(event),
     secret,
     Math.floor(now().getTime() / 1000),
     AVATAR_LIMITS.callbackToleranceSeconds,
@@ -48,5 +46,5 @@ export const providerSignature: RequestVerifier = {
  * as a number, and the body), so a resent message has the same key however its header is rewritten. */
 export function signedMessageId(event: APIGatewayProxyEventV2): string {
   const { timestamp } = parseSignatureHeader(event.headers?.[SIGNATURE_HEADER]);
-  return createHash('sha256').update(`${timestamp}.`).update(rawBody(event)).digest('hex');
+  return createHash('sha256').update(`${timestamp}.`).update(bodyBytes(event)).digest('hex');
 }

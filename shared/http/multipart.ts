@@ -6,6 +6,7 @@ import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { bareMediaType } from '../media-type.ts';
+import { bodyBytes } from './body.ts';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
 import { valueError } from './fields.ts';
 
@@ -202,7 +203,7 @@ const URL_ENCODED = 'application/x-www-form-urlencoded';
 /** A URL-encoded body, which Starlette reads as a form too: text fields only (so a file field given
  * text fails as in FastAPI), the last value of a repeated name, an empty one absent. */
 function urlEncodedFields(event: APIGatewayProxyEventV2): Record<string, string> {
-  const text = Buffer.from(event.body!, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+  const text = bodyBytes(event).toString('utf8');
   const last = new Map<string, string>();
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
@@ -240,7 +241,7 @@ export function formBody<S extends v.GenericSchema>(
       // never listens to (an uncaught exception: the Lambda runtime goes down), and never settles on
       // a part whose headers do not end or on a `toString[]` field (the invocation hangs until its
       // timeout). Such bodies are refused before they reach the parser; a watchdog covers the rest.
-      const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+      const bytes = bodyBytes(event);
       const headers = partHeaders(bytes, boundary);
       if (!headers || headers.some(unsafeNames))
         throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');

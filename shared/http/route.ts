@@ -10,6 +10,7 @@ import { fitsResponse, RESPONSE_BODY_MAX_BYTES, sentBytes } from '../lambda-resp
 import { log, setLogRequestId } from '../log.ts';
 import { bareMediaType } from '../media-type.ts';
 import { authenticate, type Caller } from './auth.ts';
+import { bodyBytes, bodyEncoding } from './body.ts';
 import {
   BadRequestError,
   HttpError,
@@ -136,9 +137,7 @@ const isJson = (type: string) =>
 const isMultipart = (type: string) => type === 'multipart/form-data';
 
 const rawBody = (event: Event): Buffer | undefined =>
-  event.body === undefined || event.body === null
-    ? undefined
-    : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  event.body === undefined || event.body === null ? undefined : bodyBytes(event);
 
 // ---- middlewares, one job each --------------------------------------------------------------
 
@@ -186,10 +185,10 @@ const requestVerification = (verify: RequestVerifier): MiddlewareObj<Event, Resu
 
 const bodySizeLimit = (maxBytes: number): MiddlewareObj<Event, Result, Error, Context> => ({
   before: (request: Req) => {
-    const { body, isBase64Encoded } = request.event;
+    const { body } = request.event;
     if (!body) return;
     // Decoded size without decoding (base64: 3 bytes in every 4 characters, less the `=` padding).
-    const size = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
+    const size = Buffer.byteLength(body, bodyEncoding(request.event));
     if (!isJson(mediaType(request.event))) {
       if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
       return;

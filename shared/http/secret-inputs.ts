@@ -3,6 +3,7 @@
 // them in those echoes as pydantic's SecretStr prints them, before the one error mapper answers.
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { bodyBytes } from './body.ts';
 import { RequestValidationError } from './errors.ts';
 import { isObject } from './fields.ts';
 import { decodePythonNumbers, PythonNumber } from './python-json.ts';
@@ -60,7 +61,7 @@ const MAX_SECRET_VALUES = 16;
  * echo shows it. Numbers are read as the 422 echoes them (big integers with every digit). */
 const sentSecrets = (event: APIGatewayProxyEventV2, fields: readonly string[]): SentSecrets => {
   if (!event.body) return noSecrets();
-  const text = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+  const text = bodyBytes(event).toString('utf8');
   try {
     const decoded = decodePythonNumbers(text);
     if (!decoded.ok) return noSecrets();
