@@ -1,3 +1,4 @@
+import { SWAGGER_ASSET_FILES } from '../../shared/openapi/swagger-ui.ts';
 import type { Route } from '../routes.ts';
 
 export const systemRoutes: Route[] = [
@@ -8,9 +9,6 @@ export const systemRoutes: Route[] = [
     path: '/docs/{asset}',
     entry: 'system/docs-asset',
     auth: false,
-    bundleFiles: [
-      'node_modules/swagger-ui-dist/swagger-ui.css',
-      'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
-    ],
+    bundleFiles: SWAGGER_ASSET_FILES,
   },
 ];
