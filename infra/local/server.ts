@@ -10,6 +10,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { STATUS_TEXT } from '../../shared/http/errors.ts';
 import { CORS, routeRequest } from '../routes.ts';
 import { buildEvent } from './events.ts';
 import { invoke } from './handlers.ts';
@@ -148,7 +149,7 @@ export async function startServer(port: number, host = '127.0.0.1'): Promise<Loc
       // A client that went away mid-request (or was dropped by a stop) is not a server failure.
       if (error.code === 'ECONNRESET' && req.destroyed) return void res.destroy();
       console.error(JSON.stringify({ level: 'error', message: 'local server failure', error: error.name }));
-      if (!res.headersSent) send(res, 500, { detail: 'Internal Server Error' }, corsHeaders(req));
+      if (!res.headersSent) send(res, 500, { detail: STATUS_TEXT[500] }, corsHeaders(req));
       else res.destroy();
     });
   });

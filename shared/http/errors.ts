@@ -1,5 +1,14 @@
-// The typed HTTP error family. Thrown anywhere; turned into a response in exactly one place
-// (the error mapper in pipeline.ts). Texts live here so every route says the same thing.
+// The typed HTTP error family. Thrown anywhere; turned into a response in one place (httpErrorMapper
+// in route.ts). Their texts, and the generic ones answered without an error (STATUS_TEXT), live here so
+// every route says the same thing.
+
+/** Starlette's texts for answers that carry no detail of their own: the unmatched route's 404 and 405,
+ * and a failure's 500 (the route pipeline's, the local server's). */
+export const STATUS_TEXT = {
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  500: 'Internal Server Error',
+} as const;
 
 export class HttpError extends Error {
   constructor(

@@ -138,6 +138,9 @@ class Refusal {
 const refuse = (type: string, msg: string, ctx?: Record<string, unknown>) =>
   new Refusal(fastapi(type, msg, ctx));
 
+/** NaN and ±inf, refused where pydantic's default takes them: they cannot be echoed back as JSON. */
+const notFinite = () => refuse('finite_number', 'Input should be a finite number');
+
 /** A field that takes any JSON value and converts it as pydantic's lax mode does, or refuses it. */
 const coerced = <T>(parse: (input: unknown) => T | Refusal, jsonSchema: JsonHint) =>
   hinted(
@@ -190,7 +193,7 @@ export const integer = (opts: { ge?: number; le?: number } = {}) => {
     (input) => {
       if (typeof input === 'boolean') return withinBounds(input ? 1 : 0, bounded);
       if (typeof input === 'number') {
-        if (!Number.isFinite(input)) return refuse('finite_number', 'Input should be a finite number');
+        if (!Number.isFinite(input)) return notFinite();
         if (!Number.isInteger(input))
           return refuse(
             'int_from_float',
@@ -244,8 +247,7 @@ export const number = (opts: { ge?: number; le?: number } = {}) =>
       else if (typeof input === 'string') value = parseFloatText(input);
       else return refuse('float_type', 'Input should be a valid number');
       if (value instanceof Refusal) return value;
-      // Unlike pydantic's default we refuse NaN/inf: they cannot be echoed back as JSON.
-      if (!Number.isFinite(value)) return refuse('finite_number', 'Input should be a finite number');
+      if (!Number.isFinite(value)) return notFinite();
       return withinBounds(value, opts, true);
     },
     { type: 'number', ...bounds(['minimum', 'maximum'], [opts.ge, opts.le]) },

@@ -177,6 +177,9 @@ const tooMany = (parts: keyof typeof FORM_LIMITS) =>
 /** Starlette's refusal of a part whose Content-Disposition names no field. */
 const nameless = () => new BadRequestError('The Content-Disposition header field "name" must be provided.');
 
+/** A body the parser cannot read as a form (or would not settle on). */
+const malformed = () => new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
+
 /** Parsing a body already in memory takes milliseconds; one that has not settled by then never will. */
 const PARSE_WATCHDOG_MS = 2000;
 
@@ -243,8 +246,7 @@ export function formBody<S extends v.GenericSchema>(
       // timeout). Such bodies are refused before they reach the parser; a watchdog covers the rest.
       const bytes = bodyBytes(event);
       const headers = partHeaders(bytes, boundary);
-      if (!headers || headers.some(unsafeNames))
-        throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
+      if (!headers || headers.some(unsafeNames)) throw malformed();
       // Middy's parser takes one spelling of the header and only [A-Za-z0-9-] boundaries: it gets
       // that spelling, and a body delimited by a boundary it takes (the event itself is left as is).
       const delimitedBy = MIDDY_BOUNDARY.test(boundary) ? boundary : freshBoundary(bytes);
@@ -298,7 +300,7 @@ export function formBody<S extends v.GenericSchema>(
           }),
         ]);
       } catch {
-        throw new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
+        throw malformed();
       } finally {
         clearTimeout(watchdog);
       }

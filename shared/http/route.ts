@@ -17,6 +17,7 @@ import {
   PayloadTooLargeError,
   RequestValidationError,
   ServiceUnavailableError,
+  STATUS_TEXT,
   type ValidationItem,
 } from './errors.ts';
 import type { FormBody } from './multipart.ts';
@@ -324,7 +325,7 @@ const httpErrorMapper = (): MiddlewareObj<Event, Result, Error, Context> => ({
       return;
     }
     log.error('unhandled error', { error: cause.name, error_message: cause.message, stack: cause.stack });
-    request.response = errorJson(500, { detail: 'Internal Server Error' });
+    request.response = errorJson(500, { detail: STATUS_TEXT[500] });
   },
 });
 

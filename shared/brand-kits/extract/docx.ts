@@ -8,6 +8,7 @@ import { assignHeadingLevels } from './layout.ts';
 import {
   checkDeadline,
   type Deadline,
+  DOCX_UNPACK_FAILED,
   DocumentError,
   type DocumentModel,
   isZip,
@@ -346,7 +347,7 @@ export function readDocx(bytes: Uint8Array, deadline: Deadline): DocumentModel {
           mediaCount++ < MAX_MEDIA),
     });
   } catch {
-    throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
+    throw new DocumentError('invalid', DOCX_UNPACK_FAILED);
   }
   const checksums = zipChecksums(bytes);
   for (const [name, data] of Object.entries(files))

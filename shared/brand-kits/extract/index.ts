@@ -10,6 +10,7 @@ import {
   type CancelSignal,
   checkDeadline,
   type Deadline,
+  DOCX_UNPACK_FAILED,
   DocumentError,
   type DocumentModel,
   isPdf,
@@ -28,8 +29,7 @@ async function readDocument(bytes: Uint8Array, pdf: boolean, deadline: Deadline,
   refuseNonDocument(bytes);
   const zip = pdf ? 'other' : sniffDocx(bytes);
   if (!pdf && zip === 'other') throw new DocumentError('unsupported', NOT_A_DOCUMENT);
-  if (zip === 'corrupt')
-    throw new DocumentError('invalid', 'The DOCX file is corrupt and cannot be unpacked.');
+  if (zip === 'corrupt') throw new DocumentError('invalid', DOCX_UNPACK_FAILED);
   try {
     return pdf ? await readPdf(bytes, deadline, signal) : readDocx(bytes, deadline);
   } catch (error) {

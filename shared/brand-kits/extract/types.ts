@@ -70,6 +70,9 @@ export class DocumentError extends Error {
 
 export const NOT_A_DOCUMENT = 'The file is neither a PDF nor a Word (DOCX) document.';
 
+/** A DOCX whose zip does not open: found by the sniff before reading, or by the unzip itself. */
+export const DOCX_UNPACK_FAILED = 'The DOCX file is corrupt and cannot be unpacked.';
+
 /** A PDF's header: it may follow a little junk; readers accept it within the first kilobyte. */
 export function isPdf(bytes: Uint8Array): boolean {
   return new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-');
