@@ -20,7 +20,8 @@ export interface Route extends Grants {
   method: Method;
   path: string;
   entry: string;
-  /** false only for routes that authenticate another way. */
+  /** false for the public routes (the OpenAPI document, the docs, unmatched requests) and for those
+   * that authenticate another way (the signed avatar callback); the handler says the same. */
   auth?: boolean;
   /** FUNCTION_DEFAULTS when not given. */
   memoryMb?: number;

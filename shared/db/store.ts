@@ -408,8 +408,8 @@ export interface ItemUpdate extends ItemCondition {
   setIfAbsent?: Item;
   /** Lists to append these values to (created empty). */
   append?: Record<string, unknown[]>;
-  /** Numeric attributes to add to (created at 0). */
-  /** …or string sets to add these members to (created empty). */
+  /** Numeric attributes to add to (created at 0), or string sets to add these members to (created
+   * empty). */
   add?: Record<string, number | ReadonlySet<string>>;
   /** Attributes taken off the item. */
   remove?: string[];

@@ -67,13 +67,16 @@ export interface RouteOptions<
   mediaTypes?: string[];
   /** One line for the OpenAPI document. */
   summary?: string;
-  /** Statuses beyond those the pipeline implies (401, 404 for path ids, 413, 415, 422, 503). */
+  /** Statuses beyond those the route's shape implies (errorStatuses, shared/openapi/document.ts): 401
+   * unless `auth: false`, 404 with path ids, 422 with any input, 413 with a body or form, 400 with a
+   * JSON body, 415 with a form, 503 with a table or bucket grant. */
   errors?: number[];
   /** Largest accepted body, after base64 decoding (a JSON body stays at DEFAULT_BODY_LIMIT_BYTES). */
   maxBodyBytes?: number;
   /** Body fields holding secrets: never echoed back in a 422 (masked as `**********`). */
   secretFields?: string[];
-  /** false only for routes that authenticate another way (the OpenAPI document, signed callbacks). */
+  /** false for the public routes (the OpenAPI document, the docs page and its assets, unmatched
+   * requests) and for those that authenticate another way (`verify`: the signed avatar callback). */
   auth?: boolean;
   /** With `auth: false`: the other way (e.g. a signature over the raw body), run where the bearer
    * check would run, so an unauthenticated request learns nothing about the body schema. */
