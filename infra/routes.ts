@@ -37,8 +37,6 @@ export interface Route extends Grants {
  * the one met on AWS. */
 export const FUNCTION_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 } as const;
 
-export const API_PREFIX = '/api/v1';
-
 /** API Gateway applies it to each route on its own: a ceiling per route, not for the whole API. */
 export const DEFAULT_THROTTLE = { rate: 200, burst: 400 } as const;
 

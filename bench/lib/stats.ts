@@ -15,14 +15,6 @@ export const round = (value: number, digits = 2) => {
 };
 
 export const kb = (bytes: number) => round(bytes / 1024, 1);
-export const mb = (bytes: number) => round(bytes / 1048576, 1);
-
-/** Milliseconds an async call takes. */
-export async function timed<T>(call: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const start = performance.now();
-  const result = await call();
-  return { result, ms: performance.now() - start };
-}
 
 /** A figure's pass mark: undefined when the value could not be measured. */
 export const within = (value: number, limit: number) => (Number.isFinite(value) ? value <= limit : undefined);

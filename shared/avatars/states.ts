@@ -13,5 +13,3 @@ export const TRANSITIONS: Readonly<Record<AvatarStatusValue, readonly AvatarStat
 /** The states an avatar may be in for a move to `to`: empty when nothing moves there. */
 export const statesBefore = (to: AvatarStatusValue): AvatarStatusValue[] =>
   AVATAR_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
-
-export const isFinished = (status: AvatarStatusValue) => TRANSITIONS[status].length === 0;

@@ -103,7 +103,6 @@ export interface RouteRequest<P, Q, B, F, H = undefined> {
   /** The form, when the request was multipart. */
   form: Out<F>;
   event: Event;
-  requestId: string;
   /** Milliseconds left before the function times out (work with its own deadline stops earlier). */
   remainingMs: () => number;
 }
@@ -402,7 +401,6 @@ export function httpRoute<
       body: input.body as Out<B>,
       form: input.form as Out<F>,
       event,
-      requestId: event.requestContext?.requestId ?? context.awsRequestId,
       remainingMs: () => context.getRemainingTimeInMillis(),
     });
     if (!(result instanceof Reply)) return json(status, result);

@@ -10,7 +10,12 @@ import { newId } from '../ids.ts';
 import { type IntegrationItem, toIntegrationStatus } from './integrations.ts';
 import { workspaceKeys } from './keys.ts';
 import { requireMember } from './members.ts';
-import { ADS_PROVIDER, type IntegrationStatus, type SaveCredentialsInput } from './schemas.ts';
+import {
+  ADS_PROVIDER,
+  type IntegrationState,
+  type IntegrationStatus,
+  type SaveCredentialsInput,
+} from './schemas.ts';
 
 type SecretField = 'oauth_credentials' | 'provider_data';
 
@@ -53,7 +58,7 @@ export async function saveAdsCredentials(
       id: newId(),
       workspace_id: workspaceId,
       provider: ADS_PROVIDER,
-      status: 'pending_authorization',
+      status: 'pending_authorization' satisfies IntegrationState,
       account_id: null,
       account_name: null,
       scopes: [],
@@ -119,7 +124,7 @@ export async function connectAdsAccount(
   const at = nowIso();
   const item = await writeIntegration(workspaceId, {
     set: {
-      status: 'connected',
+      status: 'connected' satisfies IntegrationState,
       account_id: connection.account_id,
       account_name: connection.account_name,
       scopes: connection.scopes,

@@ -6,14 +6,19 @@ import type { Sealed } from '../crypto/envelope.ts';
 import { queryPartition } from '../db/store.ts';
 import { workspaceKeys } from './keys.ts';
 import { getMember, workspaceNotFound } from './members.ts';
-import { type IntegrationStatus, type SocialPage, WORKSPACE_LIMITS } from './schemas.ts';
+import {
+  type IntegrationState,
+  type IntegrationStatus,
+  type SocialPage,
+  WORKSPACE_LIMITS,
+} from './schemas.ts';
 
 export interface IntegrationItem {
   kind: 'integration';
   id: string;
   workspace_id: string;
   provider: string;
-  status: string;
+  status: IntegrationState;
   account_id: string | null;
   account_name: string | null;
   scopes: string[];
@@ -35,7 +40,7 @@ export interface IntegrationItem {
 
 /** A connection is `expired` from its token's expiry on: no write marks that moment, so every
  * answer reads it off the clock (a new connection through the OAuth callback makes it current). */
-const statusNow = (item: IntegrationItem): string =>
+const statusNow = (item: IntegrationItem): IntegrationState =>
   item.status === 'connected' &&
   typeof item.token_expires_at === 'string' &&
   Date.parse(item.token_expires_at) <= now().getTime()

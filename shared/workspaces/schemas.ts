@@ -30,6 +30,7 @@ export const ADS_PROVIDER = 'ads-provider';
 
 /** `pending_authorization` after the first credentials save; the OAuth callback makes it `connected`. */
 export const INTEGRATION_STATUSES = ['pending_authorization', 'connected', 'expired', 'revoked'] as const;
+export type IntegrationState = (typeof INTEGRATION_STATUSES)[number];
 
 export const CREDENTIAL_LIMITS = {
   clientId: { min: 1, max: 512 },

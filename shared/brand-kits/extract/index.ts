@@ -20,7 +20,7 @@ import {
 } from './types.ts';
 import { documentText, findLinks, findWords, labelledSections, labelledWebsite } from './words.ts';
 
-export type { BrandKitDraft, BrandKitExtraction, ExtractedLogo, ExtractionStats, LogoRole } from './types.ts';
+export type { BrandKitExtraction } from './types.ts';
 export { DocumentError } from './types.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
