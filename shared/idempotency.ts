@@ -15,20 +15,21 @@ import { newIdAt } from './ids.ts';
 
 export const IDEMPOTENCY_KEY_LIMITS = { min: 1, max: 255 } as const;
 
+/** How long a claim is kept (Stripe keeps keys 24 h): the table's TTL deletes it some time after. */
+const CLAIM_SECONDS = 24 * 60 * 60;
+
 /** FastAPI's `idempotency_key: str | None = Header(None)`: retries with the same key make one record. */
 export const IdempotencyHeader = model({
   'idempotency-key': v.optional(
     v.pipe(
       string(IDEMPOTENCY_KEY_LIMITS),
       v.description(
-        'Retries with the same key (kept at least 24 hours) answer what the first request made; the same key with another request is 409.',
+        `Retries with the same key (kept at least ${CLAIM_SECONDS / 3600} hours) answer what the first request made; the same key with another request is 409.`,
       ),
     ),
   ),
 });
 
-/** How long a claim is kept (Stripe keeps keys 24 h): the table's TTL deletes it some time after. */
-const CLAIM_SECONDS = 24 * 60 * 60;
 /** Rounds of finding a key's claim given back before a request asks for a retry. */
 const CLAIM_ROUNDS = 3;
 

@@ -62,7 +62,7 @@ export const AVATAR_TEXTS = {
   minorRefused: 'avatars of minors are not trained',
   consentMissing: 'The consent recording was not received before training finished',
   providerFailed: 'Training failed at the avatar provider',
-  timedOut: 'Training did not finish within 24 hours',
+  timedOut: `Training did not finish within ${AVATAR_LIMITS.trainingTimeoutSeconds / 3600} hours`,
   subscriptionEnded: 'The team’s subscription has ended: no avatar is trained for it',
 } as const;
 

@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { boolean, dict, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
 import { dateTimeOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
 import { UPLOAD_CONTENT_TYPES, UPLOAD_MAX_BYTES } from '../uploads/schemas.ts';
+import { EXTRACT_MS } from './extract/types.ts';
 
 const MiB = 1024 * 1024;
 
@@ -16,7 +17,7 @@ export const BRAND_KIT_LIMITS = {
   /** A document named by `upload_key` (a direct upload). */
   uploadBytes: UPLOAD_MAX_BYTES['application/pdf'],
   /** Reading a document gives up after this (or earlier when the function's own time runs out). */
-  extractMs: 10_000,
+  extractMs: EXTRACT_MS,
   /** The extractor's heap (its worker process's); a document needing more is refused (422). */
   extractHeapMb: 768,
   /** Documents one process reads at once, a worker each; more wait their turn, which their deadline

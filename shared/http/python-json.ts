@@ -234,7 +234,9 @@ class Scanner {
     const literal = m[0];
     const isInt = m[1] === undefined && m[2] === undefined;
     if (isInt && literal.length - (literal[0] === '-' ? 1 : 0) > MAX_INT_DIGITS)
-      throw new BodyTooDeepError('Exceeds the limit (4300 digits) for integer string conversion');
+      throw new BodyTooDeepError(
+        `Exceeds the limit (${MAX_INT_DIGITS} digits) for integer string conversion`,
+      );
     this.end = i + literal.length;
     const value = Number(literal);
     if (!this.markNumbers) return value;

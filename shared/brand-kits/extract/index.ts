@@ -13,6 +13,7 @@ import {
   DOCX_UNPACK_FAILED,
   DocumentError,
   type DocumentModel,
+  EXTRACT_MS,
   isPdf,
   NOT_A_DOCUMENT,
   refuseNonDocument,
@@ -22,8 +23,6 @@ import { documentText, findLinks, findWords, labelledSections, labelledWebsite }
 
 export type { BrandKitExtraction } from './types.ts';
 export { DocumentError } from './types.ts';
-
-const DEFAULT_TIMEOUT_MS = 10_000;
 
 async function readDocument(bytes: Uint8Array, pdf: boolean, deadline: Deadline, signal: CancelSignal) {
   refuseNonDocument(bytes);
@@ -103,7 +102,7 @@ export async function extractBrandKit(
   // parser that fails to load is a broken deployment (a 500), not a corrupt document.
   const pdf = isPdf(bytes);
   if (pdf) await loadPdfJs();
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? EXTRACT_MS;
   const deadline: Deadline = { at: Date.now() + timeoutMs, ms: timeoutMs };
   opts.onStart?.();
   const signal: CancelSignal = { cancelled: false };
