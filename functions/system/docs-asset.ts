@@ -1,5 +1,4 @@
 // GET /docs/{asset}: Swagger UI's script and style sheet.
-import { NotFoundError } from '#shared/http/errors';
 import { model, string } from '#shared/http/fields';
 import { httpRoute, Reply } from '#shared/http/route';
 import { bareMediaType } from '#shared/media-type';
@@ -13,11 +12,7 @@ export const handler = httpRoute(
     mediaTypes: [...new Set(Object.values(SWAGGER_ASSETS).map(bareMediaType))],
   },
   async ({ path }) => {
-    const type = Object.hasOwn(SWAGGER_ASSETS, path.asset) ? SWAGGER_ASSETS[path.asset] : undefined;
-    if (!type) throw new NotFoundError('Asset');
-    return new Reply(200, await swaggerAsset(path.asset, import.meta.url), {
-      'content-type': type,
-      'cache-control': 'public, max-age=86400',
-    });
+    const { text, headers } = await swaggerAsset(path.asset, import.meta.url);
+    return new Reply(200, text, headers);
   },
 );

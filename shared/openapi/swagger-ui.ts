@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NotFoundError } from '../http/errors.ts';
 
 const PACKAGE = 'swagger-ui-dist';
 const STYLE_SHEET = 'swagger-ui.css';
@@ -37,8 +38,18 @@ export const DOCS_PAGE = `<!doctype html>
 
 const cache = new Map<string, string>();
 
-/** In AWS the files are copied beside the bundle (route `bundleFiles`); locally they come from node_modules. */
-export async function swaggerAsset(name: string, moduleUrl: string): Promise<string> {
+/** Clients keep an asset a day: it changes only with the swagger-ui-dist version. */
+const ASSET_CACHE_CONTROL = 'public, max-age=86400';
+
+/** The asset named `name` and its headers; a name outside SWAGGER_ASSETS is 404 before any file is
+ * read. In AWS the files are copied beside the bundle (route `bundleFiles`); locally they come from
+ * node_modules. */
+export async function swaggerAsset(
+  name: string,
+  moduleUrl: string,
+): Promise<{ text: string; headers: Record<string, string> }> {
+  const type = Object.hasOwn(SWAGGER_ASSETS, name) ? SWAGGER_ASSETS[name] : undefined;
+  if (!type) throw new NotFoundError('Asset');
   let text = cache.get(name);
   if (text === undefined) {
     text = await readFile(join(dirname(fileURLToPath(moduleUrl)), name), 'utf8').catch(() =>
@@ -46,5 +57,5 @@ export async function swaggerAsset(name: string, moduleUrl: string): Promise<str
     );
     cache.set(name, text);
   }
-  return text;
+  return { text, headers: { 'content-type': type, 'cache-control': ASSET_CACHE_CONTROL } };
 }

@@ -205,3 +205,56 @@ export async function importFeedObject(
     feedModifiedAt: object.LastModified,
   });
 }
+
+/** What the catalogue import function is invoked with: an S3 "Object Created" event through
+ * EventBridge, or S3's own notification (read too). */
+export interface FeedEvent {
+  detail?: { object?: { key?: string } };
+  Records?: { s3?: { object?: { key?: string } } }[];
+}
+
+/** S3 notifications URL-encode the key (spaces as `+`): decoded here (as sent, if it is no such
+ * encoding). EventBridge is documented to carry it as it is: it `mayBeEncoded`, and importFeedObject
+ * tries it decoded too if no object has it as it is. */
+export const feedKeys = (event: FeedEvent): { key: string; mayBeEncoded: boolean }[] => {
+  if (event.detail?.object?.key) return [{ key: event.detail.object.key, mayBeEncoded: true }];
+  return (event.Records ?? [])
+    .map((record) => record.s3?.object?.key)
+    .filter((key): key is string => typeof key === 'string')
+    .map((key) => ({ key: notificationKeyDecoded(key) ?? key, mayBeEncoded: false }));
+};
+
+/** Rows listed in the log per import; the counts cover all of them. */
+const LOGGED_REJECTIONS = 50;
+
+/** Imports every feed an event names. A feed that is bad as a whole (FeedError) is logged and
+ * reported refused (retrying cannot fix it); anything else throws, so Lambda retries the event and
+ * then parks it in the dead-letter queue. */
+export async function importFeedEvent(
+  event: FeedEvent,
+): Promise<(ImportReport | { key: string; refused: string })[]> {
+  const reports: (ImportReport | { key: string; refused: string })[] = [];
+  for (const { key, mayBeEncoded } of feedKeys(event)) {
+    try {
+      const report = await importFeedObject(key, { mayBeEncoded });
+      log.info('catalog feed imported', {
+        key,
+        merchant: report.merchant,
+        format: report.format,
+        version: report.version,
+        imported: report.imported,
+        rejected: report.rejected.length,
+        withheld: report.withheld,
+        catalog_products: report.catalog_products,
+      });
+      for (const row of report.rejected.slice(0, LOGGED_REJECTIONS))
+        log.warn('catalog feed row skipped', { key, line: row.line, reason: row.reason });
+      reports.push(report);
+    } catch (error) {
+      if (!(error instanceof FeedError)) throw error;
+      log.error('catalog feed refused; the catalogue is unchanged', { key, reason: error.message });
+      reports.push({ key, refused: error.message });
+    }
+  }
+  return reports;
+}

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { feedKeys, handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
+import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { readImportArgs, runImport } from '../../scripts/catalog-import.ts';
 import { headObject, s3 } from '../../shared/aws/s3.ts';
 import { setClock } from '../../shared/clock.ts';
@@ -15,7 +15,12 @@ import { config } from '../../shared/config.ts';
 import { newId } from '../../shared/ids.ts';
 import { serializeSnapshot } from '../../shared/shopping/catalog.ts';
 import { FeedError } from '../../shared/shopping/feeds.ts';
-import { feedObjectTarget, IMPORT_ATTEMPTS, importCatalogFeed } from '../../shared/shopping/import.ts';
+import {
+  feedKeys,
+  feedObjectTarget,
+  IMPORT_ATTEMPTS,
+  importCatalogFeed,
+} from '../../shared/shopping/import.ts';
 import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
 import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
 import {
