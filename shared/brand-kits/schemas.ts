@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { boolean, dict, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
 import { dateTimeOut, nullableString, uuidOut, withDefault } from '../http/response-fields.ts';
 import { UPLOAD_CONTENT_TYPES, UPLOAD_MAX_BYTES } from '../uploads/schemas.ts';
-import { EXTRACT_MS } from './extract/types.ts';
+import { EXTRACT_MS } from './extract-time.ts';
 
 const MiB = 1024 * 1024;
 

@@ -1,3 +1,4 @@
+import { EXTRACT_MS } from '../extract-time.ts';
 import { findPalette } from './colors.ts';
 import { readDocx, sniffDocx } from './docx.ts';
 import { findFonts, wordmarkFont } from './fonts.ts';
@@ -13,7 +14,6 @@ import {
   DOCX_UNPACK_FAILED,
   DocumentError,
   type DocumentModel,
-  EXTRACT_MS,
   isPdf,
   NOT_A_DOCUMENT,
   refuseNonDocument,

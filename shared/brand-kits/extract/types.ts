@@ -68,9 +68,6 @@ export class DocumentError extends Error {
   }
 }
 
-/** How long reading one document may take (BRAND_KIT_LIMITS.extractMs), once its parser is loaded. */
-export const EXTRACT_MS = 10_000;
-
 export const NOT_A_DOCUMENT = 'The file is neither a PDF nor a Word (DOCX) document.';
 
 /** A DOCX whose zip does not open: found by the sniff before reading, or by the unzip itself. */
