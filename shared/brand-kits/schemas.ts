@@ -20,6 +20,11 @@ export const BRAND_KIT_LIMITS = {
   extractMs: EXTRACT_MS,
   /** The extractor's heap (its worker process's); a document needing more is refused (422). */
   extractHeapMb: 768,
+  /** The extractor's worker process whole (its resident memory), past which it is killed and the
+   * document refused (422). The heap limit does not count what pdf.js decodes into ArrayBuffers (a
+   * 1 MB PDF inflates a 1 GB stream); the function has 1,536 MB (infra/routes/brand-kits.ts), and the
+   * caller keeps the rest: its runtime, the document (up to 50 MiB) and its copy sent to the worker. */
+  extractResidentMb: 1024,
   /** Documents one process reads at once, a worker each; more wait their turn, which their deadline
    * does not count (a Lambda process serves one request at a time; the local server, any number). */
   extractConcurrency: availableParallelism(),

@@ -1,6 +1,7 @@
 // The extractor's worker process (shared/brand-kits/extract/worker.ts), which generate-from-upload reads
 // every document in: the drafts the extractor gives in-process, a heap limit that refuses a document
-// instead of taking the function down (also under Lambda's own --max-old-space-size), a deadline that
+// instead of taking the function down (also under Lambda's own --max-old-space-size), a bound on the
+// worker's whole memory (what pdf.js decodes is not on the heap), a deadline that
 // does not count the worker's start, turns past the concurrency, the caller's thread left free, a
 // worker killed at its deadline, and workers that die (reading: an error; idle: replaced).
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ import {
 import { extractInWorker, WORKER_START_MS } from '../../shared/brand-kits/extract/worker.ts';
 import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
 import { ServiceUnavailableError } from '../../shared/http/errors.ts';
-import { guidelineDocx, guidelinePdf, paragraph } from './fixtures.ts';
+import { guidelineDocx, guidelinePdf, inflatingPdf, paragraph } from './fixtures.ts';
 
 const TIMEOUT_MS = 60_000;
 
@@ -160,6 +161,30 @@ describe('brand-kit extraction in a worker process', () => {
       ['--max-old-space-size=1400'],
     );
     assert.equal(output, 'too_large');
+  });
+
+  test('a document whose decoded streams pass the memory budget is refused, its worker killed, and the next one is read', async () => {
+    // The heap limit does not count the ArrayBuffers pdf.js decodes streams into: a 0.5 MB PDF whose
+    // page inflates to 512 MiB of blanks, against a budget lowered to 300 MB (1,024 MB in service,
+    // where the audit's 1 MB PDF inflating to 1 GiB took a worker past 1.9 GB before its deadline).
+    const limits = BRAND_KIT_LIMITS as { extractResidentMb: number };
+    const budget = limits.extractResidentMb;
+    limits.extractResidentMb = 300;
+    try {
+      const reading = extractInWorker(await inflatingPdf(512), { timeoutMs: TIMEOUT_MS });
+      // The reading worker: a kept one or, when none is kept, the one started for it.
+      const workers = await until(() => {
+        const pids = workerProcesses();
+        return pids.length > 0 ? pids : undefined;
+      }, reading);
+      await assert.rejects(reading, refusedAs('too_large', 'needs more than 300 MB of memory'));
+      await oneEnds(workers);
+      // A document's reading stays far below the budget.
+      const next = await extractInWorker(await guidelinePdf(), { timeoutMs: TIMEOUT_MS });
+      assert.equal(next.draft.primary_color, '#E4572E');
+    } finally {
+      limits.extractResidentMb = budget;
+    }
   });
 
   test('the worker holds none of the function’s credentials', () => {

@@ -54,27 +54,34 @@ function pngChunk(type: string, data: Uint8Array): Uint8Array {
 }
 
 /**
- * A valid 64×64 RGBA PNG whose pixel data inflates to `mebibytes` MiB of zeros (16 KiB is its size):
- * about 1 KB a MiB, built from one compressed MiB repeated (zlib's output for a MiB of zeros is the
- * same once its window holds only zeros, and a sync flush ends each on a byte).
+ * zlib data that inflates to `mebibytes` MiB of `byte`, about 1 KB a MiB: one compressed MiB repeated
+ * (zlib's output for a MiB of one byte is the same once its window holds only that byte, and a sync
+ * flush ends each on a byte).
  */
-export async function inflatingPng(mebibytes: number): Promise<Uint8Array> {
+async function inflatingRun(mebibytes: number, byte: number): Promise<Buffer> {
   const deflate = createDeflate({ level: 9 });
   const out: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => out.push(chunk));
   const mebibyte = () =>
     new Promise<Buffer>((resolve) => {
-      deflate.write(Buffer.alloc(1024 * 1024));
+      deflate.write(Buffer.alloc(1024 * 1024, byte));
       deflate.flush(zlibConstants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(out.splice(0))));
     });
   const first = await mebibyte();
   const next = await mebibyte();
   deflate.destroy();
-  const adler = ((mebibytes * 1024 * 1024) % 65521) * 65536 + 1; // of zeros: a = 1, b = the length
+  // Adler-32 of n bytes c: a = 1 + n·c, b = n + c·n(n+1)/2 (each modulo 65521).
+  const [n, c] = [BigInt(mebibytes * 1024 * 1024), BigInt(byte)];
+  const adler = (((n + (c * n * (n + 1n)) / 2n) % 65521n) << 16n) | ((1n + n * c) % 65521n);
   const end = Buffer.alloc(6);
   end.writeUInt16BE(0x0300); // an empty final block
-  end.writeUInt32BE(adler, 2);
-  const data = Buffer.concat([first, ...Array<Buffer>(mebibytes - 1).fill(next), end]);
+  end.writeUInt32BE(Number(adler), 2);
+  return Buffer.concat([first, ...Array<Buffer>(mebibytes - 1).fill(next), end]);
+}
+
+/** A valid 64×64 RGBA PNG whose pixel data inflates to `mebibytes` MiB of zeros (16 KiB is its size). */
+export async function inflatingPng(mebibytes: number): Promise<Uint8Array> {
+  const data = await inflatingRun(mebibytes, 0);
   const header = new Uint8Array(13);
   const view = new DataView(header.buffer);
   view.setUint32(0, 64);
@@ -86,6 +93,15 @@ export async function inflatingPng(mebibytes: number): Promise<Uint8Array> {
     pngChunk('IDAT', data),
     pngChunk('IEND', new Uint8Array(0)),
   ]);
+}
+
+/** A one-page PDF whose content stream, Flate-compressed, inflates to `mebibytes` MiB of blanks. */
+export async function inflatingPdf(mebibytes: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const contents = doc.context.stream(await inflatingRun(mebibytes, 0x20), { Filter: 'FlateDecode' });
+  page.node.set(PDFName.of('Contents'), doc.context.register(contents));
+  return doc.save();
 }
 
 function addLink(doc: PDFDocument, page: ReturnType<PDFDocument['addPage']>, url: string, rect: number[]) {

@@ -1,8 +1,9 @@
 // Extraction in a worker process, so that its deadline and a memory limit hold whatever the document.
 // The readers and the drafting rules are synchronous and read the clock only between their steps: in
 // the function's own thread an 18 MB DOCX of plain text held it for 16 s of a 10 s deadline and used
-// 1.4 GB of its 1.5 GB. A worker is killed at the deadline and stopped at its heap limit; either way
-// the caller answers 422, and the function (the local server: every other request) carries on.
+// 1.4 GB of its 1.5 GB. A worker is killed at the deadline, stopped at its heap limit, and killed past
+// a budget for its whole memory (`watchMemory`); any way the caller answers 422, and the function (the
+// local server: every other request) carries on.
 //
 // A process, not a worker thread: Lambda starts Node.js with --max-old-space-size (90% of the
 // function's memory), which overrides a thread's own heap limit (nodejs/node#43991), and a thread
@@ -11,6 +12,7 @@
 // This file is the worker's entry as well as its owner's: a function ships as one bundled file, and
 // the worker runs that same file, which serves jobs when it starts marked as ours.
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ServiceUnavailableError } from '../../http/errors.ts';
@@ -32,6 +34,12 @@ export const WORKER_START_MS = 5_000;
 const GRACE_MS = 250;
 /** What a worker's standard error keeps for the log of a worker that died (V8's out-of-memory report). */
 const STDERR_TAIL_CHARS = 4_096;
+/** How often a busy worker's resident memory is read: one decoding a PDF's streams grew about 100 MB a
+ * second, and was killed at 1,028 MB against 1,024. */
+const MEMORY_POLL_MS = 50;
+/** Resident memory is read from /proc (Linux, Lambda's too). Where there is none (macOS), a worker is
+ * bounded by its heap limit and deadline only: a development machine's risk, not the function's. */
+const READS_RESIDENT_MEMORY = existsSync('/proc/self/status');
 
 interface Job {
   bytes: Uint8Array;
@@ -146,7 +154,8 @@ async function turn(): Promise<{ waited: boolean; done: () => void }> {
 /**
  * `extractBrandKit` in a worker process: the same answer or DocumentError, plus 'timeout' when the
  * worker has to be killed at the deadline and 'too_large' when the document needs more heap than
- * BRAND_KIT_LIMITS.extractHeapMb. A worker that breaks down (or cannot load the parser) is an Error.
+ * BRAND_KIT_LIMITS.extractHeapMb or more memory in all than BRAND_KIT_LIMITS.extractResidentMb. A
+ * worker that breaks down (or cannot load the parser) is an Error.
  * A document waits for its turn (`turn`), and its deadline starts once the worker has started reading.
  * Only a local server ever waits (a Lambda process serves one request at a time): a turn that comes
  * too late to start and read by `endsAt` is refused as a busy service is, 503 with Retry-After, not
@@ -178,6 +187,37 @@ function takeIdle(): Worker | undefined {
   return undefined;
 }
 
+const tooLarge = (mb: number) =>
+  new DocumentError('too_large', `Reading the document needs more than ${mb} MB of memory.`);
+
+/** A process's resident memory in MB (/proc's VmRSS, whatever the page size), or undefined once it has
+ * ended. */
+function residentMb(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls `over` when a busy worker's resident memory passes BRAND_KIT_LIMITS.extractResidentMb; stopped
+ * by the function it returns. The heap limit does not count ArrayBuffers, into which pdf.js decodes a
+ * PDF's streams: a 1 MB PDF of Flate-compressed blanks took a worker past 1.9 GB, and on Lambda both
+ * processes share the function's 1,536 MB. The timer keeps no process alive.
+ */
+function watchMemory(child: ChildProcess, over: (mb: number) => void): () => void {
+  const { pid } = child;
+  if (!READS_RESIDENT_MEMORY || pid === undefined) return () => {};
+  const timer = setInterval(() => {
+    const mb = residentMb(pid);
+    if (mb !== undefined && mb > BRAND_KIT_LIMITS.extractResidentMb) over(mb);
+  }, MEMORY_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** A worker that ended before it began reading. */
 class EndedBeforeStart extends Error {}
 
@@ -206,6 +246,11 @@ function readWith(worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise
       child.kill('SIGKILL');
       reject(error);
     };
+    const unwatch = watchMemory(child, (mb) => {
+      const budgetMb = BRAND_KIT_LIMITS.extractResidentMb;
+      log.warn('brand-kit extractor killed past its memory budget', { residentMb: Math.round(mb), budgetMb });
+      stop(tooLarge(budgetMb));
+    });
     // A start this slow is the machine's (a loaded one: seen on a local server under load), not the
     // document's: the client may retry, as for any dependency that did not answer in time.
     let timer = setTimeout(() => {
@@ -236,12 +281,7 @@ function readWith(worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise
       finish();
       // V8 reports a heap past its limit on standard error, then aborts the process.
       if (worker.stderr.includes('heap out of memory'))
-        return reject(
-          new DocumentError(
-            'too_large',
-            `Reading the document needs more than ${BRAND_KIT_LIMITS.extractHeapMb} MB of memory.`,
-          ),
-        );
+        return reject(tooLarge(BRAND_KIT_LIMITS.extractHeapMb));
       // Logged once, with the 500 it becomes (the route's error handler), its standard error included.
       reject(ended(`The brand-kit extractor stopped (${signal ?? `exit code ${code}`}): ${worker.stderr}`));
     };
@@ -249,6 +289,7 @@ function readWith(worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise
     const finish = () => {
       busy.delete(child);
       clearTimeout(timer);
+      unwatch();
       child.off('message', onMessage).off('close', onClose).off('error', onError);
     };
     child.on('message', onMessage).on('close', onClose).on('error', onError);
