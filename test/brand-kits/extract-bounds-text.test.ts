@@ -2,10 +2,11 @@
 // layout, DOCX reader and word rules; each is held here to work that grows with the input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { crc32 } from 'node:zlib';
 import { readDocx } from '../../shared/brand-kits/extract/docx.ts';
 import { extractBrandKit } from '../../shared/brand-kits/extract/index.ts';
 import { assignHeadingLevels, type Section, sections } from '../../shared/brand-kits/extract/layout.ts';
-import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
+import { DocumentError, type DocumentModel, type TextLine } from '../../shared/brand-kits/extract/types.ts';
 import { documentText, findLinks, findWords } from '../../shared/brand-kits/extract/words.ts';
 import { docxParts, textLine as line, paragraph, strToU8, zipSync } from './fixtures.ts';
 
@@ -199,6 +200,79 @@ describe('DOCX paragraphs and drawings', () => {
     const onePicture = cpuMs(() => readDocx(one, NO_DEADLINE));
     const pictures = cpuMs(() => readDocx(many, NO_DEADLINE));
     assert.ok(pictures < 5 * onePicture, `${onePicture} ms for one picture, ${pictures} ms for ${n}`);
+  });
+});
+
+/** A zip of stored entries as listed, a name as often as it is given (fflate's zipSync takes an
+ * object: one entry a name). */
+function storedZip(entries: [name: string, data: Uint8Array][]): Uint8Array {
+  const local: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of entries) {
+    const encoded = Buffer.from(name);
+    const header = Buffer.alloc(30);
+    header.writeUInt32LE(0x04034b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt32LE(crc32(data), 14);
+    header.writeUInt32LE(data.length, 18);
+    header.writeUInt32LE(data.length, 22);
+    header.writeUInt16LE(encoded.length, 26);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    header.copy(record, 16, 14, 26); // CRC-32 and sizes
+    record.writeUInt16LE(encoded.length, 28);
+    record.writeUInt32LE(offset, 42);
+    local.push(header, encoded, Buffer.from(data));
+    directory.push(record, encoded);
+    offset += header.length + encoded.length + data.length;
+  }
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(Buffer.concat(directory).length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...local, ...directory, end]));
+}
+
+describe('DOCX zip directory', () => {
+  const parts = Object.entries(docxParts({ body: paragraph('Hello brand'), withLogo: false, theme: false }));
+  /** The fixtures' DOCX with `extra` empty entries after its parts, each named as `name` says. */
+  const withEntries = (extra: number, name: (i: number) => string) =>
+    storedZip([
+      ...parts,
+      ...Array.from({ length: extra }, (_, i): [string, Uint8Array] => [name(i), new Uint8Array(0)]),
+    ]);
+
+  test('entries of one name take as long to check as entries of as many names', () => {
+    // Each entry of a name copied the checksums of those before it: 50,000 empty entries named `a`
+    // (3.9 MB, under the form's 4 MiB) took 27 s in the reader, past its 10 s deadline (audit).
+    const n = 9_000;
+    const [distinct, repeated] = [withEntries(n, (i) => `a${i}`), withEntries(n, () => 'a')];
+    assert.equal(readDocx(repeated, NO_DEADLINE).lines[0]?.text, 'Hello brand');
+    const names = cpuMs(() => readDocx(distinct, NO_DEADLINE));
+    const one = cpuMs(() => readDocx(repeated, NO_DEADLINE));
+    assert.ok(one < 3 * names, `${names} ms for ${n} names, ${one} ms for one name ${n} times`);
+  });
+
+  test('a DOCX of more than 10,000 entries is refused from its directory, as a zip bomb is', async () => {
+    // Word writes tens to a few hundred; the audit's 50,000 were read to the deadline (a 422 at 10 s).
+    const atLimit = withEntries(10_000 - parts.length, (i) => `a${i}`);
+    assert.equal(readDocx(atLimit, NO_DEADLINE).lines[0]?.text, 'Hello brand');
+    const tooMany = (error: unknown) => {
+      assert.ok(error instanceof DocumentError && error.kind === 'too_large', String(error));
+      assert.equal(
+        error.message,
+        'The DOCX file holds more than 10,000 entries (Word writes tens to a few hundred).',
+      );
+      return true;
+    };
+    const pastLimit = withEntries(10_001 - parts.length, () => 'a');
+    assert.throws(() => readDocx(pastLimit, NO_DEADLINE), tooMany);
+    await assert.rejects(extractBrandKit(withEntries(50_000, () => 'a')), tooMany);
   });
 });
 

@@ -21,6 +21,8 @@ const MAX_TOTAL_INFLATED = 50 * 1024 * 1024;
 const MAX_RATIO = 100;
 /** Tiny XML parts legitimately compress very well; the ratio rule is for parts that could hurt. */
 const RATIO_FLOOR = 1024 * 1024;
+/** Entries a DOCX may hold: Word writes tens to a few hundred (a part per image, header, footer…). */
+const MAX_ENTRIES = 10_000;
 const MAX_MEDIA = 12;
 /** Images decoded for logo candidates: the first image and those named like logos. */
 const MAX_DECODED = 4;
@@ -113,14 +115,17 @@ const runProperties = (runKids: XmlNode[]) => {
   return rPr ? childrenOf(rPr) : [];
 };
 
-/** Refuses zip bombs from the central directory's declared sizes, before anything is inflated. */
+/** Refuses zip bombs from the central directory's entry count and declared sizes, before anything
+ * is inflated. */
 function checkZipSizes(bytes: Uint8Array): void {
+  let entries = 0;
   let total = 0;
   let compressed = 0;
   let bomb = false;
   try {
     unzipSync(bytes, {
       filter(info) {
+        entries++;
         total += info.originalSize;
         compressed += info.size;
         if (info.originalSize > RATIO_FLOOR && info.originalSize > MAX_RATIO * Math.max(1, info.size))
@@ -131,6 +136,11 @@ function checkZipSizes(bytes: Uint8Array): void {
   } catch {
     throw new DocumentError('invalid', 'The DOCX file is corrupt: its zip structure cannot be read.');
   }
+  if (entries > MAX_ENTRIES)
+    throw new DocumentError(
+      'too_large',
+      'The DOCX file holds more than 10,000 entries (Word writes tens to a few hundred).',
+    );
   if (total > MAX_TOTAL_INFLATED)
     throw new DocumentError('too_large', 'The DOCX file would expand to more than 50 MB when unpacked.');
   if (bomb || (total > RATIO_FLOOR && total > MAX_RATIO * Math.max(1, compressed)))
@@ -171,7 +181,9 @@ function zipChecksums(bytes: Uint8Array): Map<string, number[]> {
     const next = at + 46 + nameLength + u16(at + 30) + u16(at + 32);
     if (!(next <= bytes.length)) throw corrupt(); // NaN too: a field past the end
     const name = strFromU8(bytes.subarray(at + 46, at + 46 + nameLength), (u16(at + 8) & 0x800) === 0);
-    checksums.set(name, [...(checksums.get(name) ?? []), u32(at + 16)]);
+    const named = checksums.get(name);
+    if (named) named.push(u32(at + 16));
+    else checksums.set(name, [u32(at + 16)]);
     at = next;
   }
   return checksums;
