@@ -15,7 +15,8 @@ export function numberBytes(text: string): number {
   const digits = `${whole}${fraction}`;
   const first = digits.search(/[1-9]/);
   if (first < 0) return 1;
-  const significant = digits.slice(first).replace(/0+$/, '').length;
+  // `(?<!0)`: trailing zeros tried from the start of each run of zeros only, not from every zero.
+  const significant = digits.slice(first).replace(/(?<!0)0+$/, '').length;
   const exponent = whole.length - 1 - first + Number(power); // of the first significant digit
   return 1 + Math.ceil(significant / 2) + (significant % 2 || exponent % 2 ? 0 : 1) + (sign === '-' ? 1 : 0);
 }

@@ -176,7 +176,11 @@ const TONE_CUE = /\b(tone|voice|brand|personality|we speak|we sound|we write|our
 // One adjective the voice itself is given: "the way we talk must be human", "our voice is warm".
 const VOICE_ADJECTIVE =
   /\b(?:tone|voice|(?:the )?way we (?:talk|speak|write|sound))\s+(?:(?:must|should|will|can)\s+)?(?:always\s+)?(?:be|is|sounds?|feels?)\s+(\p{Ll}[\p{Ll}-]{2,})(?=\s*(?:[.,;!]|$))/iu;
-const TRAILING_NOUN = /\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
+// `(?<!\s)`: each run of blanks is tried from its start only (from every blank of it, a run was read
+// to its end each time: the square of its length). The same matches: a match's blanks start a run.
+const TRAILING_NOUN = /(?<!\s)\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
+/** The commas and `and`s between the items of a list (the blanks behind `(?<!\s)` as above). */
+const LIST_SEPARATOR = /,\s*|(?<!\s)\s+(?:and|&)\s+/;
 
 /** A list line's bullet or number, taken off before its words are read. */
 const BULLET = /^\s*(?:[•·▪◦●○■□–—*-]|\d{1,2}[.)])\s*/;
@@ -239,7 +243,7 @@ function toneKeywords(text: string, section: Section | null): string[] {
       (TONE_CUE.test(sentence) ? ADJECTIVE_LIST.exec(sentence)?.[1] : undefined) ??
       VOICE_ADJECTIVE.exec(sentence)?.[1];
     if (!list) continue;
-    for (const part of list.split(/,\s*|\s+(?:and|&)\s+/)) {
+    for (const part of list.split(LIST_SEPARATOR)) {
       const item = part
         .replace(TRAILING_NOUN, '')
         .replace(/^(and|or)\s+/i, '')
@@ -300,13 +304,14 @@ function coverTagline(lines: TextLine[], name: string | null): string | null {
   return null;
 }
 
-const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
+/** Blanks before a separator are taken from the start of their run only (as TRAILING_NOUN's); a
+ * separator right after the blanks that ended the previous match is still one. */
+const TITLE_SEPARATOR = /(?:(?<!\s)\s+)?[•·|–—:]\s*|(?<!\s)\s+-\s+/;
 /** Metadata titles longer than this are cut: a name is at the start, and a title is a line or two. */
 const MAX_TITLE = 500;
 /**
- * Parts of a title between its separators. TITLE_SEPARATOR is tried from every blank of a run and
- * reads the run to its end each time, so runs are made single blanks first: a metadata title, unlike
- * the lines, was split as the document gave it (40 s for a title of 160,000 blanks).
+ * Parts of a title between its separators, each run of blanks made one blank first: a metadata title,
+ * unlike the lines, comes as the document gave it (split as it came, 160,000 blanks took 40 s).
  */
 const titleParts = (title: string) => title.replace(/\s+/g, ' ').split(TITLE_SEPARATOR);
 
