@@ -255,7 +255,8 @@ describe('DOCX zip directory', () => {
     assert.equal(readDocx(repeated, NO_DEADLINE).lines[0]?.text, 'Hello brand');
     const names = cpuMs(() => readDocx(distinct, NO_DEADLINE));
     const one = cpuMs(() => readDocx(repeated, NO_DEADLINE));
-    assert.ok(one < 3 * names, `${names} ms for ${n} names, ${one} ms for one name ${n} times`);
+    // 5×: before the fix 14× (115 ms against 8), after it under 1×; room for a busy machine.
+    assert.ok(one < 5 * names, `${names} ms for ${n} names, ${one} ms for one name ${n} times`);
   });
 
   test('a DOCX of more than 10,000 entries is refused from its directory, as a zip bomb is', async () => {
