@@ -792,14 +792,18 @@ export type LoopChanges = Partial<
   Pick<LoopInstanceItem, 'status' | 'started_at' | 'completed_at' | 'signals_emitted'>
 >;
 
+/** Reads and conditional writes an update tries: each refusal means another update landed, and an
+ * instance's state has one runner, so more is a writer gone wrong, not a race to wait out. */
+const LOOP_UPDATE_ROUNDS = 10;
+
 /**
  * Changes a loop instance's state, and its gsi1 keys with it (`loopIndexKeys`), which follow the state
  * the changes leave: they may set status, started_at and completed_at in part, so the instance is
  * read and the keys computed from it with the changes. The write is conditional on the instance's
  * `revision` (its state updates so far) as read: a concurrent update that landed between, or the SDK's
- * resend of this write after it landed with its answer lost, is refused, and the instance read again.
- * So the keys always match the state they are stored with; the changes land once more over what is
- * there (the last update wins, as before).
+ * resend of this write after it landed with its answer lost, is refused, and the instance read again
+ * (LOOP_UPDATE_ROUNDS times at most, then an Error). So the keys always match the state they are
+ * stored with; the changes land once more over what is there (the last update wins, as before).
  */
 export async function updateLoopInstance(
   teamId: string,
@@ -812,7 +816,7 @@ export async function updateLoopInstance(
   for (const name of ['started_at', 'completed_at'] as const)
     if (changes[name] !== undefined) normalised[name] = iso(changes[name]);
   const keys = teamKeys.loop(teamId, loop.scheduled_at, loop.id);
-  for (;;) {
+  for (let round = 1; round <= LOOP_UPDATE_ROUNDS; round++) {
     const current = await getItem<LoopInstanceItem>(keys);
     if (!current) throw new Error(`No item ${keys.pk} ${keys.sk}`);
     const indexKeys = loopIndexKeys(teamId, { ...current, ...normalised });
@@ -826,4 +830,7 @@ export async function updateLoopInstance(
     });
     if (written) return;
   }
+  throw new Error(
+    `Loop instance ${loop.id} not updated: other updates landed first ${LOOP_UPDATE_ROUNDS} times running`,
+  );
 }

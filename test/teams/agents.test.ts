@@ -596,6 +596,45 @@ describe('updateLoopInstance', () => {
     await updateLoopInstance(team.id, loop, { status: 'scheduled', started_at: null, completed_at: null });
     assert.deepEqual(await indexed(), ['scheduled', null, undefined, undefined]);
   });
+
+  it('gives up with an Error after 10 rounds that other updates won, the instance as it was', async () => {
+    setClock(new Date('2026-11-20T10:30:00Z'));
+    const team = await createTeam(h);
+    const loop = await addLoopInstance(team.id, {
+      loop_id: loopId('daily_content'),
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
+      occurrence_day: 1,
+      scheduled_at: '2026-11-20T09:00:00Z',
+      status: 'running',
+      started_at: '2026-11-20T09:00:00Z',
+    });
+    // Every write of the update is refused, as where another update lands before each one.
+    let refused = 0;
+    const name = 'other-update-first';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'UpdateItemCommand' || !JSON.stringify(args.input).includes(loop.id))
+          return next(args);
+        refused++;
+        throw Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+          $metadata: {},
+        });
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    try {
+      await assert.rejects(
+        updateLoopInstance(team.id, loop, { status: 'completed' }),
+        /not updated: other updates landed first 10 times/,
+      );
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+    assert.equal(refused, 10);
+    const item = await getItem<Record<string, string>>(teamKeys.loop(team.id, loop.scheduled_at, loop.id));
+    assert.deepEqual([item!.status, item!.gsi1pk], ['running', `TEAM#${team.id}#LOOPS_RUNNING`]);
+  });
 });
 
 describe('updateTask beside addLoopInstance', () => {
