@@ -139,7 +139,7 @@ function checkZipSizes(bytes: Uint8Array): void {
   if (entries > MAX_ENTRIES)
     throw new DocumentError(
       'too_large',
-      'The DOCX file holds more than 10,000 entries (Word writes tens to a few hundred).',
+      `The DOCX file holds more than ${MAX_ENTRIES.toLocaleString('en-US')} entries (Word writes tens to a few hundred).`,
     );
   if (total > MAX_TOTAL_INFLATED)
     throw new DocumentError('too_large', 'The DOCX file would expand to more than 50 MB when unpacked.');

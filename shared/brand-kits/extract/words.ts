@@ -180,7 +180,7 @@ const VOICE_ADJECTIVE =
 // to its end each time: the square of its length). The same matches: a match's blanks start a run.
 const TRAILING_NOUN = /(?<!\s)\s+(brand|voice|tone|company|identity|look|feel|personality|way|style)$/i;
 /** The commas and `and`s between the items of a list (the blanks behind `(?<!\s)` as above). */
-const LIST_SEPARATOR = /,\s*|(?<!\s)\s+(?:and|&)\s+/;
+const TONE_LIST_SEPARATOR = /,\s*|(?<!\s)\s+(?:and|&)\s+/;
 
 /** A list line's bullet or number, taken off before its words are read. */
 const BULLET = /^\s*(?:[•·▪◦●○■□–—*-]|\d{1,2}[.)])\s*/;
@@ -243,7 +243,7 @@ function toneKeywords(text: string, section: Section | null): string[] {
       (TONE_CUE.test(sentence) ? ADJECTIVE_LIST.exec(sentence)?.[1] : undefined) ??
       VOICE_ADJECTIVE.exec(sentence)?.[1];
     if (!list) continue;
-    for (const part of list.split(LIST_SEPARATOR)) {
+    for (const part of list.split(TONE_LIST_SEPARATOR)) {
       const item = part
         .replace(TRAILING_NOUN, '')
         .replace(/^(and|or)\s+/i, '')
@@ -304,9 +304,7 @@ function coverTagline(lines: TextLine[], name: string | null): string | null {
   return null;
 }
 
-/** Blanks before a separator are taken from the start of their run only (as TRAILING_NOUN's); a
- * separator right after the blanks that ended the previous match is still one. */
-const TITLE_SEPARATOR = /(?:(?<!\s)\s+)?[•·|–—:]\s*|(?<!\s)\s+-\s+/;
+const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
 /** Metadata titles longer than this are cut: a name is at the start, and a title is a line or two. */
 const MAX_TITLE = 500;
 /**
