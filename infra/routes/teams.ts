@@ -35,7 +35,8 @@ export const teamRoutes: Route[] = [
     entry: 'teams/get-strategy-briefs',
     table: ['GetItem', 'Query'],
   },
-  // gsi1: the team's cycles by start date (the current one, whatever is planned after it).
+  // gsi1: the team's cycles by start date (the current one, whatever is planned after it), and its
+  // loop instances running or fired today, whenever they were scheduled.
   {
     method: 'GET',
     path: `${TEAM}/today`,

@@ -511,7 +511,7 @@ describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its
     // Middy's parser tried its pattern for `x[…]` on every text part's name, all in one turn of the
     // event loop: cubic in the `[`s (18.5 s on 3,000), quadratic in the length (8 s on 100,000
     // letters). First in a child process (runGuarded: a hang guard, not a budget), which the 100,000
-    // `[` would have held for days; then through the route.
+    // `[` would have held for hours at least; then through the route.
     const names = ['['.repeat(4096), '['.repeat(100_000), 'a'.repeat(100_000)];
     const read = runGuarded<string[][]>(
       `import { readFileSync } from 'node:fs';
