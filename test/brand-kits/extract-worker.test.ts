@@ -187,6 +187,28 @@ describe('brand-kit extraction in a worker process', () => {
     }
   });
 
+  test('a worker that grew past half the memory budget reading a document is not kept for the next', async () => {
+    // A page inflating to 160 MiB of blanks is read (it has no brand text: refused as such), but the
+    // worker keeps much of what it grew to: past half a budget lowered to 600 MB, it is let go.
+    const limits = BRAND_KIT_LIMITS as { extractResidentMb: number };
+    const budget = limits.extractResidentMb;
+    limits.extractResidentMb = 600;
+    try {
+      const reading = extractInWorker(await inflatingPdf(160), { timeoutMs: TIMEOUT_MS });
+      const workers = await until(() => {
+        const pids = workerProcesses();
+        return pids.length > 0 ? pids : undefined;
+      }, reading);
+      await assert.rejects(
+        reading,
+        (error: unknown) => error instanceof DocumentError && error.kind !== 'too_large',
+      );
+      await oneEnds(workers);
+    } finally {
+      limits.extractResidentMb = budget;
+    }
+  });
+
   test('the worker holds none of the function’s credentials', () => {
     // Read from /proc (Linux): the environment the worker process was started with.
     const output = runScript(

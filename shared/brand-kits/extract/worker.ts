@@ -123,9 +123,18 @@ function hold(worker: Worker, held: boolean): void {
   }
 }
 
+/** A worker that read a heavy document keeps what it grew to (a review saw 480–536 MB idle against a
+ * 600 MB budget), and the next document's reading would count it: past half the budget, a new worker
+ * (a start of about 0.3 s) reads the next one. */
+function holdsMuchMemory(worker: Worker): boolean {
+  const { pid } = worker.process;
+  const mb = READS_RESIDENT_MEMORY && pid !== undefined ? residentMb(pid) : undefined;
+  return mb !== undefined && mb > BRAND_KIT_LIMITS.extractResidentMb / 2;
+}
+
 /** Keeps a worker for the next document, as many as may read at once (on Lambda, one). */
 function release(worker: Worker): void {
-  if (idle.length >= BRAND_KIT_LIMITS.extractConcurrency) {
+  if (idle.length >= BRAND_KIT_LIMITS.extractConcurrency || holdsMuchMemory(worker)) {
     worker.process.kill('SIGKILL');
     return;
   }
