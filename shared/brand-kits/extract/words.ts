@@ -308,8 +308,9 @@ const TITLE_SEPARATOR = /\s*[•·|–—:]\s*|\s+-\s+/;
 /** Metadata titles longer than this are cut: a name is at the start, and a title is a line or two. */
 const MAX_TITLE = 500;
 /**
- * Parts of a title between its separators, each run of blanks made one blank first: a metadata title,
- * unlike the lines, comes as the document gave it (split as it came, 160,000 blanks took 40 s).
+ * Parts of a title between its separators. TITLE_SEPARATOR is tried from every blank of a run and
+ * reads the run to its end each time, so runs are made single blanks first: a metadata title, unlike
+ * the lines, was split as the document gave it (40 s for a title of 160,000 blanks).
  */
 const titleParts = (title: string) => title.replace(/\s+/g, ' ').split(TITLE_SEPARATOR);
 
