@@ -12,6 +12,7 @@ import {
   valueError,
 } from '../http/fields.ts';
 import { uploadedFile } from '../http/multipart.ts';
+import { dateTimeOut } from '../http/response-fields.ts';
 import { UPLOAD_KEY_DESCRIPTION } from '../uploads/keys.ts';
 import { AVATAR_STATUSES } from './states.ts';
 
@@ -133,8 +134,8 @@ export const AvatarStatus = v.object({
   status: v.picklist(AVATAR_STATUSES),
   type: v.string(),
   consent_received: v.boolean(),
-  created_at: v.string(),
-  updated_at: v.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
   /** Why training failed; null otherwise. */
   error: v.nullable(v.string()),
   /** A new presigned PUT of the consent recording while the avatar trains without it, for an upload

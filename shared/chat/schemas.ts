@@ -2,6 +2,7 @@
 // open; ours is `{key, name?, media_type?}` (docs/chat.md).
 import * as v from 'valibot';
 import { cursorPageQuery, list, model, optionalNullable, string, uuid, valueError } from '../http/fields.ts';
+import { dateTimeOut, nullableUuid, uuidOut } from '../http/response-fields.ts';
 import { codePointLength } from '../strings.ts';
 import { ATTACHMENT_LIMITS, DOCUMENT_FORMATS, IMAGE_FORMATS } from './content-blocks.ts';
 
@@ -113,11 +114,11 @@ export const ContentBlock = v.union([
 export type ContentBlock = v.InferOutput<typeof ContentBlock>;
 
 export const ChatMessage = v.object({
-  id: v.string(),
-  session_id: v.string(),
+  id: uuidOut,
+  session_id: uuidOut,
   role: v.picklist(['user', 'assistant']),
   content: v.array(ContentBlock),
-  created_at: v.string(),
+  created_at: dateTimeOut,
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessage>;
 
@@ -130,11 +131,11 @@ export const ChatMessagePage = v.object({
 export type ChatMessagePage = v.InferOutput<typeof ChatMessagePage>;
 
 export const ChatSession = v.object({
-  id: v.string(),
+  id: uuidOut,
   title: v.string(),
-  team_id: v.nullable(v.string()),
-  project_id: v.nullable(v.string()),
-  created_at: v.string(),
+  team_id: nullableUuid,
+  project_id: nullableUuid,
+  created_at: dateTimeOut,
 });
 export type ChatSession = v.InferOutput<typeof ChatSession>;
 export const ChatSessionList = v.array(ChatSession);

@@ -2,7 +2,7 @@
 // session resource around it is ours (docs/shopping.md).
 import * as v from 'valibot';
 import { integer, literal, model, modelRule, optionalNullable, string, uuid } from '../http/fields.ts';
-import { intOut } from '../http/response-fields.ts';
+import { dateTimeOut, intOut, uuidOut } from '../http/response-fields.ts';
 import { MERCHANT_TYPES } from './catalog.ts';
 
 export const SHOPPING_LIMITS = {
@@ -79,7 +79,7 @@ export type ProductSearchResponse = v.InferOutput<typeof ProductSearchResponse>;
 
 /** One search as the session remembers it. */
 export const ShoppingSearchRecord = v.object({
-  id: v.string(),
+  id: uuidOut,
   query: v.string(),
   merchant_type: v.nullable(MerchantType),
   max_results: v.number(),
@@ -88,14 +88,14 @@ export const ShoppingSearchRecord = v.object({
   /** Product groups matching after filters (the response's total_count). */
   total_count: intOut,
   source: v.string(),
-  created_at: v.string(),
+  created_at: dateTimeOut,
 });
 export type ShoppingSearchRecord = v.InferOutput<typeof ShoppingSearchRecord>;
 
 export const ShoppingSession = v.object({
-  id: v.string(),
+  id: uuidOut,
   title: v.nullable(v.string()),
-  created_at: v.string(),
+  created_at: dateTimeOut,
   /** The latest searches, newest first (at most SHOPPING_LIMITS.recentSearches). */
   recent_searches: v.array(ShoppingSearchRecord),
 });
