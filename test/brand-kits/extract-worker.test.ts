@@ -163,50 +163,52 @@ describe('brand-kit extraction in a worker process', () => {
     assert.equal(output, 'too_large');
   });
 
-  test('a document whose decoded streams pass the memory budget is refused, its worker killed, and the next one is read', async () => {
-    // The heap limit does not count the ArrayBuffers pdf.js decodes streams into: a 0.5 MB PDF whose
-    // page inflates to 512 MiB of blanks, against a budget lowered to 300 MB (1,024 MB in service,
-    // where the audit's 1 MB PDF inflating to 1 GiB took a worker past 1.9 GB before its deadline).
+  /** Reads `pdf` with the resident-memory budget lowered to `budgetMb`, and gives `then` the reading
+   * and the worker processes there were once it had begun. */
+  const readingWithBudget = async <T>(
+    budgetMb: number,
+    pdf: Uint8Array,
+    then: (reading: Promise<BrandKitExtraction>, workers: number[]) => Promise<T>,
+  ) => {
     const limits = BRAND_KIT_LIMITS as { extractResidentMb: number };
     const budget = limits.extractResidentMb;
-    limits.extractResidentMb = 300;
+    limits.extractResidentMb = budgetMb;
     try {
-      const reading = extractInWorker(await inflatingPdf(512), { timeoutMs: TIMEOUT_MS });
+      const reading = extractInWorker(pdf, { timeoutMs: TIMEOUT_MS });
       // The reading worker: a kept one or, when none is kept, the one started for it.
       const workers = await until(() => {
         const pids = workerProcesses();
         return pids.length > 0 ? pids : undefined;
       }, reading);
+      return await then(reading, workers);
+    } finally {
+      limits.extractResidentMb = budget;
+    }
+  };
+
+  test('a document whose decoded streams pass the memory budget is refused, its worker killed, and the next one is read', async () => {
+    // The heap limit does not count the ArrayBuffers pdf.js decodes streams into: a 0.5 MB PDF whose
+    // page inflates to 512 MiB of blanks, against a budget lowered to 300 MB (1,024 MB in service,
+    // where the audit's 1 MB PDF inflating to 1 GiB took a worker past 1.9 GB before its deadline).
+    await readingWithBudget(300, await inflatingPdf(512), async (reading, workers) => {
       await assert.rejects(reading, refusedAs('too_large', 'needs more than 300 MB of memory'));
       await oneEnds(workers);
       // A document's reading stays far below the budget.
       const next = await extractInWorker(await guidelinePdf(), { timeoutMs: TIMEOUT_MS });
       assert.equal(next.draft.primary_color, '#E4572E');
-    } finally {
-      limits.extractResidentMb = budget;
-    }
+    });
   });
 
   test('a worker that grew past half the memory budget reading a document is not kept for the next', async () => {
     // A page inflating to 160 MiB of blanks is read (it has no brand text: refused as such), but the
     // worker keeps much of what it grew to: past half a budget lowered to 600 MB, it is let go.
-    const limits = BRAND_KIT_LIMITS as { extractResidentMb: number };
-    const budget = limits.extractResidentMb;
-    limits.extractResidentMb = 600;
-    try {
-      const reading = extractInWorker(await inflatingPdf(160), { timeoutMs: TIMEOUT_MS });
-      const workers = await until(() => {
-        const pids = workerProcesses();
-        return pids.length > 0 ? pids : undefined;
-      }, reading);
+    await readingWithBudget(600, await inflatingPdf(160), async (reading, workers) => {
       await assert.rejects(
         reading,
         (error: unknown) => error instanceof DocumentError && error.kind !== 'too_large',
       );
       await oneEnds(workers);
-    } finally {
-      limits.extractResidentMb = budget;
-    }
+    });
   });
 
   test('the worker holds none of the function’s credentials', () => {

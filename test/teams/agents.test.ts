@@ -556,17 +556,23 @@ describe('addLoopInstance with its answer lost', () => {
 });
 
 describe('updateLoopInstance', () => {
-  it('keeps its gsi1 keys with the state it leaves when the SDK resends it after another update landed', async () => {
+  /** A new team with one loop instance running since `since`, at 2026-11-20 10:30 UTC. */
+  const runningSince = async (since: string) => {
     setClock(new Date('2026-11-20T10:30:00Z'));
     const team = await createTeam(h);
     const loop = await addLoopInstance(team.id, {
       loop_id: loopId('daily_content'),
       cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
       occurrence_day: 1,
-      scheduled_at: '2026-11-17T09:00:00Z',
+      scheduled_at: since,
       status: 'running',
-      started_at: '2026-11-17T09:00:00Z',
+      started_at: since,
     });
+    return { team, loop };
+  };
+
+  it('keeps its gsi1 keys with the state it leaves when the SDK resends it after another update landed', async () => {
+    const { team, loop } = await runningSince('2026-11-17T09:00:00Z');
     const keys = teamKeys.loop(team.id, loop.scheduled_at, loop.id);
     const indexed = async () => {
       const item = await getItem<Record<string, string>>(keys);
@@ -598,16 +604,7 @@ describe('updateLoopInstance', () => {
   });
 
   it('gives up with an Error after 10 rounds that other updates won, the instance as it was', async () => {
-    setClock(new Date('2026-11-20T10:30:00Z'));
-    const team = await createTeam(h);
-    const loop = await addLoopInstance(team.id, {
-      loop_id: loopId('daily_content'),
-      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000001',
-      occurrence_day: 1,
-      scheduled_at: '2026-11-20T09:00:00Z',
-      status: 'running',
-      started_at: '2026-11-20T09:00:00Z',
-    });
+    const { team, loop } = await runningSince('2026-11-20T09:00:00Z');
     // Every write of the update is refused, as where another update lands before each one.
     let refused = 0;
     const name = 'other-update-first';
