@@ -125,7 +125,7 @@ function hold(worker: Worker, held: boolean): void {
 
 /** A worker that read a heavy document keeps what it grew to (a review saw 480–536 MB idle against a
  * 600 MB budget), and the next document's reading would count it: past half the budget, a new worker
- * (a start of about 0.3 s) reads the next one. */
+ * (its start and parser load) reads the next one. */
 function holdsMuchMemory(worker: Worker): boolean {
   const { pid } = worker.process;
   const mb = READS_RESIDENT_MEMORY && pid !== undefined ? residentMb(pid) : undefined;
