@@ -29,6 +29,13 @@ const validatorFor = (key: string, schema: unknown) => {
   return validate;
 };
 
+/** Why `value` does not match a schema of the OpenAPI document (its `#/components` refs resolved),
+ * or undefined when it does; `key` names the schema for the compiled-validator cache. */
+export function schemaErrors(key: string, schema: unknown, value: unknown): string | undefined {
+  const validate = validatorFor(key, schema);
+  return validate(value) ? undefined : ajv.errorsText(validate.errors);
+}
+
 export async function assertMatchesContract(
   route: Route,
   status: number,
