@@ -42,7 +42,15 @@ export const PROJECT_LIMITS = {
 export const ProjectTaskInput = model({
   title: string(PROJECT_LIMITS.taskTitle),
   status: v.optional(literal(PROJECT_TASK_STATUSES), 'pending'),
-  budget_usd: v.optional(number(PROJECT_LIMITS.budgetUsd), 0),
+  budget_usd: v.optional(
+    v.pipe(
+      number(PROJECT_LIMITS.budgetUsd),
+      v.description(
+        'Stored rounded to the cent, half up on the decimal as written (0.005 → 0.01, 1.005 → 1.01, 0.004 → 0), so total_budget_usd is exact to the cent.',
+      ),
+    ),
+    0,
+  ),
 });
 
 export const CreateProjectBody = model({
