@@ -134,8 +134,8 @@ const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 /**
  * Whether a document's first bytes can be of its format: a PDF holds `%PDF-` in its first KiB, DOCX
- * and XLSX are ZIP files, DOC and XLS OLE files. Text formats have no mark and are not checked
- * (undefined: nothing to read). Converse refuses a document it cannot parse as its format.
+ * and XLSX are ZIP files, DOC and XLS OLE files. Text formats have no mark (undefined: readsAsText
+ * checks them). Converse refuses a document it cannot parse as its format.
  */
 export const documentMark = (format: DocumentFormat): ((bytes: Uint8Array) => boolean) | undefined => {
   if (format === 'pdf')
@@ -143,6 +143,23 @@ export const documentMark = (format: DocumentFormat): ((bytes: Uint8Array) => bo
   if (format === 'docx' || format === 'xlsx') return (bytes) => startsWith(bytes, ZIP);
   if (format === 'doc' || format === 'xls') return (bytes) => startsWith(bytes, OLE);
   return undefined;
+};
+
+/**
+ * Whether a text document's first bytes read as text: UTF-8 (a BOM allowed; a character cut by the end
+ * of the bytes read, when they are not the whole file, too) and no NUL byte. Converse parses a
+ * document's bytes as its format ("The document source bytes could not be parsed as the specified
+ * format"), and the agent replays the session on every turn: a PDF or a picture sent as text/plain
+ * would break every later answer, as a mislabelled image would.
+ */
+export const readsAsText = (bytes: Uint8Array, cut: boolean): boolean => {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: cut });
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 export interface ImageSize {

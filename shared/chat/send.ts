@@ -21,6 +21,7 @@ import {
   imageSizeOf,
   mediaTypeOfName,
   type ResolvedAttachment,
+  readsAsText,
   SUPPORTED_TYPES_TEXT,
   toContentBlocks,
 } from './content-blocks.ts';
@@ -41,6 +42,7 @@ const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream'
 const imageFormats = Object.values(IMAGE_FORMATS);
 const NOT_AN_IMAGE = `the file is not a ${imageFormats.slice(0, -1).join(', ')} or ${imageFormats.at(-1)} image`;
 const NO_JPEG_FRAME = 'the file is a damaged or incomplete jpeg image (no frame header)';
+const NOT_TEXT = 'the file is not UTF-8 text';
 
 type Refusal = { field: 'key' | 'media_type'; reason: string };
 const NO_FILE: Refusal = { field: 'key', reason: 'no uploaded file at this key' };
@@ -88,7 +90,7 @@ const resolveOne = (
 /**
  * An attachment as its first bytes show it: an image in the format its bytes are in (a JPEG named
  * .png is a JPEG) and within Converse's pixel limit, a binary document bearing its format's mark (a
- * .pdf that is an HTML page is refused). Text formats have no mark.
+ * .pdf that is an HTML page is refused), a text document reading as UTF-8 text.
  */
 const bytesChecked = (attachment: ResolvedAttachment, object: ObjectStart): ResolvedAttachment | Refusal => {
   const { type } = attachment;
@@ -110,7 +112,8 @@ const bytesChecked = (attachment: ResolvedAttachment, object: ObjectStart): Reso
     return { ...attachment, type: { kind: 'image', format, mediaType: `image/${format}` } };
   }
   const mark = documentMark(type.format);
-  if (!mark) return attachment;
+  if (!mark)
+    return readsAsText(start, start.length < object.size) ? attachment : { field: 'key', reason: NOT_TEXT };
   return mark(start) ? attachment : { field: 'key', reason: `the file is not in ${type.format} format` };
 };
 

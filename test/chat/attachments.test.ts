@@ -6,7 +6,7 @@ import { setTimeout } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
-import { ATTACHMENT_LIMITS, documentName } from '../../shared/chat/content-blocks.ts';
+import { ATTACHMENT_LIMITS, ATTACHMENT_START_BYTES, documentName } from '../../shared/chat/content-blocks.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
 import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
 import { config } from '../../shared/config.ts';
@@ -499,6 +499,42 @@ describe('chat attachments', () => {
     assert.deepEqual(
       ok.body.content.slice(1).map((b: { document: { format: string } }) => b.document.format),
       ['pdf', 'xlsx'],
+    );
+  });
+
+  it('a text document must read as UTF-8 text: a PDF or an image typed as text is refused at its key', async () => {
+    // Converse parses a document's bytes as its format; one that fails would break every later turn.
+    const NOT_TEXT = 'the file is not UTF-8 text';
+    const pdf = await put(
+      'scan.pdf',
+      Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', 'latin1'),
+      'text/plain',
+    );
+    const png = await put('chart.csv', header.png(10, 10));
+    const utf16 = await put('notes.txt', Buffer.from('\ufeffhello', 'utf16le'));
+    const latin1 = await put('prices.csv', Buffer.from('caf\xe9;3\n', 'latin1'));
+    // A whole file ending mid-character is not text; a longer one cut there by the bytes read is.
+    const cutShort = await put('short.md', Buffer.from('# r\xc3', 'latin1'));
+    const euro = Buffer.from('€'); // 3 bytes: one straddles the end of the bytes read
+    const long = Buffer.concat([Buffer.alloc(ATTACHMENT_START_BYTES - 1, 0x61), euro, euro]);
+    const cutByRead = await put('long.txt', long);
+    const bom = await put('page.html', Buffer.from('\ufeff<!doctype html><p>Grüße</p>'));
+    const res = await send({
+      content: 'x',
+      attachments: [{ key: pdf }, { key: png }, { key: utf16 }, { key: latin1 }, { key: cutShort }],
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(
+      res.body.detail,
+      [pdf, png, utf16, latin1, cutShort].map((key, i) =>
+        valueError(['body', 'attachments', i, 'key'], key, NOT_TEXT),
+      ),
+    );
+    const ok = await send({ content: 'x', attachments: [{ key: cutByRead }, { key: bom }] });
+    assert.equal(ok.status, 201, ok.text);
+    assert.deepEqual(
+      ok.body.content.slice(1).map((b: { document: { format: string } }) => b.document.format),
+      ['txt', 'html'],
     );
   });
 
