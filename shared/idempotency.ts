@@ -31,7 +31,7 @@ export const IdempotencyHeader = model({
 });
 
 /** Rounds of finding a key's claim given back before a request asks for a retry. */
-const CLAIM_ROUNDS = 3;
+export const CLAIM_ROUNDS = 3;
 
 /** The id and creation time a new record will have (its id a UUIDv7 of that time). */
 export interface Identity {

@@ -24,6 +24,7 @@ import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
 import { setClock } from '../../shared/clock.ts';
 import { config } from '../../shared/config.ts';
 import { getItem, updateItem } from '../../shared/db/store.ts';
+import { CLAIM_ROUNDS } from '../../shared/idempotency.ts';
 import { newId } from '../../shared/ids.ts';
 import { addProjectTask } from '../../shared/projects/store.ts';
 import type { ImportReport } from '../../shared/shopping/import.ts';
@@ -1684,6 +1685,35 @@ describe('faults in the AWS SDK clients', () => {
     const retry = await h.call('POST', '/api/v1/chat/sessions', { json: { title }, headers });
     assert.equal(retry.status, 201, retry.text);
     assert.equal(retry.body.id, corrected?.body.id);
+  });
+
+  it('a keyed create whose claim is given back and taken again every round answers 503 after CLAIM_ROUNDS rounds', async () => {
+    const key = `contested-${newId()}`;
+    const headers = { 'idempotency-key': key };
+    const json = { title: `contested ${newId()}` };
+    const claim = accountKeys.idempotencyClaim(h.owner.id, 'chat-session', key);
+    assert.equal((await h.call('POST', '/api/v1/chat/sessions', { json, headers })).status, 201);
+    // Before each seal, another request has taken the key afresh (its claim under another id), so the
+    // seal fails and the retry finds the claim given back. Bounded (a few rounds more), so a request
+    // that never stopped trying answers 201 instead of hanging.
+    let seals = 0;
+    const name = `hardening-fault-${injected.length}`;
+    stackOf('dynamo').add(
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        const seal =
+          /^Update/.test(String(context.commandName)) && JSON.stringify(args.input).includes('sealed');
+        if (seal && ++seals <= CLAIM_ROUNDS + 2) await updateItem(claim, { set: { id: newId() } });
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name },
+    );
+    injected.push({ client: 'dynamo', name });
+    const retry = await h.call('POST', '/api/v1/chat/sessions', { json, headers });
+    clearFaults();
+    assert.equal(retry.status, 503, retry.text);
+    assert.equal(retry.headers['retry-after'], '1');
+    assert.equal(seals, CLAIM_ROUNDS);
   });
 
   it('a lost response on a counter update (brand_kit_count) does not count the kit twice', async () => {
