@@ -616,20 +616,30 @@ describe('GET /api/v1/workspaces/{workspace_id}/tasks', () => {
       at(5),
       null,
     ]);
+    // Failed again and approved afresh: neither started nor completed (the failure's time is gone).
+    await move(6, 'in_progress', { status: 'failed' });
+    assert.deepEqual(await move(7, 'failed', { status: 'approved', approved_by: reviewer }), [
+      'approved',
+      reviewer,
+      at(7),
+      null,
+      null,
+    ]);
+    await move(8, 'approved', { status: 'in_progress' });
     // Sent back for review: neither approved nor started any more.
-    assert.deepEqual(await move(6, 'in_progress', { status: 'awaiting_approval' }), [
+    assert.deepEqual(await move(9, 'in_progress', { status: 'awaiting_approval' }), [
       'awaiting_approval',
       null,
       null,
       null,
       null,
     ]);
-    assert.deepEqual(await move(7, 'awaiting_approval', { status: 'cancelled' }), [
+    assert.deepEqual(await move(10, 'awaiting_approval', { status: 'cancelled' }), [
       'cancelled',
       null,
       null,
       null,
-      at(7),
+      at(10),
     ]);
   });
 
