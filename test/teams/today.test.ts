@@ -248,6 +248,28 @@ describe('today view', () => {
     );
   });
 
+  it("a cycle's phases given out of order: the current phase is the latest begun by today", async () => {
+    setClock(new Date('2026-11-03T12:00:00Z'));
+    const team = await createTeam(h);
+    await addCycle(team.id, {
+      start_date: '2026-11-01T00:00:00Z',
+      end_date: '2026-11-15T00:00:00Z',
+      phases: [
+        { name: 'publishing', start_day: 8 },
+        { name: 'production', start_day: 3 },
+        { name: 'research', start_day: 1 },
+      ],
+    });
+    const phaseOn = async (at: string) => {
+      setClock(new Date(at));
+      const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+      return [view.cycle_day, view.current_phase];
+    };
+    assert.deepEqual(await phaseOn('2026-11-01T12:00:00Z'), [1, 'research']);
+    assert.deepEqual(await phaseOn('2026-11-03T12:00:00Z'), [3, 'production']);
+    assert.deepEqual(await phaseOn('2026-11-09T12:00:00Z'), [9, 'publishing']);
+  });
+
   describe('loop instances scheduled before yesterday', () => {
     // A UTC team at 10:30 on the 20th: its yesterday began at 00:00 on the 19th, and the window read
     // by scheduled time at 08:30 on the 18th.
