@@ -52,6 +52,8 @@ describe('parsePrice', () => {
     for (const bad of ['', 'free', '$15.00', '15.00', '-3 USD', '15.00 USD EUR', '1,2,3 USD']) {
       assert.throws(() => parsePrice(bad), `accepted "${bad}"`);
     }
+    // Two currencies, one each side: neither is taken.
+    assert.throws(() => parsePrice('USD 15.00 EUR'), /"USD 15.00 EUR" is not a price like "15.00 USD"/);
   });
 });
 
