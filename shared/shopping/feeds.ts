@@ -49,9 +49,6 @@ class RowError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Prices
 
-// ICU formats any three letters as a currency ("12 pcs" would be 12.00 PCS); only known codes pass.
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
-
 /**
  * ISO 4217's minor units of the currencies where they are not 2. Not ICU's: its digits are a display
  * convention (0 for IDR, HUF, COP, PKR, IQD and 12 more, where ISO has 2 or 3), which a client scaling
@@ -66,6 +63,13 @@ const ISO_MINOR_DIGITS: Readonly<Record<string, number>> = {
   CLF: 4,
   UYW: 4,
 };
+
+// ICU formats any three letters as a currency ("12 pcs" would be 12.00 PCS); only known codes pass:
+// Node's list, and the codes above it lacks (the funds codes CLF, UYI and UYW, on Node.js 20 to 24).
+const CURRENCIES: ReadonlySet<string> = new Set([
+  ...Intl.supportedValuesOf('currency'),
+  ...Object.keys(ISO_MINOR_DIGITS),
+]);
 
 /**
  * Decimal places of a currency's minor unit (2 for USD and IDR, 0 for JPY, 3 for KWD), by ISO 4217.

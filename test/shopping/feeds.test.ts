@@ -121,6 +121,12 @@ describe('prices with a leading 0 or dots grouping thousands', () => {
 });
 
 describe('currencies', () => {
+  test("ISO 4217's funds codes that Node.js does not list are read, in their own minor units", () => {
+    assert.deepEqual(parsePrice('1.5 CLF'), { amount_minor: 15000, currency: 'CLF' });
+    assert.deepEqual(parsePrice('2.25 UYW'), { amount_minor: 22500, currency: 'UYW' });
+    assert.deepEqual(parsePrice('1500 UYI'), { amount_minor: 1500, currency: 'UYI' });
+  });
+
   test('three letters that are no currency make the row skipped, in every format', () => {
     assert.throws(() => parsePrice('12 pcs'), /"PCS" is not an ISO 4217 currency code/);
     assert.throws(() => parsePrice('12.99 EUO'), /"EUO" is not an ISO 4217 currency code/);
