@@ -622,6 +622,21 @@ describe('per-resource reads', () => {
     );
   });
 
+  it('keeps a brief of exactly the preview’s 280 code points whole, and cuts one of 281', async () => {
+    const team = await createTeam(h);
+    const cycle = '0193a0a0-0000-7000-8000-000000000000';
+    // Emoji are two UTF-16 units each: 420 units, 280 code points.
+    const whole = `${'🌲'.repeat(140)}${'a'.repeat(140)}`;
+    const longer = `🌲${whole}`;
+    await addBrief(team.id, { cycle_instance_id: cycle, content: whole });
+    await addBrief(team.id, { cycle_instance_id: cycle, content: longer });
+    const res = await h.call('GET', teamPath(team.id, '/strategy-briefs'));
+    assert.deepEqual(
+      res.body.items.map((item: { brief_preview: string }) => item.brief_preview),
+      [`${[...longer].slice(0, 280).join('')}…`, whole],
+    );
+  });
+
   it('the team detail carries members and the ten latest activity entries', async () => {
     const { team } = await createBusyTeam(h, { tasks: 1, activity: 14 });
     const read = await h.call('GET', teamPath(team.id));
