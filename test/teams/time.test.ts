@@ -96,6 +96,10 @@ describe('time zones with Intl', () => {
       paidPeriodEnd('2026-11-30T12:00:00Z', '2027-01-05T00:00:00Z', 'UTC'),
       '2027-01-30T12:00:00.000Z',
     );
+    // hired_at has milliseconds, and so does the anniversary: at .200 the month is not yet over.
+    const hiredHalfPast = '2026-01-15T10:00:00.500Z';
+    assert.equal(paidPeriodEnd(hiredHalfPast, '2026-01-20T00:00:00Z', 'UTC'), '2026-02-15T10:00:00.500Z');
+    assert.equal(paidPeriodEnd(hiredHalfPast, '2026-02-15T10:00:00.200Z', 'UTC'), '2026-02-15T10:00:00.500Z');
   });
 
   it('counts the paid months in the team’s zone: its hiring day and time of day', () => {
