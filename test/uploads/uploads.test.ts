@@ -129,6 +129,10 @@ describe('POST /api/v1/uploads', () => {
         detail: `Daily upload allowance used: at most ${bytes} bytes in ${uploads} uploads per UTC day; try again after midnight UTC`,
       });
       assert.equal(refused.headers['retry-after'], String(2 * 60 * 60));
+      // Half a second before midnight: rounded up to a whole second, never 0 (a retry at once).
+      setClock(new Date('2026-11-21T23:59:59.500Z'));
+      const lastMoment = await request({ filename: 'v.mp4', content_type: video, size: 1 }, user);
+      assert.deepEqual([lastMoment.status, lastMoment.headers['retry-after']], [429, '1']);
       // Kept until the table's TTL removes it, a day after its day: nothing reads it after.
       const day = await getItem<Record<string, unknown>>(
         accountKeys.uploadAllowance('01a1fc6e-0000-7000-8000-0000000000d1', '2026-11-21'),
