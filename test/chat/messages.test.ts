@@ -7,8 +7,10 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
 import { chatKeys } from '../../shared/chat/keys.ts';
-import { addAssistantMessage } from '../../shared/chat/store.ts';
+import { CHAT_LIMITS } from '../../shared/chat/schemas.ts';
+import { addAssistantMessage, SESSION_DOCUMENTS_FULL } from '../../shared/chat/store.ts';
 import { config } from '../../shared/config.ts';
+import { updateItem } from '../../shared/db/store.ts';
 import { sha256 } from '../../shared/digest.ts';
 import { newId } from '../../shared/ids.ts';
 import { userUploadPrefix } from '../../shared/uploads/keys.ts';
@@ -417,6 +419,26 @@ describe('POST /chat/sessions/{id}/messages', () => {
     assert.equal(retry.body.id, first.body.id, 'the retry answers the same message');
     const other = await send(id, { content: 'emoji key' }, { 'idempotency-key': `${key.slice(0, -2)}🔂` });
     assert.notEqual(other.body.id, first.body.id, 'another key is another message');
+  });
+
+  it('a keyed send refused for a session full of documents gives its key back: the corrected send uses it', async () => {
+    const id = await newSession();
+    const held = Array.from({ length: CHAT_LIMITS.sessionDocuments }, (_, i) => `held ${i}`);
+    await updateItem(chatKeys.documentNames(id), { add: { document_names: new Set(held) } });
+    const key = `${userUploadPrefix(h.owner.id)}${newId()}/notes.md`;
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: config.bucketName,
+        Key: key,
+        Body: '# notes',
+        ContentType: 'text/markdown',
+      }),
+    );
+    const headers = { 'idempotency-key': 'full-then-corrected' };
+    const refused = await send(id, { content: 'see notes', attachments: [{ key }] }, headers);
+    assert.deepEqual([refused.status, refused.body], [409, { detail: SESSION_DOCUMENTS_FULL }]);
+    const corrected = await send(id, { content: 'see notes' }, headers);
+    assert.equal(corrected.status, 201, corrected.text);
   });
 
   it('a retry answers the first message even after its attachment was deleted', async () => {
