@@ -235,9 +235,14 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       (await save(id, { client_id: CLIENT_ID, client_secret: SECRET })).body.status,
     ];
     assert.deepEqual(await statuses(), ['connected', 'connected', 'connected']);
-    // Two hours later the token is an hour past its expiry: nothing may still call the account connected.
-    setClock(new Date(Date.now() + 2 * 3_600_000));
     try {
+      // A millisecond before its expiry the token still holds; from the very instant, it has expired.
+      setClock(new Date(Date.parse(inAnHour) - 1));
+      assert.deepEqual(await statuses(), ['connected', 'connected', 'connected']);
+      setClock(new Date(inAnHour));
+      assert.deepEqual(await statuses(), ['expired', 'expired', 'expired']);
+      // Two hours later the token is an hour past its expiry: nothing may still call the account connected.
+      setClock(new Date(Date.now() + 2 * 3_600_000));
       assert.deepEqual(await statuses(), ['expired', 'expired', 'expired']);
     } finally {
       setClock(undefined);
