@@ -12,10 +12,23 @@ before(async () => {
 after(() => h.close());
 
 const sign = (
-  claims: { iss?: string; aud?: string; exp?: number; nbf?: number; iat?: number; sub?: string },
+  claims: {
+    iss?: string;
+    aud?: string;
+    exp?: number;
+    nbf?: number;
+    iat?: number;
+    sub?: string;
+    // A Cognito access token's: what it is, and the app client it was issued to.
+    token_use?: string;
+    client_id?: string;
+  },
   secret = h.secret,
 ) => {
-  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(claims.iat);
+  const { token_use, client_id } = claims; // left out of the token when undefined
+  const jwt = new SignJWT({ token_use, client_id })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt(claims.iat);
   jwt.setSubject(claims.sub ?? h.owner.id);
   jwt.setIssuer(claims.iss ?? LOCAL_ISSUER);
   jwt.setAudience(claims.aud ?? LOCAL_AUDIENCE);
@@ -58,6 +71,13 @@ describe('bearer authentication', () => {
           .setIssuedAt()
           .setExpirationTime('10m')
           .sign(new TextEncoder().encode(h.secret))}`,
+      INVALID,
+    ],
+    [
+      // Its `client_id` names ours, but an `aud` it carries names another API: the `aud` decides.
+      'a Cognito access token with client_id ours and aud another API',
+      async () =>
+        `Bearer ${await sign({ aud: 'other-api', token_use: 'access', client_id: LOCAL_AUDIENCE })}`,
       INVALID,
     ],
     ['wrong issuer', async () => `Bearer ${await sign({ iss: 'https://evil.example' })}`, INVALID],
