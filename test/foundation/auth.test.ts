@@ -145,6 +145,18 @@ describe('bearer authentication', () => {
     assert.equal(res.status, 200);
   });
 
+  it('refuses a token it accepted once its exp has passed, though this container verified it before', async (t) => {
+    const exp = Math.floor(Date.now() / 1000) + 5;
+    const token = await sign({ exp });
+    const call = () => h.call('GET', '/api/v1/brands', { authorization: `Bearer ${token}` });
+    assert.equal((await call()).status, 200);
+    // The clock moved a second past exp rather than waited for: the cache of verified tokens and jose read it alike.
+    t.mock.timers.enable({ apis: ['Date'], now: (exp + 1) * 1000 });
+    const res = await call();
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.body, INVALID);
+  });
+
   it('accepts a valid token with a case-insensitive scheme', async () => {
     const res = await h.call('GET', '/api/v1/brands', { authorization: `bEaReR ${h.owner.token}` });
     assert.equal(res.status, 200);
