@@ -5,7 +5,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, afterEach, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling.ts';
-import { forgetDataKeys, open, openJson, seal, sealJson } from '../../shared/crypto/envelope.ts';
+import {
+  DATA_KEY_LIMITS,
+  forgetDataKeys,
+  open,
+  openJson,
+  seal,
+  sealJson,
+} from '../../shared/crypto/envelope.ts';
 import { useLocalSecretsKey } from '../../shared/crypto/local-key.ts';
 
 const SECRET = 'sk_live_f00dfacecafe-the-secret';
@@ -53,6 +60,26 @@ describe('envelope encryption with the local key', () => {
     assert.notEqual(a.ct, b.ct);
     forgetDataKeys();
     assert.notEqual((await seal(SECRET, context)).dk, a.dk);
+  });
+
+  it('replaces the data key after maxUses secrets', async () => {
+    useLocalSecretsKey(randomBytes(32).toString('hex'));
+    const first = await seal(SECRET, context);
+    for (let use = 2; use < DATA_KEY_LIMITS.maxUses; use++) await seal(SECRET, context);
+    assert.equal((await seal(SECRET, context)).dk, first.dk, 'the last of maxUses');
+    const next = await seal(SECRET, context);
+    assert.notEqual(next.dk, first.dk);
+    assert.equal((await open(next, context)).toString('utf8'), SECRET);
+  });
+
+  it('replaces the data key once ttlMs has passed', async (t) => {
+    useLocalSecretsKey(randomBytes(32).toString('hex'));
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const first = await seal(SECRET, context);
+    t.mock.timers.tick(DATA_KEY_LIMITS.ttlMs - 1);
+    assert.equal((await seal(SECRET, context)).dk, first.dk);
+    t.mock.timers.tick(1);
+    assert.notEqual((await seal(SECRET, context)).dk, first.dk);
   });
 
   it('fails loudly when no key is configured', async () => {
