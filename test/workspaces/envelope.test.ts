@@ -2,7 +2,7 @@
 // answers supplied by a middleware on the real SDK client, which is how we inject faults elsewhere).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { after, afterEach, describe, it } from 'node:test';
+import { afterEach, describe, it, type TestContext } from 'node:test';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import {
@@ -22,6 +22,50 @@ afterEach(() => {
   delete process.env.SECRETS_KEY_ID;
   useLocalSecretsKey(randomBytes(32).toString('hex'));
 });
+
+/**
+ * A stand-in for KMS on the real SDK client (a middleware, for this test only): it "wraps" a data key
+ * by XOR with a fixed pad, records each request, and answers the first `failingDecrypts` Decrypts with
+ * KMS's internal error (a transient fault that outlasted the SDK's retries).
+ */
+async function useFakeKms(t: TestContext, { failingDecrypts = 0 } = {}) {
+  const { kms, resetKms } = await import('../../shared/crypto/kms.ts');
+  t.after(resetKms);
+  process.env.SECRETS_KEY_ID = 'arn:aws:kms:eu-west-1:123456789012:key/test';
+  forgetDataKeys();
+  const pad = createHash('sha256').update('kms').digest();
+  const xor = (key: Uint8Array) => Buffer.from(key.map((byte, i) => byte ^ pad[i]!));
+  const calls: { name: string; input: Record<string, unknown> }[] = [];
+  const client = await kms();
+  client.middlewareStack.add(
+    (_next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      calls.push({ name: context.commandName!, input });
+      if (context.commandName === 'GenerateDataKeyCommand') {
+        const key = randomBytes(32);
+        return { output: { Plaintext: key, CiphertextBlob: xor(key), $metadata: {} }, response: {} };
+      }
+      if (context.commandName === 'DecryptCommand') {
+        if (failingDecrypts-- > 0)
+          throw Object.assign(new Error('injected KMS fault'), {
+            name: 'KMSInternalException',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
+        return {
+          output: { Plaintext: xor(input.CiphertextBlob as Uint8Array), $metadata: {} },
+          response: {},
+        };
+      }
+      throw new Error(`unexpected ${context.commandName}`);
+    },
+    { step: 'initialize', name: 'fakeKms' },
+  );
+  return calls;
+}
+
+/** How many requests of `calls` were `name` (e.g. DecryptCommand). */
+const countOf = (calls: { name: string }[], name: string) => calls.filter((c) => c.name === name).length;
 
 describe('envelope encryption with the local key', () => {
   it('round-trips, and the stored form holds no plaintext', async () => {
@@ -90,33 +134,8 @@ describe('envelope encryption with the local key', () => {
 });
 
 describe('envelope encryption with KMS', () => {
-  it('asks KMS for an AES-256 data key under SECRETS_KEY_ID once, and decrypts it once', async () => {
-    const { kms, resetKms } = await import('../../shared/crypto/kms.ts');
-    after(resetKms);
-    process.env.SECRETS_KEY_ID = 'arn:aws:kms:eu-west-1:123456789012:key/test';
-    forgetDataKeys();
-    // A stand-in for KMS: "wraps" a data key by XOR with a fixed pad, and records each request.
-    const pad = createHash('sha256').update('kms').digest();
-    const xor = (key: Uint8Array) => Buffer.from(key.map((byte, i) => byte ^ pad[i]!));
-    const calls: { name: string; input: Record<string, unknown> }[] = [];
-    const client = await kms();
-    client.middlewareStack.add(
-      (_next, context) => async (args) => {
-        const input = args.input as Record<string, unknown>;
-        calls.push({ name: context.commandName!, input });
-        if (context.commandName === 'GenerateDataKeyCommand') {
-          const key = randomBytes(32);
-          return { output: { Plaintext: key, CiphertextBlob: xor(key), $metadata: {} }, response: {} };
-        }
-        if (context.commandName === 'DecryptCommand')
-          return {
-            output: { Plaintext: xor(input.CiphertextBlob as Uint8Array), $metadata: {} },
-            response: {},
-          };
-        throw new Error(`unexpected ${context.commandName}`);
-      },
-      { step: 'initialize', name: 'fakeKms' },
-    );
+  it('asks KMS for an AES-256 data key under SECRETS_KEY_ID once, and decrypts it once', async (t) => {
+    const calls = await useFakeKms(t);
 
     const sealed = await Promise.all([seal(SECRET, context), seal('two', context), seal('three', context)]);
     assert.deepEqual(
@@ -145,6 +164,14 @@ describe('envelope encryption with KMS', () => {
     );
     assert.equal(calls[1]!.input.KeyId, process.env.SECRETS_KEY_ID);
     await assert.rejects(open(sealed[0]!, ['workspace', 'other']));
+  });
+
+  it('asks KMS again after a failed Decrypt: the failure is not remembered', async (t) => {
+    const calls = await useFakeKms(t, { failingDecrypts: 1 });
+    const sealed = await seal(SECRET, context);
+    await assert.rejects(open(sealed, context), /injected KMS fault/);
+    assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
+    assert.equal(countOf(calls, 'DecryptCommand'), 2);
   });
 });
 
