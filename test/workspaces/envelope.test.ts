@@ -10,6 +10,7 @@ import {
   forgetDataKeys,
   open,
   openJson,
+  type Sealed,
   seal,
   sealJson,
 } from '../../shared/crypto/envelope.ts';
@@ -81,7 +82,7 @@ describe('envelope encryption with the local key', () => {
     assert.deepEqual(await openJson(await sealJson({ a: SECRET }, context), context), { a: SECRET });
   });
 
-  it('refuses another record’s context (AAD), altered ciphertext and another key', async () => {
+  it('refuses another record’s context (AAD), altered ciphertext, another key and a format it does not know', async () => {
     useLocalSecretsKey(randomBytes(32).toString('hex'));
     const sealed = await seal(SECRET, context);
     await assert.rejects(
@@ -91,6 +92,8 @@ describe('envelope encryption with the local key', () => {
     const flipped = Buffer.from(sealed.ct, 'base64');
     flipped[0]! ^= 1;
     await assert.rejects(open({ ...sealed, ct: flipped.toString('base64') }, context));
+    // A later format is refused, not read as this one.
+    await assert.rejects(open({ ...sealed, v: 2 } as unknown as Sealed, context), /Unknown sealed format 2/);
     useLocalSecretsKey(randomBytes(32).toString('hex'));
     await assert.rejects(open(sealed, context));
   });
@@ -170,6 +173,19 @@ describe('envelope encryption with KMS', () => {
     const calls = await useFakeKms(t, { failingDecrypts: 1 });
     const sealed = await seal(SECRET, context);
     await assert.rejects(open(sealed, context), /injected KMS fault/);
+    assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
+    assert.equal(countOf(calls, 'DecryptCommand'), 2);
+  });
+
+  it('unwraps a data key again once ttlMs has passed, so a key revoked in KMS stops opening', async (t) => {
+    const calls = await useFakeKms(t);
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const sealed = await seal(SECRET, context);
+    await open(sealed, context);
+    t.mock.timers.tick(DATA_KEY_LIMITS.ttlMs - 1);
+    await open(sealed, context);
+    assert.equal(countOf(calls, 'DecryptCommand'), 1, 'remembered within ttlMs');
+    t.mock.timers.tick(1);
     assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
     assert.equal(countOf(calls, 'DecryptCommand'), 2);
   });
