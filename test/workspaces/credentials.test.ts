@@ -445,6 +445,26 @@ describe('PUT …/integrations/ads-provider/credentials', () => {
       ],
     ],
     [
+      // An empty secret is no text to mask: every string holds it, so every echoed input would be masked.
+      'client_secret empty, client_id not a string (client_id echoed as sent)',
+      { client_secret: '', client_id: 123 },
+      [
+        {
+          type: 'string_type',
+          loc: ['body', 'client_id'],
+          msg: 'Input should be a valid string',
+          input: 123,
+        },
+        {
+          type: 'string_too_short',
+          loc: ['body', 'client_secret'],
+          msg: 'String should have at least 1 character',
+          input: MASK,
+          ctx: { min_length: 1 },
+        },
+      ],
+    ],
+    [
       'client_id not a string',
       { client_id: 12345, client_secret: SECRET },
       [
