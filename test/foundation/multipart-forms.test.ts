@@ -710,6 +710,5 @@ describe('the header and the body, read directly', () => {
     const cut = formBody('c.d', file('f', 'a.txt', 'abc')).subarray(0, 40);
     for (const ct of ['multipart/form-data; boundary=c.d', 'multipart/form-data; boundary="c.d"'])
       await assert.rejects(parse(ct, cut), { status: 415 });
-
   });
 });

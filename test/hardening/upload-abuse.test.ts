@@ -268,7 +268,12 @@ describe('upload abuse', () => {
     for (const name of ['toString[]', '__proto__[x]', 'constructor[prototype]', 'hasOwnProperty[]'])
       for (const parameters of [`name="${name}"`, `name*=utf-8''${encodeURIComponent(name)}`])
         for (const url of [GENERATE, avatarUpload]) {
-          const res = await refused(`field ${parameters}`, url, form(dispositionPart(parameters, 'v')), [422]);
+          const res = await refused(
+            `field ${parameters}`,
+            url,
+            form(dispositionPart(parameters, 'v')),
+            [422],
+          );
           const fields = res.body.detail.map((error: { loc: string[] }) => error.loc[1]);
           assert.deepEqual(fields, declared[url], `${parameters} on ${url}`);
         }
