@@ -488,8 +488,9 @@ export async function generateCalendar(
     .filter((item) => !current.has(item.sk))
     .sort((a, b) => a.dropped_at!.localeCompare(b.dropped_at!));
   const overflow = keptDropped.length + nowDropped.length - MAX_PLANNED_ENTRIES;
+  // Not one planned again: its put and a delete would race in parallel batches (the delete won).
   const gone = [
-    ...stored.filter((item) => item.dropped_at !== undefined && !inItsDay(item)),
+    ...stored.filter((item) => item.dropped_at !== undefined && !inItsDay(item) && !current.has(item.sk)),
     ...keptDropped.slice(0, Math.max(0, overflow)),
   ];
   // Batches of 25 each: a rerun after a month's pause drops up to a month of slots.

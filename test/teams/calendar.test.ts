@@ -832,6 +832,31 @@ describe('calendar generation', () => {
     assert.equal((await planned('?start=2026-11-23')).length, 3);
   });
 
+  it('an entry planned again over a day after it was dropped is stored, and its id still places a cursor', async () => {
+    setClock(new Date('2026-11-18T12:00:00Z'));
+    const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
+    const friday = (await generate(team.id)).body.entries[2] as Entry;
+    await updateTeam(team.id, { status: 'paused', paused_at: '2026-11-18T09:00:00Z' });
+    assert.equal((await generate(team.id)).body.entries.length, 2);
+    // Resumed 25 h later: Friday's entry, dropped past its day of grace, is planned again. Its put
+    // and its deletion as an expired drop went out in parallel batches, and the delete won.
+    setClock(new Date('2026-11-19T13:00:00Z'));
+    await updateTeam(team.id, { status: 'active', paused_at: null });
+    assert.equal((await generate(team.id)).body.entries.length, 3);
+    assert.deepEqual(
+      (await storedItems(team.id)).filter((item) => item.id === friday.id).map((item) => item.dropped_at),
+      [undefined],
+    );
+    // Paused again: a client holding Friday's id pages on from it (it was refused with 422).
+    await updateTeam(team.id, { status: 'paused', paused_at: '2026-11-19T14:00:00Z' });
+    assert.equal((await generate(team.id)).body.entries.length, 2);
+    assert.deepEqual((await generate(team.id, `?after=${friday.id}`)).body, {
+      entries: [],
+      total: 2,
+      next_after: null,
+    });
+  });
+
   it('drops a paused month’s stored slots in batches of 25, not one request each', async () => {
     setClock(new Date('2026-11-02T06:00:00Z')); // Monday 07:00 in Paris, before the day's slots
     const daily = {
