@@ -24,9 +24,11 @@ const NON_ASCII_RE = /[\u0080-\uffff]/;
 // found by "acme"); as the symbols they are (like ® and ©), they separate words.
 const WORD_MARKS_RE = /[\u2120\u2122]/g; // ℠ ™
 
-// A soft hyphen is invisible: only a hint where a word may break. Feed texts drop it as they are read;
-// a query pasted from a page that hyphenates ("Schnür\u00adsenkel") must not be cut at it either.
-const SOFT_HYPHEN_RE = /\u00ad/g;
+// Invisible hints inside a word, none of them a break: a soft hyphen (where a word may break), the
+// zero-width joiner and non-joiner (how letters join: Persian writes کتاب‌ها with one, or without),
+// the word joiner and the BOM (no break here). Feed texts drop soft hyphens as they are read; a query
+// pasted from a page that hyphenates ("Schnür\u00adsenkel") must not be cut at any of them either.
+const INVISIBLE_IN_WORD_RE = /\u00ad|\u200c|\u200d|\u2060|\ufeff/g;
 
 // Letters of Thai and Lao that NFKD spells out in two (ำ as ํ + า) and NFC does not put back: the word
 // dictionaries know them whole (ดำ "black", น้ำ "water"; Lao ໝ, which ຫມ also spells, is one too).
@@ -44,7 +46,7 @@ export const foldText = (text: string): string => {
   if (!NON_ASCII_RE.test(lower)) return lower;
   return (
     lower
-      .replace(SOFT_HYPHEN_RE, '')
+      .replace(INVISIBLE_IN_WORD_RE, '')
       .replace(WORD_MARKS_RE, ' ')
       .normalize('NFKD')
       // Compatibility forms may decompose to capitals (Ⅻ is XII, ℃ is °C).

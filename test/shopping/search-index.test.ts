@@ -62,6 +62,17 @@ describe('tokenisation', () => {
     assert.deepEqual(ids(index, { query: 'acme widget' }), ['widget']);
   });
 
+  test('an invisible joiner or soft hyphen inside a word does not cut it in two', () => {
+    for (const hint of ['\u00ad', '\u200c', '\u200d', '\u2060', '\ufeff'])
+      assert.deepEqual(queryTerms(`sho${hint}es`), ['shoe'], JSON.stringify(hint));
+    // Persian writes the plural's suffix joined or after a zero-width non-joiner: one word either way.
+    assert.deepEqual(queryTerms('کتاب\u200cها'), queryTerms('کتابها'));
+    const index = buildIndex([product({ id: 'books', title: 'کتاب\u200cها' })]);
+    assert.deepEqual(ids(index, { query: 'کتابها' }), ['books']);
+    // A zero-width space is a break (Thai and Khmer mark words with it).
+    assert.deepEqual(queryTerms('blue\u200bshoes'), ['blue', 'shoe']);
+  });
+
   test('drops stop-words from queries unless nothing else is left', () => {
     assert.deepEqual(queryTerms('a pair of shoes for the beach'), ['pair', 'shoe', 'beach']);
     assert.deepEqual(queryTerms('The Who'), ['the', 'who']);
