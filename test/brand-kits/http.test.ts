@@ -468,7 +468,7 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     });
   });
 
-  it('saves a draft as it was returned, however long its texts or palette (a 422 before)', async () => {
+  it('saves a draft as it was returned, however long its texts, keywords or palette (a 422 before)', async () => {
     const industry =
       'We operate in the renewable energy retail sector, serving households and small businesses across Southern Europe with solar and battery products.';
     const location =
@@ -479,9 +479,13 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       paragraph(industry),
       paragraph('Location', 'Heading1'),
       paragraph(location),
+      paragraph('Competitors', 'Heading1'),
+      paragraph(`Initech, ${'Umbrella'.repeat(30)}, Hooli`),
     ].join('');
     const fromDocx = await generate(fileForm(zipSync(docxParts({ body, withLogo: false }))));
     assert.equal(fromDocx.status, 200, fromDocx.text);
+    // A keyword item past the save's 200 characters is left out, not cut: a cut name is another name.
+    assert.deepEqual(fromDocx.body.competitors, ['Initech', 'Hooli']);
     for (const [field, stated] of [
       ['industry', industry],
       ['location', location],
@@ -498,30 +502,41 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
       const saved = await save(draft);
       assert.equal(saved.status, 201, saved.text);
       assert.deepEqual(
-        [saved.body.industry, saved.body.location, saved.body.color_palette],
-        [draft.industry, draft.location, draft.color_palette],
+        [saved.body.industry, saved.body.location, saved.body.competitors, saved.body.color_palette],
+        [draft.industry, draft.location, draft.competitors, draft.color_palette],
       );
     }
   });
 
   it('saves a draft as it was returned, however long the links it found (a 422 before)', async () => {
-    // A link past a website_url's limit is left out with the handle read from it; one at it stays.
+    // A link past a website_url's limit is left out with the handle read from it; one at it stays. A
+    // longer website is left out too, not cut (a cut URL names another page). The lengths are within
+    // the 2,048 characters the extractor reads of an address, so that the draft's rule is what drops them.
     const parts = docxParts();
     const edit = (entry: string, from: string, to: string) => {
       parts[entry] = strToU8(new TextDecoder().decode(parts[entry]).replace(from, to));
     };
-    const long = `https://www.linkedin.com/company/globex?ref=${'a'.repeat(17_000)}`;
+    const long = `https://www.linkedin.com/company/globex?ref=${'a'.repeat(1_000)}`;
     const atLimit = 'https://instagram.com/globex?ref=';
     const kept = atLimit + 'b'.repeat(BRAND_KIT_LIMITS.url - atLimit.length);
+    const website = `https://globex.pt/energy/${'c'.repeat(BRAND_KIT_LIMITS.url)}`;
     edit('word/_rels/document.xml.rels', 'https://www.linkedin.com/company/globex', long);
-    edit('word/document.xml', '</w:body>', `${paragraph(`Instagram: ${kept}`)}</w:body>`);
+    edit(
+      'word/document.xml',
+      '</w:body>',
+      `${paragraph(`Instagram: ${kept}`)}${paragraph(`Visit ${website} today`)}</w:body>`,
+    );
     const drafted = await generate(fileForm(zipSync(parts)));
     assert.equal(drafted.status, 200, drafted.text.slice(0, 200));
+    assert.deepEqual(
+      [drafted.body.website_url, drafted.body.social_links, drafted.body.social_profiles],
+      [null, { instagram: kept }, { instagram: 'globex' }],
+    );
     const saved = await save(drafted.body);
     assert.equal(saved.status, 201, saved.text.slice(0, 200));
     assert.deepEqual(
-      [saved.body.social_links, saved.body.social_profiles],
-      [{ instagram: kept }, { instagram: 'globex' }],
+      [saved.body.website_url, saved.body.social_links, saved.body.social_profiles],
+      [null, { instagram: kept }, { instagram: 'globex' }],
     );
   });
 
