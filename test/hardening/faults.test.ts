@@ -2012,6 +2012,35 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(await countOf(), 1);
     });
 
+  // The mirror case: the kit lands and its count fails, and so does the kit's take-back. The key is
+  // claimed again for the kit that stayed, which its brand does not count: the keyed retry must count
+  // it (completing the save), not answer it as found.
+  it('POST /brand-kits: a save whose count and kit take-back both fail (with an Idempotency-Key): the retry counts the kit it answers, once', async () => {
+    const brand = (await h.call('POST', '/api/v1/brands', { json: { name: 'Take-back fails' } })).body;
+    const headers = { 'idempotency-key': `take-back-${newId()}` };
+    const json = { brand_id: brand.id, name: `take-back fails ${newId()}` };
+    inject('dynamo', { commands: /^Update/, failing: () => true, kind: 'server', about: 'NOT contains' });
+    inject('dynamo', { commands: /^Delete/, failing: () => true, kind: 'server', about: '"KIT#' });
+    const failed = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    const countOf = async () => (await h.call('GET', `/api/v1/brands/${brand.id}`)).body.brand_kit_count;
+    const [left] = await kitsOfBrand(brand.id);
+    assert.ok(left, 'the kit whose take-back failed stayed');
+    assert.equal(await countOf(), 0);
+    const retry = await h.call('POST', '/api/v1/brand-kits', { json, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.id, left.id);
+    assert.deepEqual(
+      (await kitsOfBrand(brand.id)).map((kit) => kit.id),
+      [left.id],
+    );
+    assert.equal(await countOf(), 1);
+    // Counted once: a further retry answers the same kit and counts nothing more.
+    assert.equal((await h.call('POST', '/api/v1/brand-kits', { json, headers })).body.id, left.id);
+    assert.equal(await countOf(), 1);
+  });
+
   // POST /uploads with an Idempotency-Key claims the key, then counts the upload (its id into the day's
   // counted_ids); signing makes no request, so what fails after the claim is the count. A count that
   // failed may have landed: it is taken back by its id and the key given back. Here that take-back fails
