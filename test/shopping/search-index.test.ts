@@ -375,6 +375,29 @@ describe('typos', () => {
     assert.ok(twice!.score < once!.score, 'the unknown word counts as an unmatched term, not a second match');
   });
 
+  test('of two words one edit away and as common, the first by the word, whatever the catalogue’s order', () => {
+    // "cookler" is a letter extra from both "cooker" and "cooler", each in one product. The index
+    // orders products by id, so swapping the ids swaps which word the catalogue holds first.
+    for (const [cookerId, coolerId] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ]) {
+      const catalogue = buildIndex([
+        product({ id: cookerId, title: 'Slow Cooker' }),
+        product({ id: coolerId, title: 'Wine Cooler' }),
+      ]);
+      assert.deepEqual(ids(catalogue, { query: 'cookler' }), [cookerId], `cooker as ${cookerId}`);
+    }
+  });
+
+  test('a misspelt stop-word is not read as the stop-word, though the catalogue holds it', () => {
+    // The catalogue holds "without" (a query of stop-words only keeps them and finds it); "withot" is
+    // a letter short of it, but a stop-word says nothing of what is sought.
+    const catalogue = buildIndex([product({ id: 'laceless', title: 'Sneakers without laces' })]);
+    assert.deepEqual(ids(catalogue, { query: 'without' }), ['laceless']);
+    assert.deepEqual(ids(catalogue, { query: 'withot' }), []);
+  });
+
   test('one edit apart is the optimal string alignment distance 1', () => {
     const distance = (a: string, b: string): number => {
       const d = Array.from({ length: a.length + 1 }, (_, i) =>
