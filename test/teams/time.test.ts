@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { periodOf, planCalendar } from '../../shared/teams/calendar.ts';
-import { ContentCadenceInput, WEEKDAYS } from '../../shared/teams/schemas.ts';
+import { periodOf, planCalendar, stoppedAt } from '../../shared/teams/calendar.ts';
+import { ContentCadenceInput, type TeamMember, WEEKDAYS } from '../../shared/teams/schemas.ts';
 import { slotPool } from '../../shared/teams/slot-pool.ts';
-import type { TaskItem } from '../../shared/teams/store.ts';
+import type { TaskItem, TeamItem } from '../../shared/teams/store.ts';
 import {
   addDays,
   dayExists,
@@ -330,6 +330,98 @@ describe('calendar slots', () => {
     // no second Friday time or Saturday in place of Monday's and Wednesday's.
     assert.deepEqual(week('2026-11-18T10:00:00.000Z'), whole.slice(2));
     assert.deepEqual(week('2026-11-18T09:00:00.000Z'), whole.slice(1)); // at the slot's instant: kept
+  });
+
+  it('takes the preferred times earliest first, in whatever order they were given', () => {
+    // Spread: the earliest time, whichever is listed first. Round the days: the earliest time first.
+    assert.deepEqual(plan(1, weekdays, ['18:00', '09:00']), ['2026-11-18T09:00']);
+    assert.deepEqual(plan(3, ['monday', 'friday'], ['18:00', '09:00']), [
+      '2026-11-16T09:00',
+      '2026-11-16T18:00',
+      '2026-11-20T09:00',
+    ]);
+  });
+
+  it('plans no slot at the very instant the team stops', () => {
+    const week = (stopsAt: string) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'UTC',
+        period: periodOf('weekly', '2026-11-16'),
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 3,
+            preferred_days: ['monday', 'wednesday', 'friday'],
+            preferred_times: ['09:00'],
+            title: null,
+          },
+        ],
+        members: [],
+        tasks: [],
+        stopsAt,
+      }).map((entry) => entry.scheduled_for.slice(0, 16));
+    assert.deepEqual(week('2026-11-18T09:00:00.000Z'), ['2026-11-16T09:00']);
+    assert.deepEqual(week('2026-11-18T09:00:00.001Z'), ['2026-11-16T09:00', '2026-11-18T09:00']);
+  });
+
+  it('gives each slot to the least-loaded member, their scheduled tasks counted, ties to the earliest', () => {
+    const member = (id: string, name: string) =>
+      ({ id, persona_name: name, capabilities: ['post', 'x'] }) as TeamMember;
+    const [ana, leo] = [
+      member('0193a0a0-0000-7000-8000-0000000000a1', 'Ana'),
+      member('0193a0a0-0000-7000-8000-0000000000a2', 'Leo'),
+    ];
+    const assignees = (tasks: TaskItem[]) =>
+      planCalendar({
+        teamId: '0193a0a0-0000-7000-8000-000000000001',
+        timeZone: 'UTC',
+        period: periodOf('weekly', '2026-11-16'),
+        // The task below is of another kind: it takes none of the line's slots.
+        cadence: [
+          {
+            platform: 'x',
+            task_type: 'post',
+            per_week: 1,
+            preferred_days: ['wednesday'],
+            preferred_times: ['09:00'],
+            title: null,
+          },
+        ],
+        members: [ana, leo],
+        tasks,
+      }).map((entry) => [entry.title, entry.assigned_member?.persona_name ?? null]);
+    // Nobody loaded: the tie goes to the earliest member.
+    assert.deepEqual(assignees([]), [['post for x', 'Ana']]);
+    // Ana already has a task that week: Leo gets the slot.
+    const task = {
+      id: '0193a0a0-0000-7000-8000-0000000000aa',
+      title: 'Ana’s video',
+      task_type: 'video',
+      platform: 'y',
+      status: 'scheduled',
+      scheduled_for: '2026-11-16T12:00:00.000Z',
+      assigned_member_id: ana.id,
+      published_at: null,
+    } as TaskItem;
+    assert.deepEqual(assignees([task]), [
+      ['Ana’s video', 'Ana'],
+      ['post for x', 'Leo'],
+    ]);
+  });
+
+  it('stops a cancelled team paused before its subscription ends at the pause, and the other way round', () => {
+    const team = (paused_at: string) =>
+      ({
+        config: {},
+        hired_at: null,
+        cancelled_at: '2026-11-10T00:00:00.000Z',
+        subscription_ends_at: '2026-11-20T00:00:00.000Z',
+        paused_at,
+      }) as unknown as TeamItem;
+    assert.equal(stoppedAt(team('2026-11-18T10:00:00.000Z')), '2026-11-18T10:00:00.000Z');
+    assert.equal(stoppedAt(team('2026-11-25T10:00:00.000Z')), '2026-11-20T00:00:00.000Z');
   });
 
   it('compares instants, not wall clocks, when the team was created in a DST overlap', () => {
