@@ -799,6 +799,20 @@ describe('calendar generation', () => {
     assert.equal(other.status, 404);
   });
 
+  it('refuses the week that ended the day before the team was created', async () => {
+    setClock(new Date('2026-11-16T00:30:00Z')); // Monday 16 November, 01:30 in Paris
+    const { team } = await parisTeam();
+    // The week of 9–15 November ends as the team's first day begins: nothing of it is the team's.
+    const res = await generate(team.id, '?start=2026-11-15');
+    assert.equal(res.status, 422, res.text);
+    assert.equal(
+      res.body.detail[0].msg,
+      'Value error, start must fall in a period that ends on or after 2026-11-16, the day the team was created',
+    );
+    assert.equal((await storedEntries(team.id)).length, 0);
+    assert.equal((await generate(team.id, '?start=2026-11-16')).status, 200);
+  });
+
   it('plans no slot while the team is paused, drops its later slots on a rerun, and plans again once resumed', async () => {
     setClock(new Date('2026-11-18T12:00:00Z')); // a Wednesday; the slots are Mon/Wed/Fri 09:30 Paris
     const { team } = await parisTeam([INSTAGRAM], LONG_AGO);
