@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
@@ -8,10 +9,13 @@ import {
   addLoopInstances,
   addTask,
   addTasks,
+  type LoopInstanceItem,
   updateLoopInstance,
   updateTask,
 } from '../../shared/teams/agents.ts';
 import { loopId } from '../../shared/teams/keys.ts';
+import type { TeamItem } from '../../shared/teams/store.ts';
+import { buildTodayView } from '../../shared/teams/today.ts';
 import { dynamoRequestsOf, type RecordedRequest, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTeam } from './fixtures.ts';
@@ -270,6 +274,56 @@ describe('today view', () => {
     assert.deepEqual(await phaseOn('2026-11-09T12:00:00Z'), [9, 'publishing']);
   });
 
+  describe('the bucket rules (buildTodayView)', () => {
+    const at = Date.parse(NOW);
+    const utcTeam = { config: { timezone: 'UTC' } } as unknown as TeamItem;
+    const instance = (name: string, scheduled_at: string, extra: Partial<LoopInstanceItem> = {}) => {
+      names.set(loopId(name), name);
+      return {
+        id: loopId(`${name} instance`),
+        loop_id: loopId(name),
+        scheduled_at,
+        status: 'scheduled',
+        started_at: null,
+        completed_at: null,
+        signals_emitted: [],
+        ...extra,
+      } as unknown as LoopInstanceItem;
+    };
+
+    it('upcoming ends before the next local midnight', () => {
+      const view = buildTodayView(
+        utcTeam,
+        [],
+        [
+          instance('last-minute', '2026-11-20T23:59:59.999Z'),
+          instance('tomorrow', '2026-11-21T00:00:00.000Z'),
+        ],
+        at,
+      );
+      assert.deepEqual(ids(view.upcoming), ['last-minute']);
+    });
+
+    it('orders the signals by when they fired, not by when their loops were scheduled', () => {
+      const done = (name: string, scheduled_at: string, completed_at: string) =>
+        instance(name, scheduled_at, { status: 'completed', completed_at, signals_emitted: [name] });
+      const view = buildTodayView(
+        utcTeam,
+        [],
+        [
+          done('scheduled-first', '2026-11-20T08:00:00.000Z', '2026-11-20T10:00:00.000Z'),
+          done('scheduled-second', '2026-11-20T09:00:00.000Z', '2026-11-20T09:30:00.000Z'),
+        ],
+        at,
+      );
+      assert.deepEqual(ids(view.completed_today), ['scheduled-first', 'scheduled-second']);
+      assert.deepEqual(
+        view.signals_fired.map((s) => s.signal),
+        ['scheduled-second', 'scheduled-first'],
+      );
+    });
+  });
+
   describe('loop instances scheduled before yesterday', () => {
     // A UTC team at 10:30 on the 20th: its yesterday began at 00:00 on the 19th, and the window read
     // by scheduled time at 08:30 on the 18th.
@@ -315,6 +369,27 @@ describe('today view', () => {
           loop_id: loopId('late-finisher'),
         },
       ]);
+    });
+
+    it('one failed or skipped today without a completion time has its signals in signals_fired', async () => {
+      setClock(new Date(NOW));
+      const team = await createTeam(h);
+      // Started today, three days late, and ended without completing: its start is when it fired.
+      await old(team.id, 'failed-late', {
+        status: 'failed',
+        started_at: '2026-11-20T08:00:00Z',
+        signals_emitted: ['failed'],
+      });
+      await old(team.id, 'skipped-late', {
+        status: 'skipped',
+        started_at: '2026-11-20T09:00:00Z',
+        signals_emitted: ['skipped'],
+      });
+      const view = await todayOf(team.id);
+      assert.deepEqual(
+        view.signals_fired.map((s: { signal: string }) => s.signal),
+        ['failed', 'skipped'],
+      );
     });
 
     it('one still running is in running', async () => {
@@ -434,6 +509,79 @@ describe('today view', () => {
       assert.equal(refused.status, 404);
       assert.equal(indexedLoops(stranger.requests), 2);
     });
+  });
+
+  it('reads all of a 25-hour day: a loop due or fired in its last hour is today’s', async () => {
+    // New York falls back on Sunday 1 November 2026: that day runs from 04:00 UTC to 05:00 UTC on the
+    // 2nd. At 00:30 there (04:30 UTC) its last hour begins 23.5 h on and ends 24.5 h on.
+    setClock(new Date('2026-11-01T04:30:00Z'));
+    const team = await createTeam(h, { config: { timezone: 'America/New_York' } });
+    const loop = (name: string, scheduled_at: string, extra: Record<string, unknown> = {}) => {
+      names.set(loopId(name), name);
+      return addLoopInstance(team.id, {
+        loop_id: loopId(name),
+        cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+        occurrence_day: 1,
+        scheduled_at,
+        ...extra,
+      });
+    };
+    // 23:45 EST: due today, 24.25 h from now.
+    await loop('late-evening', '2026-11-02T04:45:00Z');
+    // Scheduled days before and fired at 23:45 EST (found by when it fired, not in the window).
+    await loop('fired-late', '2026-10-28T12:00:00Z', {
+      status: 'completed',
+      started_at: '2026-11-02T04:40:00Z',
+      completed_at: '2026-11-02T04:45:00Z',
+      signals_emitted: ['published'],
+    });
+    // Midnight EST: tomorrow.
+    await loop('tomorrow', '2026-11-02T05:00:00Z');
+    const view = (await h.call('GET', `/api/v1/teams/${team.id}/today`)).body;
+    assert.deepEqual(ids(view.upcoming), ['late-evening']);
+    assert.deepEqual(ids(view.completed_today), ['fired-late']);
+  });
+
+  it('takes the table’s copy of a loop over a stale one on the index', async () => {
+    setClock(new Date(NOW));
+    const team = await createTeam(h);
+    names.set(loopId('finished'), 'finished');
+    const loop = await addLoopInstance(team.id, {
+      loop_id: loopId('finished'),
+      cycle_instance_id: '0193a0a0-0000-7000-8000-000000000000',
+      occurrence_day: 1,
+      scheduled_at: '2026-11-20T09:00:00Z',
+      status: 'running',
+      started_at: '2026-11-20T09:00:00Z',
+    });
+    const isRunningIndex = (input: Record<string, unknown>) =>
+      input.IndexName === 'gsi1' &&
+      String((input.ExpressionAttributeValues as Record<string, unknown>)[':pk']).endsWith('#LOOPS_RUNNING');
+    // What the running index answers while the loop runs.
+    const recorder = recordDynamoRequests();
+    const running = await h.call('GET', `/api/v1/teams/${team.id}/today`).finally(() => recorder.stop());
+    assert.deepEqual(ids(running.body.running), ['finished']);
+    const stale = recorder.requests.find((request) => isRunningIndex(request.input))!.items;
+    assert.equal(stale?.length, 1);
+    await updateLoopInstance(team.id, loop, { status: 'completed', completed_at: '2026-11-20T10:00:00Z' });
+    // The index has not caught up yet: it still answers the running copy.
+    const stack = dynamo().middlewareStack as unknown as {
+      add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
+      remove(name: string): unknown;
+    };
+    stack.add(
+      (next: (args: unknown) => Promise<{ output: { Items?: unknown[] } }>) =>
+        async (args: { input: Record<string, unknown> }) => {
+          const result = await next(args);
+          if (isRunningIndex(args.input)) result.output.Items = [...(stale ?? [])];
+          return result;
+        },
+      { step: 'initialize', name: 'stale-running-index' },
+    );
+    const view = await h
+      .call('GET', `/api/v1/teams/${team.id}/today`)
+      .finally(() => stack.remove('stale-running-index'));
+    assert.deepEqual([ids(view.body.running), ids(view.body.completed_today)], [[], ['finished']]);
   });
 
   it('reads all of the team’s two days when they hold fewer than the cap, whatever came before', async () => {
