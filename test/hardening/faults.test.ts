@@ -54,6 +54,7 @@ import {
 } from '../avatars/support.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { clearFaults, type Fault, inject, injected, sdkError, stackOf } from '../support/sdk-faults.ts';
 import { scanTable } from '../support/table-scan.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -65,77 +66,6 @@ import {
   startExposureScan,
   WORKSPACE_SECRETS,
 } from './support.ts';
-
-type Kind = 'throttle' | 'rate' | 'server' | 'timeout' | 'reset' | 'wrapped' | 'dns' | 'conflict';
-const sdkError = (kind: Kind): Error =>
-  Object.assign(
-    new Error(`injected ${kind}`),
-    {
-      throttle: { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } },
-      // Any service's HTTP 429, whatever the error's name.
-      rate: { name: 'SomeServiceRateExceeded', $fault: 'client', $metadata: { httpStatusCode: 429 } },
-      server: { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } },
-      timeout: { name: 'TimeoutError', $metadata: {} },
-      // Node's socket and DNS failures, as the HTTP handler rethrows them.
-      reset: { code: 'ECONNRESET' },
-      // A socket failure wrapped by a layer between (an agent, a proxy library).
-      wrapped: {
-        name: 'RequestError',
-        cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
-      },
-      dns: { code: 'ENOTFOUND' },
-      // S3's answer to a conditional write while another write to the key is in flight.
-      conflict: { name: 'ConditionalRequestConflict', $fault: 'client', $metadata: { httpStatusCode: 409 } },
-    }[kind],
-  );
-
-interface Fault {
-  /** Command names (e.g. /Put|Update/) the fault applies to. */
-  commands: RegExp;
-  /** Attempts (1-based, counted over matching commands) that fail; others pass. */
-  failing: (attempt: number) => boolean;
-  kind: Kind;
-  /** The request reaches the service, then its response is lost (a write that did happen). */
-  afterSend?: boolean;
-  /** Only requests whose input holds this text (a key's prefix, such as `IDEMPOTENCY#`). */
-  about?: string;
-}
-
-const counts = { dynamo: 0, s3: 0 };
-const injected: { client: 'dynamo' | 's3'; name: string }[] = [];
-
-interface Stack {
-  add(middleware: unknown, options: { step: string; priority: string; name: string }): void;
-  remove(name: string): boolean;
-}
-const stackOf = (client: 'dynamo' | 's3') =>
-  (client === 'dynamo' ? dynamo().middlewareStack : s3().middlewareStack) as unknown as Stack;
-
-/** Adds a middleware inside the SDK's retry loop (finalizeRequest, low priority). */
-function inject(client: 'dynamo' | 's3', fault: Fault) {
-  const name = `hardening-fault-${injected.length}`;
-  let attempt = 0;
-  const stack = stackOf(client);
-  stack.add(
-    // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
-    (next: any, context: any) => async (args: any) => {
-      const command = String(context.commandName ?? '');
-      if (!fault.commands.test(command)) return next(args);
-      if (fault.about && !JSON.stringify(args.input ?? {}).includes(fault.about)) return next(args);
-      attempt++;
-      counts[client]++;
-      if (!fault.failing(attempt)) return next(args);
-      if (fault.afterSend) {
-        await next(args);
-        throw sdkError(fault.kind);
-      }
-      throw sdkError(fault.kind);
-    },
-    { step: 'finalizeRequest', priority: 'low', name },
-  );
-  injected.push({ client, name });
-  return { attempts: () => attempt };
-}
 
 /** An avatar upload's pointer write lands (its first attempt) and its give-back fails throughout. */
 const failPointerGiveBack = () =>
@@ -152,10 +82,6 @@ const landedThenFailing = (commands: RegExp) => {
   const attempts = inject('dynamo', { commands, failing: (n) => n === 2 || n === 3, kind: 'server' });
   inject('dynamo', { commands, failing: (n) => n === 1, kind: 'timeout', afterSend: true });
   return attempts;
-};
-
-const clearFaults = () => {
-  for (const { client, name } of injected.splice(0)) stackOf(client).remove(name);
 };
 
 let h: Harness;
