@@ -1,14 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { resetDynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
+import { getItem } from '../../shared/db/store.ts';
 import { updateTeam } from '../../shared/teams/agents.ts';
+import { teamKeys } from '../../shared/teams/keys.ts';
+import type { TeamItem } from '../../shared/teams/store.ts';
 import { dynamoRequestsOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { clearFaults, inject } from '../support/sdk-faults.ts';
 import { createTeam } from './fixtures.ts';
 
 let h: Harness;
 before(async () => {
   h = await startHarness();
+});
+// A fresh client after a fault: a failing write drains the SDK's retry quota, shared by every request.
+afterEach(() => {
+  clearFaults();
+  resetDynamo();
 });
 after(async () => {
   setClock(undefined);
@@ -16,6 +26,8 @@ after(async () => {
 });
 
 const unsubscribe = (teamId: string) => h.call('POST', `/api/v1/teams/${teamId}/unsubscribe`);
+/** The team item as stored. */
+const stored = (teamId: string) => getItem<TeamItem>(teamKeys.team(teamId));
 
 describe('unsubscribe', () => {
   it('cancels at the end of the paid month and answers the team detail without the dashboard fields', async () => {
@@ -104,6 +116,47 @@ describe('unsubscribe', () => {
     const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
     assert.equal(activity.body.total, 1);
     assert.equal(activity.body.activity.length, 1);
+  });
+
+  it('a failed write of the end date answers 503, and the retry stores it', async () => {
+    setClock(new Date('2026-04-01T12:00:00Z'));
+    const team = await createTeam(h);
+    await updateTeam(team.id, { hired_at: '2026-03-15T00:00:00Z' });
+    inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'subscription_ends_at',
+      failing: () => true,
+      kind: 'server',
+    });
+    const failed = await unsubscribe(team.id);
+    clearFaults();
+    assert.equal(failed.status, 503, failed.text);
+    assert.equal((await stored(team.id))?.subscription_ends_at, null);
+    const retry = await unsubscribe(team.id);
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.body.subscription_ends_at, '2026-04-15T00:00:00.000Z');
+    assert.equal((await stored(team.id))?.subscription_ends_at, '2026-04-15T00:00:00.000Z');
+  });
+
+  it('tries again when the status changed between the refused update and the read', async () => {
+    setClock(new Date('2026-04-01T12:00:00Z'));
+    const team = await createTeam(h);
+    // The cancelling update is refused once, as when another writer had the team cancelled then and
+    // changed its status back before our read: the read finds it active, so the call tries again.
+    const update = inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: ':cancelled',
+      failing: (n) => n === 1,
+      kind: 'condition',
+    });
+    const res = await unsubscribe(team.id);
+    clearFaults();
+    assert.equal(res.status, 200, res.text);
+    assert.equal(update.attempts(), 2);
+    assert.deepEqual([res.body.status, res.body.cancelled_at], ['cancelled', '2026-04-01T12:00:00.000Z']);
+    assert.equal((await stored(team.id))?.status, 'cancelled');
+    const activity = await h.call('GET', `/api/v1/teams/${team.id}/activity`);
+    assert.equal(activity.body.total, 1);
   });
 
   it('takes at most two sequential rounds', async () => {
