@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import {
@@ -18,6 +17,7 @@ import type { TeamItem } from '../../shared/teams/store.ts';
 import { buildTodayView } from '../../shared/teams/today.ts';
 import { dynamoRequestsOf, type RecordedRequest, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { stackOf } from '../support/sdk-faults.ts';
 import { createTeam } from './fixtures.ts';
 
 let h: Harness;
@@ -565,10 +565,7 @@ describe('today view', () => {
     assert.equal(stale?.length, 1);
     await updateLoopInstance(team.id, loop, { status: 'completed', completed_at: '2026-11-20T10:00:00Z' });
     // The index has not caught up yet: it still answers the running copy.
-    const stack = dynamo().middlewareStack as unknown as {
-      add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
-      remove(name: string): unknown;
-    };
+    const stack = stackOf('dynamo');
     stack.add(
       (next: (args: unknown) => Promise<{ output: { Items?: unknown[] } }>) =>
         async (args: { input: Record<string, unknown> }) => {
@@ -576,7 +573,7 @@ describe('today view', () => {
           if (isRunningIndex(args.input)) result.output.Items = [...(stale ?? [])];
           return result;
         },
-      { step: 'initialize', name: 'stale-running-index' },
+      { step: 'initialize', priority: 'high', name: 'stale-running-index' },
     );
     const view = await h
       .call('GET', `/api/v1/teams/${team.id}/today`)
