@@ -136,6 +136,16 @@ describe('POST /api/v1/workspaces/{workspace_id}/tasks', () => {
     );
   });
 
+  it('refuses a batch create by a non-member with 404 and writes none of it', async () => {
+    // createWorkspaceTasks (imports) has no route in front of it: its own member check is the only one.
+    const ws = await h.call('POST', '/api/v1/workspaces', { json: { name: 'not yours' } });
+    await assert.rejects(createWorkspaceTasks(h.other.id, ws.body.id, [taskInput('a'), taskInput('b')]), {
+      status: 404,
+      detail: 'Workspace not found',
+    });
+    assert.deepEqual((await h.call('GET', `/api/v1/workspaces/${ws.body.id}/tasks`)).body, []);
+  });
+
   it('422 for a missing hired_agent_id, an unknown priority and an oversized trigger', async () => {
     const res = await h.call('POST', `/api/v1/workspaces/${workspaceId}/tasks`, {
       json: { skill_slug: 's', title: 't', priority: 'asap', trigger: { blob: 'x'.repeat(16 * 1024) } },
