@@ -85,6 +85,17 @@ describe('decodePythonJson: CPython error messages and positions', () => {
     for (const [text, msg, pos] of cases) assert.deepEqual(fails(text), { msg, pos }, JSON.stringify(text));
   });
 
+  it('refuses each raw control character U+0000–U+001F inside a string, key or value, at its position', () => {
+    // CPython's strict scanner: every character below U+0020 must be escaped (U+001F the last of them).
+    for (let code = 0; code <= 0x1f; code++) {
+      const c = String.fromCharCode(code);
+      const at = `U+${code.toString(16).padStart(4, '0')}`;
+      assert.deepEqual(fails(`{"a":"x${c}y"}`), { msg: 'Invalid control character at', pos: 7 }, at);
+      assert.deepEqual(fails(`{"k${c}":1}`), { msg: 'Invalid control character at', pos: 3 }, at);
+    }
+    assert.equal(value('"\u0020"'), ' ');
+  });
+
   it('counts positions in code points, not UTF-16 units', () => {
     assert.deepEqual(fails('{"😀":x}'), { msg: 'Expecting value', pos: 5 });
     assert.deepEqual(fails('["😀😀", "\\x"]'), { msg: 'Invalid \\escape', pos: 8 });
