@@ -15,6 +15,7 @@ import {
   parseFeed,
   parsePrice,
 } from '../../shared/shopping/feeds.ts';
+import { cutAtWord } from '../../shared/strings.ts';
 import { runGuarded } from '../support/hang-guard.ts';
 
 const GMC_HEADER = [
@@ -210,6 +211,18 @@ describe('buildAffiliateUrl', () => {
 
   test('is the product URL when there are no tracking parameters', () => {
     assert.equal(buildAffiliateUrl('https://shop.com/p?x=1'), 'https://shop.com/p?x=1');
+  });
+});
+
+describe('cutAtWord', () => {
+  test('counts code points, as Python does, and never splits an emoji into a lone surrogate', () => {
+    // A title of emoji one past the limit: cut in UTF-16 units it kept half as many, or half of one.
+    for (const max of [4, 5, 500]) {
+      const cut = cutAtWord('😀'.repeat(max + 1), max);
+      assert.equal(cut, `${'😀'.repeat(max - 1)}…`, `max ${max}`);
+      assert.ok(cut.isWellFormed(), `max ${max}`);
+    }
+    assert.equal(cutAtWord('😀😀😀 😀😀😀', 6), '😀😀😀…');
   });
 });
 
