@@ -346,6 +346,27 @@ describe('generate-from-upload with a direct upload (upload_key)', () => {
     assert.equal((await fromUpload(othersKey, h.other.token)).status, 200);
   });
 
+  it('refuses a key with an empty part or past S3’s 1,024 bytes with 404, before asking S3', async () => {
+    // s3rver answers both 404 too, so the proof is that S3 is never asked: S3 answers a key over
+    // 1,024 bytes 400 KeyTooLongError, and no key of ours has an empty part (`//`).
+    const own = await upload(pdf);
+    const [prefix, user, ...rest] = own.split('/');
+    // 446 characters, 1,238 bytes of UTF-8, each part 198 bytes.
+    const wide = `uploads/${h.owner.id}/${Array(6).fill('€'.repeat(66)).join('/')}`;
+    assert.ok(wide.length < 1024 && Buffer.byteLength(wide) > 1024);
+    const recorder = recordS3Requests();
+    try {
+      for (const key of [[prefix, user, '', ...rest].join('/'), wide]) {
+        recorder.clear();
+        const res = await fromUpload(key);
+        assert.deepEqual([res.status, res.body], [404, { detail: 'Upload not found' }], key);
+        assert.deepEqual(recorder.commands(), [], key);
+      }
+    } finally {
+      recorder.stop();
+    }
+  });
+
   it('refuses an upload over 50 MiB with 413 before downloading it', async () => {
     const key = await upload(pdf);
     const client = s3();
