@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { jwtVerify } from 'jose';
 import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
@@ -342,6 +343,40 @@ describe('local server', () => {
     const token = `Bearer ${seed.users.owner.token}`;
     const twice = await send({ authorization: [token, token] });
     assert.deepEqual(twice, { status: 401, body: '{"detail":"Could not validate credentials"}' });
+  });
+
+  it('hands the function the v2.0 event API Gateway builds: cookies apart, repeated query values joined, the peer after x-forwarded-for', async () => {
+    // Payload format 2.0: Cookie headers go to `cookies` (not `headers`), a repeated query parameter is
+    // one value joined with ",", and the client's own x-forwarded-for is kept with the peer appended.
+    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
+    const entry = route.entry;
+    route.entry = '../test/fixtures/event-echo-handler';
+    try {
+      const event = await new Promise<APIGatewayProxyEventV2>((resolve, reject) => {
+        const req = request(
+          `${server.url}/api/v1/brands?tag=a&q=x%20y&tag=b`,
+          { headers: { ...auth(), cookie: ['a=1', 'b=2; c=3'], 'x-forwarded-for': '203.0.113.7' } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => {
+              body += chunk;
+            });
+            res.on('end', () => resolve(JSON.parse(body)));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      assert.deepEqual(event.cookies, ['a=1', 'b=2', 'c=3']);
+      assert.equal(event.headers.cookie, undefined);
+      assert.equal(event.rawQueryString, 'tag=a&q=x%20y&tag=b');
+      assert.deepEqual(event.queryStringParameters, { tag: 'a,b', q: 'x y' });
+      const peer = event.requestContext.http.sourceIp;
+      assert.match(peer, /^(127\.0\.0\.1|::1)$/);
+      assert.equal(event.headers['x-forwarded-for'], `203.0.113.7, ${peer}`);
+    } finally {
+      route.entry = entry;
+    }
   });
 
   it('answers a body over 10 MiB with 413 without reading it all', async () => {
