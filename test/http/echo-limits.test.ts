@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CUT_ECHO_LENGTH } from '../../shared/http/validation.ts';
+import { RESPONSE_BODY_MAX_BYTES, sentBytes } from '../../shared/lambda-response.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { multipart } from '../support/multipart.ts';
 
 let h: Harness;
 before(async () => {
@@ -44,6 +46,27 @@ describe('a 422 within Lambda’s response limit', () => {
     // A body that fits is echoed whole, as FastAPI's.
     const small = await postTeam({ k: control(1000) });
     assert.deepEqual(missingFields(small.body.detail)[0]!.input, { k: control(1000) });
+  });
+
+  it('cuts only past 5 MiB as Lambda sends the body, not past 5 MiB of body', async () => {
+    // docs/decisions.md. A text part where a file belongs, 1 MiB (busboy's bound on a text part):
+    // quotes, `\"` in the body and 4 bytes in Lambda's JSON, then control characters, `\u0001` and 7.
+    // Echoed whole, either 422 is 3.5–3.9 MB of JSON, under 5 MiB; as sent, 710,000 quotes make it
+    // 5,210,209 bytes (it fits), 600,000 make it 5,540,209 (it does not).
+    assert.equal(RESPONSE_BODY_MAX_BYTES, 5 * 1024 * 1024);
+    const echo = async (quotes: number) => {
+      const content = '"'.repeat(quotes) + control(1024 * 1024 - quotes);
+      const res = await h.call('POST', '/api/v1/brand-kits/generate-from-upload', {
+        ...multipart({ name: 'file', content }),
+      });
+      assert.equal(res.status, 422, res.text.slice(0, 200));
+      const sent = sentBytes(res.text);
+      assert.ok(sent <= 5 * 1024 * 1024, `${sent} bytes as sent`);
+      const { input } = res.body.detail[0];
+      return input === content ? 'whole' : input === `${'"'.repeat(CUT_ECHO_LENGTH)}…` ? 'cut' : input;
+    };
+    assert.equal(await echo(710_000), 'whole');
+    assert.equal(await echo(600_000), 'cut');
   });
 });
 
