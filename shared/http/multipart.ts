@@ -138,27 +138,40 @@ const describedInJson = (file: UploadedFile): UploadedFile =>
  * few words (`consent_attestation`); on one this long its array pattern takes microseconds. */
 const TEXT_NAME_MAX = 100;
 
-/** Each part's headers (latin1), or undefined unless every part's headers end (CRLF CRLF) before the
- * next delimiter begins and the close delimiter is there. */
-function partHeaders(bytes: Buffer, boundary: string): string[] | undefined {
+/** A part as the body delimits it: its headers (latin1) and the size of its content in bytes. */
+interface PartExtent {
+  headers: string;
+  size: number;
+}
+
+/** Each part's extent, or undefined unless every part's headers end (CRLF CRLF) before the next
+ * delimiter begins and the close delimiter is there. */
+function partExtents(bytes: Buffer, boundary: string): PartExtent[] | undefined {
   const dash = `--${boundary}`;
   const delimiter = `\r\n${dash}`;
   let at = bytes.subarray(0, dash.length).toString('latin1') === dash ? 0 : bytes.indexOf(delimiter) + 2;
   if (at < 2 && at !== 0) return undefined;
-  const headers: string[] = [];
+  const parts: PartExtent[] = [];
   for (;;) {
     const after = at + dash.length;
-    if (bytes.toString('latin1', after, after + 2) === '--') return headers;
+    if (bytes.toString('latin1', after, after + 2) === '--') return parts;
     const next = bytes.indexOf(delimiter, after);
     const headersEnd = bytes.indexOf('\r\n\r\n', after);
     if (next < 0 || headersEnd < 0 || headersEnd + 4 > next) return undefined;
-    headers.push(bytes.toString('latin1', after, headersEnd));
+    parts.push({ headers: bytes.toString('latin1', after, headersEnd), size: next - (headersEnd + 4) });
     at = next + 2;
   }
 }
 
 /** A Content-Disposition header among a part's headers. */
 const DISPOSITION = /(?:^|\r\n)content-disposition[ \t]*:/i;
+
+/** A filename parameter, which makes a part a file (isFilePart). */
+const FILENAME = /;\s*filename\*?\s*=/i;
+
+/** Starlette's bound on a text part (`max_part_size`, 1 MiB); busboy's `fieldSize` would instead cut
+ * a longer one to it without a word. Files have their own bounds. */
+const TEXT_PART_MAX_BYTES = 1024 * 1024;
 
 /** What one form may hold (Starlette allows 1,000 of each; our forms have two or three fields). */
 export const FORM_LIMITS = { files: 10, fields: 50 } as const;
@@ -169,6 +182,10 @@ const tooMany = (parts: keyof typeof FORM_LIMITS) =>
 
 /** Starlette's refusal of a part whose Content-Disposition names no field. */
 const nameless = () => new BadRequestError('The Content-Disposition header field "name" must be provided.');
+
+/** Starlette's refusal of a text part past TEXT_PART_MAX_BYTES. */
+const textPartTooLarge = () =>
+  new BadRequestError(`Part exceeded maximum size of ${TEXT_PART_MAX_BYTES / 1024}KB.`);
 
 /** A body the parser cannot read as a form (or would not settle on). */
 const malformed = () => new UnsupportedMediaTypeError('Invalid or malformed multipart/form-data');
@@ -238,8 +255,8 @@ export function formBody<S extends v.GenericSchema>(
       // a part whose headers do not end (the invocation hangs until its timeout). Such bodies are
       // refused before they reach the parser; a watchdog covers the rest.
       const bytes = bodyBytes(event);
-      const headers = partHeaders(bytes, boundary);
-      if (!headers) throw malformed();
+      const parts = partExtents(bytes, boundary);
+      if (!parts) throw malformed();
       // Middy's parser takes one spelling of the header and only [A-Za-z0-9-] boundaries: it gets
       // that spelling, and a body delimited by a boundary it takes (the event itself is left as is).
       const delimitedBy = MIDDY_BOUNDARY.test(boundary) ? boundary : freshBoundary(bytes);
@@ -256,11 +273,15 @@ export function formBody<S extends v.GenericSchema>(
       const lastIsFile = new Map<string, boolean>();
       // busboy skips the parts past its limits without a word: they are counted here.
       const count = { files: 0, fields: 0 };
-      // busboy skips a part with no Content-Disposition unseen; Starlette finds no name in it.
-      let namelessPart = headers.some((part) => !DISPOSITION.test(part));
-      // Refused before the parser, as Starlette refuses at that part: one past busboy's 16 KiB buffer
-      // left the parser unsettled until its watchdog (a 415 after 2 s).
-      if (namelessPart) throw nameless();
+      // Refused before the parser, in the parts' order, as Starlette refuses at that part: one with no
+      // Content-Disposition (busboy skips it unseen, Starlette finds no name in it; one past busboy's
+      // 16 KiB buffer left the parser unsettled until its watchdog, a 415 after 2 s), and a text part
+      // past Starlette's bound (busboy would cut it).
+      for (const part of parts) {
+        if (!DISPOSITION.test(part.headers)) throw nameless();
+        if (part.size > TEXT_PART_MAX_BYTES && !FILENAME.test(part.headers)) throw textPartTooLarge();
+      }
+      let namelessPart = false;
       // Middy hands these to busboy as they are (its typings list fewer of busboy's options).
       const busboy = {
         limits,

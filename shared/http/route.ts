@@ -340,7 +340,7 @@ const errorJson = (status: number, body: unknown, headers: Record<string, string
 });
 
 /**
- * A 422 as FastAPI renders it, unless its echoes would pass Lambda's response limit (a 4 MiB form's
+ * A 422 as FastAPI renders it, unless its echoes would pass Lambda's response limit (a 1 MiB form's
  * text part where a file belongs, its control characters six bytes each once escaped): a function
  * error, a 500 for a client's mistake. Then its long strings and keys are cut. Where even that does
  * not fit (a body of thousands of short keys or values of control characters, echoed whole by each

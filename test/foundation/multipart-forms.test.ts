@@ -507,6 +507,36 @@ describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its
     );
   });
 
+  it("a text part past Starlette's 1 MiB is its 400 (busboy cut it silently); at 1 MiB it is read", async () => {
+    const TOO_LARGE = { detail: 'Part exceeded maximum size of 1024KB.' };
+    const MiB = 1024 * 1024;
+    const at = await send(GENERATE, named('file', pdf, 'a.pdf'), named('note', 'n'.repeat(MiB)));
+    assert.equal(at.status, 200, at.text.slice(0, 300));
+    const over = 'n'.repeat(MiB + 1);
+    for (const parts of [
+      [named('file', pdf, 'a.pdf'), named('note', over)],
+      // Where the file belongs: its 422 echoed the first 1 MiB as if it were all that was sent.
+      [named('file', over)],
+      // A name Middy is given as a never-read file part is still a text part.
+      [named('note[]', over), named('file', pdf, 'a.pdf')],
+      // Counted in bytes: 349,526 three-byte characters.
+      [named('file', pdf, 'a.pdf'), named('note', '€'.repeat(Math.ceil((MiB + 1) / 3)))],
+    ]) {
+      const res = await send(GENERATE, ...parts);
+      assert.deepEqual([res.status, res.body], [400, TOO_LARGE]);
+    }
+    // In the parts' order, as Starlette reads them: the first refusable part decides (here one without
+    // a Content-Disposition; a nameless one that has it is found by the parser, after this check).
+    const undisposed = Buffer.from(`--${b}\r\nContent-Type: text/plain\r\n\r\nhello\r\n`);
+    const nameless = await send(GENERATE, undisposed, named('note', over));
+    assert.deepEqual([nameless.status, nameless.body], [400, NAMELESS]);
+    const large = await send(GENERATE, named('note', over), undisposed);
+    assert.deepEqual([large.status, large.body], [400, TOO_LARGE]);
+    const consent = named('consent_attestation', `true${' '.repeat(MiB)}`);
+    const res = await send(uploadUrl(await avatarTeam(h.owner.id)), named('video', mp4(), 'me.mp4'), consent);
+    assert.deepEqual([res.status, res.body], [400, TOO_LARGE]);
+  });
+
   it('a name of any length, or with `[` anywhere, is a field no form declares: ignored at once', async () => {
     // Middy's parser tried its pattern for `x[…]` on every text part's name, all in one turn of the
     // event loop: cubic in the `[`s (18.5 s on 3,000), quadratic in the length (8 s on 100,000

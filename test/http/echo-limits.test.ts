@@ -49,7 +49,7 @@ describe('a 422 within Lambda’s response limit', () => {
   });
 
   it('cuts only past 5 MiB as Lambda sends the body, not past 5 MiB of body', async () => {
-    // docs/decisions.md. A text part where a file belongs, 1 MiB (busboy's bound on a text part):
+    // docs/decisions.md. A text part where a file belongs, 1 MiB (Starlette's bound on a text part):
     // quotes, `\"` in the body and 4 bytes in Lambda's JSON, then control characters, `\u0001` and 7.
     // Echoed whole, either 422 is 3.5–3.9 MB of JSON, under 5 MiB; as sent, 710,000 quotes make it
     // 5,210,209 bytes (it fits), 600,000 make it 5,540,209 (it does not).
