@@ -64,7 +64,7 @@ function closeObjects(schema: JsonSchema): JsonSchema {
 }
 
 const ERROR_TEXTS: Record<number, string> = {
-  400: 'The body could not be decoded, or a form holds too many files or fields, or a part without a name',
+  400: 'The body could not be decoded, or a form holds too many files or fields, a part without a name or a text part over 1 MiB',
   401: 'Missing or invalid bearer token',
   403: 'A precondition of the resource refuses the request',
   404: 'Not found, or not the caller’s',
