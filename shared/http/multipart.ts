@@ -166,7 +166,9 @@ function partExtents(bytes: Buffer, boundary: string): PartExtent[] | undefined 
 /** A Content-Disposition header among a part's headers. */
 const DISPOSITION = /(?:^|\r\n)content-disposition[ \t]*:/i;
 
-/** A filename parameter, which makes a part a file (isFilePart). */
+/** A name parameter, without which Starlette finds no field (busboy then hands the part over as
+ * nameless), and a filename parameter, which makes a part a file (isFilePart). */
+const NAME = /;\s*name\*?\s*=/i;
 const FILENAME = /;\s*filename\*?\s*=/i;
 
 /** Starlette's bound on a text part (`max_part_size`, 1 MiB); busboy's `fieldSize` would instead cut
@@ -275,10 +277,11 @@ export function formBody<S extends v.GenericSchema>(
       const count = { files: 0, fields: 0 };
       // Refused before the parser, in the parts' order, as Starlette refuses at that part: one with no
       // Content-Disposition (busboy skips it unseen, Starlette finds no name in it; one past busboy's
-      // 16 KiB buffer left the parser unsettled until its watchdog, a 415 after 2 s), and a text part
-      // past Starlette's bound (busboy would cut it).
+      // 16 KiB buffer left the parser unsettled until its watchdog, a 415 after 2 s) or no name in it,
+      // and a text part past Starlette's bound (busboy would cut it). A name only NAME sees (inside a
+      // quoted filename) is still found missing by the parser, below.
       for (const part of parts) {
-        if (!DISPOSITION.test(part.headers)) throw nameless();
+        if (!DISPOSITION.test(part.headers) || !NAME.test(part.headers)) throw nameless();
         if (part.size > TEXT_PART_MAX_BYTES && !FILENAME.test(part.headers)) throw textPartTooLarge();
       }
       let namelessPart = false;

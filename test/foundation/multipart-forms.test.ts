@@ -525,13 +525,15 @@ describe('part names as FastAPI reads them: none is 400, `x[]` is a field of its
       const res = await send(GENERATE, ...parts);
       assert.deepEqual([res.status, res.body], [400, TOO_LARGE]);
     }
-    // In the parts' order, as Starlette reads them: the first refusable part decides (here one without
-    // a Content-Disposition; a nameless one that has it is found by the parser, after this check).
+    // In the parts' order, as Starlette reads them: the first refusable part decides (a nameless one
+    // with a Content-Disposition, or one without any).
     const undisposed = Buffer.from(`--${b}\r\nContent-Type: text/plain\r\n\r\nhello\r\n`);
-    const nameless = await send(GENERATE, undisposed, named('note', over));
-    assert.deepEqual([nameless.status, nameless.body], [400, NAMELESS]);
-    const large = await send(GENERATE, named('note', over), undisposed);
-    assert.deepEqual([large.status, large.body], [400, TOO_LARGE]);
+    for (const unnamed of [part('', 'hello'), part('; filename="a.txt"', 'hello'), undisposed]) {
+      const nameless = await send(GENERATE, unnamed, named('note', over));
+      assert.deepEqual([nameless.status, nameless.body], [400, NAMELESS]);
+      const large = await send(GENERATE, named('note', over), unnamed);
+      assert.deepEqual([large.status, large.body], [400, TOO_LARGE]);
+    }
     const consent = named('consent_attestation', `true${' '.repeat(MiB)}`);
     const res = await send(uploadUrl(await avatarTeam(h.owner.id)), named('video', mp4(), 'me.mp4'), consent);
     assert.deepEqual([res.status, res.body], [400, TOO_LARGE]);
