@@ -178,6 +178,16 @@ describe('POST /api/v1/brands', () => {
     });
   });
 
+  it('reads JSON whatever the case of its media type and the blanks before its parameters', async () => {
+    // FastAPI reads the type as email.message does: `Application/JSON ; charset=utf-8` is JSON.
+    const res = await h.call('POST', '/api/v1/brands', {
+      body: '{"name": "Spaced"}',
+      headers: { 'content-type': ' Application/JSON ; charset=utf-8' },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.name, 'Spaced');
+  });
+
   it('a missing body is `missing` at ["body"]; a JSON array is not a model', async () => {
     const empty = await h.call('POST', '/api/v1/brands', { headers: { 'content-type': 'application/json' } });
     assert.deepEqual(empty.body, {
