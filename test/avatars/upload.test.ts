@@ -388,6 +388,20 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
     assert.equal(old?.error, AVATAR_TEXTS.timedOut);
   });
 
+  it('an avatar training for exactly the timeout still blocks (409); a millisecond past, it is failed', async () => {
+    const team = await avatarTeam(h.owner.id);
+    const started = Date.now();
+    setClock(new Date(started));
+    const first = await uploadVideo(h, team);
+    assert.equal(first.status, 202, first.text);
+    setClock(new Date(started + AVATAR_LIMITS.trainingTimeoutSeconds * 1000));
+    assert.equal((await uploadVideo(h, team)).status, 409);
+    assert.equal((await readAvatar(team, first.body.avatar_id))?.status, 'training');
+    setClock(new Date(started + AVATAR_LIMITS.trainingTimeoutSeconds * 1000 + 1));
+    assert.equal((await uploadVideo(h, team)).status, 202);
+    assert.equal((await readAvatar(team, first.body.avatar_id))?.status, 'failed');
+  });
+
   it('an upload refused for its video or by the allowance leaves an avatar stuck in training as it is', async () => {
     // The provider may still report on it: only an upload that goes on to train replaces it.
     const user = newId();
