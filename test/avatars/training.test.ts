@@ -249,6 +249,20 @@ describe('provider callback: signature', () => {
     }
   });
 
+  it('judges the timestamp against the clock’s whole second; the same report signed at another second is another message', async () => {
+    const { team, avatar } = await training();
+    const body = JSON.stringify(report(team, avatar, 'failed'));
+    const t = unixNow() - 1;
+    // 0.6 s into the last second of the tolerance: still within it (rounded up, it would not be).
+    setClock(new Date((t + AVATAR_LIMITS.callbackToleranceSeconds) * 1000 + 600));
+    const late = await callback(h, body, { header: signProviderMessage(SECRET, t, body) });
+    assert.equal(late.status, 200, late.text);
+    setClock(undefined);
+    // The replay key covers the signed timestamp: a fresh signature of the same body is no replay.
+    const resent = await callback(h, body, { header: signProviderMessage(SECRET, t + 1, body) });
+    assert.deepEqual([resent.status, resent.body], [200, { avatar_id: avatar, status: 'failed' }]);
+  });
+
   /** Fails DynamoDB requests that `failing` picks (a 503, after the SDK's own retries). */
   async function withFailing<T>(
     failing: (command: string, key: string) => boolean,

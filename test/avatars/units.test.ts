@@ -68,6 +68,15 @@ describe('callback signatures', () => {
     refuse(`${header},t=1000`, body, 1000, SIGNATURE_TEXTS.invalid);
     refuse(header, body, 1301, SIGNATURE_TEXTS.stale);
     refuse(header, body, 699, SIGNATURE_TEXTS.stale);
+    // The v1 value as the provider writes it: lower-case hex only.
+    refuse(
+      header.replace(/v1=(.*)$/, (_, hex: string) => `v1=${hex.toUpperCase()}`),
+      body,
+      1000,
+      SIGNATURE_TEXTS.invalid,
+    );
+    // At most 12 digits: padding the signed timestamp gives another header, not the same number.
+    refuse(header.replace('t=1000', `t=${'1000'.padStart(13, '0')}`), body, 1000, SIGNATURE_TEXTS.invalid);
   });
 });
 
