@@ -594,13 +594,23 @@ describe('chat attachments', () => {
     const tall = await put('tall.jpg', jpeg(10, 8001, { code: 0xc2 })); // progressive
     // Its frame header 60 KB in, after an EXIF segment (a phone photo's metadata is kilobytes).
     const afterExif = await put('exif.jpg', jpeg(9000, 10, { before: [segment(0xe1, exif(60_000))] }));
+    // A Huffman table (C4, in the frame headers' range) before the frame is no frame header.
+    const huffman = Buffer.from([0x00, 0, 1, ...Array(14).fill(0), 0]);
+    const afterTable = await put('table.jpg', jpeg(9000, 10, { before: [segment(0xc4, huffman)] }));
     // The EXIF thumbnail's own frame header (9000 × 10) is inside a segment: skipped, not taken.
     const thumbnail = await put('thumb.jpg', jpeg(100, 100, { before: [segment(0xe1, exif(2000, true))] }));
     // Fill bytes (0xFF) before a marker are allowed; exactly 8000 is fine.
     const edge = await put('edge.jpg', jpeg(8000, 8000, { before: [Buffer.from([0xff, 0xff])] }));
     const res = await send({
       content: 'x',
-      attachments: [{ key: wide }, { key: tall }, { key: afterExif }, { key: thumbnail }, { key: edge }],
+      attachments: [
+        { key: wide },
+        { key: tall },
+        { key: afterExif },
+        { key: afterTable },
+        { key: thumbnail },
+        { key: edge },
+      ],
     });
     assert.equal(res.status, 422, res.text);
     const larger = (size: string) => `image is larger than 8000 × 8000 pixels (${size})`;
@@ -608,6 +618,7 @@ describe('chat attachments', () => {
       valueError(['body', 'attachments', 0, 'key'], wide, larger('9000 × 10')),
       valueError(['body', 'attachments', 1, 'key'], tall, larger('10 × 8001')),
       valueError(['body', 'attachments', 2, 'key'], afterExif, larger('9000 × 10')),
+      valueError(['body', 'attachments', 3, 'key'], afterTable, larger('9000 × 10')),
     ]);
     const fine = await send({ content: 'x', attachments: [{ key: thumbnail }, { key: edge }] });
     assert.equal(fine.status, 201, fine.text);
@@ -633,9 +644,14 @@ describe('chat attachments', () => {
       Buffer.concat([Buffer.from([0xff, 0xd8]), segment(0xda, Buffer.from([1, 1, 0, 0, 0x3f, 0])), jpeg()]),
     );
     const noFrame = await put('end.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    // A segment length below 2 (it counts its own two bytes): no decoder reads on to the frame.
+    const badLength = await put(
+      'length.jpg',
+      jpeg(100, 100, { before: [Buffer.from([0xff, 0xe1, 0x00, 0x01])] }),
+    );
     const res = await send({
       content: 'x',
-      attachments: [{ key: far }, { key: cut }, { key: scanFirst }, { key: noFrame }],
+      attachments: [{ key: far }, { key: cut }, { key: scanFirst }, { key: noFrame }, { key: badLength }],
     });
     assert.equal(res.status, 422, res.text);
     const reason = 'the file is a damaged or incomplete jpeg image (no frame header)';
@@ -643,6 +659,7 @@ describe('chat attachments', () => {
       valueError(['body', 'attachments', 1, 'key'], cut, reason),
       valueError(['body', 'attachments', 2, 'key'], scanFirst, reason),
       valueError(['body', 'attachments', 3, 'key'], noFrame, reason),
+      valueError(['body', 'attachments', 4, 'key'], badLength, reason),
     ]);
     assert.equal((await send({ content: 'x', attachments: [{ key: far }] })).status, 201);
   });
