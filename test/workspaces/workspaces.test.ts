@@ -7,6 +7,7 @@ import { put } from '../../shared/db/store.ts';
 import { newId } from '../../shared/ids.ts';
 import { workspaceKeys } from '../../shared/workspaces/keys.ts';
 import { addMember, getMember } from '../../shared/workspaces/members.ts';
+import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { lagReplica } from '../support/lagging-replica.ts';
 
@@ -189,5 +190,18 @@ describe('GET /api/v1/workspaces over member items written before they carried t
     assert.equal(listed.status, 200, listed.text);
     const { integrations: __, ...entry } = ws;
     assert.deepEqual(listed.body, [entry]);
+  });
+
+  it('answers member items that carry the summary from them alone: one query, no workspace read', async () => {
+    const token = await h.tokenFor(newId());
+    for (const name of ['One', 'Two']) assert.equal((await create({ name }, token)).status, 201);
+    const recorder = recordDynamoRequests();
+    try {
+      const listed = await h.call('GET', '/api/v1/workspaces', { token });
+      assert.deepEqual(listed.body.map((w: { name: string }) => w.name).sort(), ['One', 'Two']);
+      assert.deepEqual(recorder.commands(), ['QueryCommand']);
+    } finally {
+      recorder.stop();
+    }
   });
 });
