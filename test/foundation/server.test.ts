@@ -29,7 +29,7 @@ import {
 } from '../../infra/local/runtime.ts';
 import { type LocalServer, startServer } from '../../infra/local/server.ts';
 import { loadOrCreateSecret } from '../../infra/local/tokens.ts';
-import { eventFile, routes } from '../../infra/routes.ts';
+import { CORS, eventFile, routes } from '../../infra/routes.ts';
 import { LOCAL_SECRETS_KEY_ENV } from '../../shared/crypto/envelope.ts';
 import {
   loadOrCreateLocalSecretsKey,
@@ -252,6 +252,16 @@ describe('local server', () => {
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
     assert.match(res.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    assert.equal(res.headers.get('access-control-allow-methods'), CORS.allowMethods.join(','));
+    // Browsers keep the answer this long instead of asking before every request.
+    assert.equal(res.headers.get('access-control-max-age'), String(CORS.maxAgeSeconds));
+    // Without Access-Control-Request-Method an OPTIONS is no preflight: it is routed like any request.
+    const plain = await fetch(`${server.url}/api/v1/brands`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example' },
+    });
+    assert.notEqual(plain.status, 204);
+    assert.equal(plain.headers.get('access-control-allow-methods'), null);
   });
 
   it('lets a browser read the 401 challenge of a cross-origin answer (exposed headers)', async () => {
