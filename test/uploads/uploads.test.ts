@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { accountKeys } from '../../shared/accounts/keys.ts';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { s3 } from '../../shared/aws/s3.ts';
@@ -72,6 +73,40 @@ describe('POST /api/v1/uploads', () => {
     assert.equal(res.body.headers['if-none-match'], '*');
     const signed = new URL(res.body.upload_url).searchParams.get('X-Amz-SignedHeaders')?.split(';');
     assert.ok(signed?.includes('if-none-match'), String(signed));
+  });
+
+  it('signs the announced size: S3, recomputing the signature over the PUT a client sends, accepts it', async () => {
+    // s3rver checks no signature: the check S3 makes is made here, over the length and the headers a
+    // client sends (the URL's own query, signature aside, is what S3 signs again).
+    const size = 2048;
+    const res = await request({ filename: 'clip.mp4', content_type: 'video/mp4', size });
+    const url = new URL(res.body.upload_url);
+    const signatureFor = async (length: number) => {
+      const { credentials, region, sha256 } = s3().config;
+      const query = Object.fromEntries(url.searchParams);
+      const signed = await new S3RequestPresigner({ credentials, region, sha256 }).presign(
+        {
+          method: 'PUT',
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: Number(url.port),
+          path: decodeURIComponent(url.pathname),
+          query: Object.fromEntries(Object.entries(query).filter(([name]) => !name.startsWith('X-Amz-'))),
+          headers: { ...res.body.headers, 'content-length': String(length), host: url.host },
+        },
+        {
+          signingDate: new Date(
+            query['X-Amz-Date']!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'),
+          ),
+          expiresIn: Number(query['X-Amz-Expires']),
+          // The headers the URL names as signed, as S3 reads them.
+          signableHeaders: new Set(query['X-Amz-SignedHeaders']!.split(';')),
+        },
+      );
+      return signed.query?.['X-Amz-Signature'];
+    };
+    assert.equal(await signatureFor(size), url.searchParams.get('X-Amz-Signature'));
+    assert.notEqual(await signatureFor(size + 1), url.searchParams.get('X-Amz-Signature'));
   });
 
   it('stores what the client PUTs to the URL', async () => {
