@@ -169,15 +169,31 @@ describe('time zones with Intl', () => {
 });
 
 describe('calendar slots', () => {
-  const plan = (per_week: number, preferred_days: string[], preferred_times: string[]) =>
+  type PlanInput = Parameters<typeof planCalendar>[0];
+  /** The UTC week from Monday 16 November 2026 for one line of posts on x, 3 on Mon/Wed/Fri at 09:00
+   * unless the line says otherwise. */
+  const planWeek = (line: Partial<PlanInput['cadence'][number]> = {}, options: Partial<PlanInput> = {}) =>
     planCalendar({
       teamId: '0193a0a0-0000-7000-8000-000000000001',
       timeZone: 'UTC',
       period: periodOf('weekly', '2026-11-16'),
-      cadence: [{ platform: 'x', task_type: 'post', per_week, preferred_days, preferred_times, title: null }],
+      cadence: [
+        {
+          platform: 'x',
+          task_type: 'post',
+          per_week: 3,
+          preferred_days: ['monday', 'wednesday', 'friday'],
+          preferred_times: ['09:00'],
+          title: null,
+          ...line,
+        },
+      ],
       members: [],
       tasks: [],
-    }).map((entry) => entry.scheduled_for.slice(0, 16));
+      ...options,
+    });
+  const plan = (per_week: number, preferred_days: string[], preferred_times: string[]) =>
+    planWeek({ per_week, preferred_days, preferred_times }).map((entry) => entry.scheduled_for.slice(0, 16));
 
   const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
 
@@ -280,24 +296,7 @@ describe('calendar slots', () => {
       assigned_member_id: null,
       published_at: null,
     } as TaskItem;
-    const entries = planCalendar({
-      teamId: '0193a0a0-0000-7000-8000-000000000001',
-      timeZone: 'UTC',
-      period: periodOf('weekly', '2026-11-16'),
-      cadence: [
-        {
-          platform: 'x',
-          task_type: 'post',
-          per_week: 3,
-          preferred_days: ['monday', 'wednesday', 'friday'],
-          preferred_times: ['09:00'],
-          title: null,
-        },
-      ],
-      members: [],
-      tasks: [monday],
-      stopsAt: '2026-11-19T00:00:00.000Z',
-    });
+    const entries = planWeek({}, { tasks: [monday], stopsAt: '2026-11-19T00:00:00.000Z' });
     assert.deepEqual(
       entries.map((entry) => entry.scheduled_for.slice(0, 16)),
       ['2026-11-16T12:00', '2026-11-18T09:00'],
@@ -306,24 +305,7 @@ describe('calendar slots', () => {
 
   it('starts a week where the team was created: the later slots keep their ids, no slot moves later', () => {
     const week = (startsAt?: string) =>
-      planCalendar({
-        teamId: '0193a0a0-0000-7000-8000-000000000001',
-        timeZone: 'UTC',
-        period: periodOf('weekly', '2026-11-16'),
-        cadence: [
-          {
-            platform: 'x',
-            task_type: 'post',
-            per_week: 3,
-            preferred_days: ['monday', 'wednesday', 'friday'],
-            preferred_times: ['09:00'],
-            title: null,
-          },
-        ],
-        members: [],
-        tasks: [],
-        startsAt,
-      }).map((entry) => [entry.id, entry.scheduled_for.slice(0, 16)]);
+      planWeek({}, { startsAt }).map((entry) => [entry.id, entry.scheduled_for.slice(0, 16)]);
     const whole = week();
     assert.equal(whole.length, 3);
     // Created on Wednesday at 10:00: Friday's slot only, as the whole week plans it (same id), and
@@ -344,24 +326,7 @@ describe('calendar slots', () => {
 
   it('plans no slot at the very instant the team stops', () => {
     const week = (stopsAt: string) =>
-      planCalendar({
-        teamId: '0193a0a0-0000-7000-8000-000000000001',
-        timeZone: 'UTC',
-        period: periodOf('weekly', '2026-11-16'),
-        cadence: [
-          {
-            platform: 'x',
-            task_type: 'post',
-            per_week: 3,
-            preferred_days: ['monday', 'wednesday', 'friday'],
-            preferred_times: ['09:00'],
-            title: null,
-          },
-        ],
-        members: [],
-        tasks: [],
-        stopsAt,
-      }).map((entry) => entry.scheduled_for.slice(0, 16));
+      planWeek({}, { stopsAt }).map((entry) => entry.scheduled_for.slice(0, 16));
     assert.deepEqual(week('2026-11-18T09:00:00.000Z'), ['2026-11-16T09:00']);
     assert.deepEqual(week('2026-11-18T09:00:00.001Z'), ['2026-11-16T09:00', '2026-11-18T09:00']);
   });
@@ -373,25 +338,11 @@ describe('calendar slots', () => {
       member('0193a0a0-0000-7000-8000-0000000000a1', 'Ana'),
       member('0193a0a0-0000-7000-8000-0000000000a2', 'Leo'),
     ];
+    // The task below is of another kind: it takes none of the line's slots.
     const assignees = (tasks: TaskItem[]) =>
-      planCalendar({
-        teamId: '0193a0a0-0000-7000-8000-000000000001',
-        timeZone: 'UTC',
-        period: periodOf('weekly', '2026-11-16'),
-        // The task below is of another kind: it takes none of the line's slots.
-        cadence: [
-          {
-            platform: 'x',
-            task_type: 'post',
-            per_week: 1,
-            preferred_days: ['wednesday'],
-            preferred_times: ['09:00'],
-            title: null,
-          },
-        ],
-        members: [ana, leo],
-        tasks,
-      }).map((entry) => [entry.title, entry.assigned_member?.persona_name ?? null]);
+      planWeek({ per_week: 1, preferred_days: ['wednesday'] }, { members: [ana, leo], tasks }).map(
+        (entry) => [entry.title, entry.assigned_member?.persona_name ?? null],
+      );
     // Nobody loaded: the tie goes to the earliest member.
     assert.deepEqual(assignees([]), [['post for x', 'Ana']]);
     // Ana already has a task that week: Leo gets the slot.
