@@ -120,6 +120,9 @@ const DOCUMENT_SIGNATURE_BYTES = 1024;
  */
 const JPEG_FRAME_BYTES = 64 * 1024;
 
+/** How much of a text document is checked to read as text (readsAsText). */
+const TEXT_CHECK_BYTES = 64 * 1024;
+
 /** How many of an attachment's first bytes are read: enough for every check, since its type (an
  * image, a document with a mark, text) is known only from the answer that brings them. 25 attachments
  * are at most 1.6 MiB, in the one GET each takes anyway. */
@@ -127,6 +130,7 @@ export const ATTACHMENT_START_BYTES = Math.max(
   IMAGE_SIGNATURE_BYTES,
   DOCUMENT_SIGNATURE_BYTES,
   JPEG_FRAME_BYTES,
+  TEXT_CHECK_BYTES,
 );
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
