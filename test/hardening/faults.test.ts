@@ -54,7 +54,7 @@ import {
 } from '../avatars/support.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { clearFaults, type Fault, inject, injected, sdkError, stackOf } from '../support/sdk-faults.ts';
+import { clearFaults, type Fault, inject, intercept, sdkError } from '../support/sdk-faults.ts';
 import { scanTable } from '../support/table-scan.ts';
 import { createTeam } from '../teams/fixtures.ts';
 import {
@@ -229,18 +229,17 @@ describe('faults in the AWS SDK clients', () => {
     // as the document client hands them back: answered at `initialize`, its input not yet marshalled
     // (an answer from a later step skips the unmarshalling, and the caller's retries of the wire
     // shape nested one level deeper each time, past DynamoDB's 32).
-    const name = `hardening-fault-${injected.length}`;
     let batches = 0;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         if (context.commandName !== 'BatchWriteItemCommand') return next(args);
         batches++;
         return { output: { UnprocessedItems: args.input.RequestItems, $metadata: {} } };
       },
-      { step: 'initialize', priority: 'high', name },
+      'initialize',
     );
-    injected.push({ client: 'dynamo', name });
     const res = await h
       .call('POST', `/api/v1/teams/${team.id}/calendar/generate`)
       .finally(() => setClock(undefined));
@@ -662,7 +661,8 @@ describe('faults in the AWS SDK clients', () => {
     await useDailyAllowance(user, UPLOAD_LIMITS.daily.bytes - size, new Date());
     // Another upload takes a byte after this one read the allowance, before its count.
     let usedUp = false;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         if (
@@ -675,9 +675,8 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'initialize', priority: 'high', name: 'allowance-used-meanwhile' },
+      'initialize',
     );
-    injected.push({ client: 'dynamo', name: 'allowance-used-meanwhile' });
     const parts = { video: videoPart(), consent_attestation: 'true', consent_size: String(size) };
     const refused = await uploadVideo(h, team, parts, token);
     clearFaults();
@@ -709,7 +708,8 @@ describe('faults in the AWS SDK clients', () => {
       bCounted = resolve;
     });
     let countsSeen = 0;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const input = JSON.stringify(args.input);
@@ -731,9 +731,8 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'initialize', priority: 'high', name: 'day-last-consent-race' },
+      'initialize',
     );
-    injected.push({ client: 'dynamo', name: 'day-last-consent-race' });
     const provider: RequestListener = (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -944,8 +943,8 @@ describe('faults in the AWS SDK clients', () => {
   it('a lost answer on a counter update with another count landing before its resend counts twice (documented)', async () => {
     const project = (await h.call('POST', '/api/v1/projects', { json: { title: 'Counted between' } })).body;
     let between: Promise<unknown> | undefined;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         if (!/^Update/.test(String(context.commandName)) || between) return next(args);
@@ -954,9 +953,7 @@ describe('faults in the AWS SDK clients', () => {
         await between;
         throw sdkError('timeout');
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     await addProjectTask(project.id, { title: 'Resent', status: 'pending', budget_usd: 5 });
     clearFaults();
     const counted = (await h.call('GET', `/api/v1/projects/${project.id}`)).body;
@@ -1522,8 +1519,8 @@ describe('faults in the AWS SDK clients', () => {
         twinAnswered = resolve;
       });
       let firstClaim: string | undefined;
-      const name = `hardening-fault-${injected.length}`;
-      stackOf('dynamo').add(
+      intercept(
+        'dynamo',
         // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
         (next: any, context: any) => async (args: any) => {
           const claim =
@@ -1541,9 +1538,7 @@ describe('faults in the AWS SDK clients', () => {
           if (id === firstClaim) throw sdkError('server');
           return next(args);
         },
-        { step: 'finalizeRequest', priority: 'low', name },
       );
-      injected.push({ client: 'dynamo', name });
       const first = h.call('POST', create.url(), { json: create.body(label), headers });
       await claimLanded;
       const twin = await h.call('POST', create.url(), { json: create.body(label), headers });
@@ -1584,8 +1579,8 @@ describe('faults in the AWS SDK clients', () => {
     const headers = { 'idempotency-key': `give-back-${newId()}` };
     const title = `given back ${newId()}`;
     let corrected: Awaited<ReturnType<Harness['call']>> | undefined;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const giveBack =
@@ -1597,9 +1592,7 @@ describe('faults in the AWS SDK clients', () => {
         corrected = await h.call('POST', '/api/v1/chat/sessions', { json: { title }, headers });
         throw sdkError('timeout');
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     const refused = await h.call('POST', '/api/v1/chat/sessions', {
       json: { title, team_id: newId() },
       headers,
@@ -1623,8 +1616,8 @@ describe('faults in the AWS SDK clients', () => {
     // seal fails and the retry finds the claim given back. Bounded (a few rounds more), so a request
     // that never stopped trying answers 201 instead of hanging.
     let seals = 0;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const seal =
@@ -1632,9 +1625,7 @@ describe('faults in the AWS SDK clients', () => {
         if (seal && ++seals <= CLAIM_ROUNDS + 2) await updateItem(claim, { set: { id: newId() } });
         return next(args);
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     const retry = await h.call('POST', '/api/v1/chat/sessions', { json, headers });
     clearFaults();
     assert.equal(retry.status, 503, retry.text);
@@ -1700,8 +1691,8 @@ describe('faults in the AWS SDK clients', () => {
     const json = { brand_id: brand.id, name: `raced ${newId()}` };
     const [kitWritten, twinRead, gaveBack] = [signal(), signal(), signal()];
     let firstCount: string | undefined;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const command = String(context.commandName);
@@ -1731,9 +1722,7 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
     await kitWritten.landed;
     const twin = await h.call('POST', '/api/v1/brand-kits', { json, headers });
@@ -1820,8 +1809,8 @@ describe('faults in the AWS SDK clients', () => {
     const kitWritten = new Promise<void>((resolve) => (written = resolve));
     const twinSealed = new Promise<void>((resolve) => (sealedIt = resolve));
     let firstCount: string | undefined;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const command = String(context.commandName);
@@ -1848,9 +1837,7 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
     await kitWritten;
     const twin = await h.call('POST', '/api/v1/brand-kits', { json, headers });
@@ -1877,9 +1864,9 @@ describe('faults in the AWS SDK clients', () => {
     const refused = { name, logo_key: `uploads/${h.owner.id}/${newId()}/missing.png` };
     let answered!: () => void;
     const twinAnswered = new Promise<void>((resolve) => (answered = resolve));
-    const fault = `hardening-fault-${injected.length}`;
     let held = false;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const giveBack =
@@ -1891,9 +1878,7 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'finalizeRequest', priority: 'low', name: fault },
     );
-    injected.push({ client: 'dynamo', name: fault });
     const first = h.call('POST', '/api/v1/brand-kits', { json: refused, headers });
     while (!held) await new Promise((resolve) => setImmediate(resolve));
     const twin = await h.call('POST', '/api/v1/brand-kits', { json: refused, headers });
@@ -1999,16 +1984,16 @@ describe('faults in the AWS SDK clients', () => {
       // Signing makes no request (a fault inside the SDK's retry loop never reaches it): it is failed
       // in the S3 client's first step instead, with a server error.
       let signing = 0;
-      stackOf('s3').add(
+      intercept(
+        's3',
         // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
         (next: any, context: any) => async (args: any) => {
           if (context.commandName !== 'PutObjectCommand') return next(args);
           signing++;
           throw sdkError('server');
         },
-        { step: 'initialize', priority: 'high', name: 'upload-signing-fails' },
+        'initialize',
       );
-      injected.push({ client: 's3', name: 'upload-signing-fails' });
       const takeBack = failingTakeBack();
       const logged = scan.texts.length;
       const failed = await upload(token, 'signing-failed');
@@ -2167,8 +2152,8 @@ describe('faults in the AWS SDK clients', () => {
     const [kitWritten, twinCounting, lastPlaceTaken] = [signal(), signal(), signal()];
     let kitOfA: string | undefined;
     let countOfA: string | undefined;
-    const name = `hardening-fault-${injected.length}`;
-    stackOf('dynamo').add(
+    intercept(
+      'dynamo',
       // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
       (next: any, context: any) => async (args: any) => {
         const command = String(context.commandName);
@@ -2190,9 +2175,7 @@ describe('faults in the AWS SDK clients', () => {
         }
         return next(args);
       },
-      { step: 'finalizeRequest', priority: 'low', name },
     );
-    injected.push({ client: 'dynamo', name });
     const first = h.call('POST', '/api/v1/brand-kits', { json, headers });
     await kitWritten.landed;
     const twin = h.call('POST', '/api/v1/brand-kits', { json, headers });

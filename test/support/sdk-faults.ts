@@ -55,21 +55,34 @@ export interface Fault {
   about?: string;
 }
 
-export const injected: { client: 'dynamo' | 's3'; name: string }[] = [];
+const injected: { client: 'dynamo' | 's3'; name: string }[] = [];
 
 interface Stack {
   add(middleware: unknown, options: { step: string; priority: string; name: string }): void;
   remove(name: string): boolean;
 }
-export const stackOf = (client: 'dynamo' | 's3') =>
+const stackOf = (client: 'dynamo' | 's3') =>
   (client === 'dynamo' ? dynamo().middlewareStack : s3().middlewareStack) as unknown as Stack;
 
-/** Adds a middleware inside the SDK's retry loop (finalizeRequest, low priority). */
-export function inject(client: 'dynamo' | 's3', fault: Fault) {
+/** Adds a middleware to a client, removed by `clearFaults`: inside the SDK's retry loop
+ * (finalizeRequest, low priority: each attempt), or ahead of it (initialize, high priority: once per
+ * call, so a fault there outlasts the retries). */
+export function intercept(
+  client: 'dynamo' | 's3',
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+  middleware: (next: any, context: any) => (args: any) => Promise<any>,
+  step: 'finalizeRequest' | 'initialize' = 'finalizeRequest',
+): void {
   const name = `hardening-fault-${injected.length}`;
+  stackOf(client).add(middleware, { step, priority: step === 'initialize' ? 'high' : 'low', name });
+  injected.push({ client, name });
+}
+
+/** Adds a fault inside the SDK's retry loop. */
+export function inject(client: 'dynamo' | 's3', fault: Fault) {
   let attempt = 0;
-  const stack = stackOf(client);
-  stack.add(
+  intercept(
+    client,
     // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
     (next: any, context: any) => async (args: any) => {
       const command = String(context.commandName ?? '');
@@ -83,13 +96,11 @@ export function inject(client: 'dynamo' | 's3', fault: Fault) {
       }
       throw sdkError(fault.kind);
     },
-    { step: 'finalizeRequest', priority: 'low', name },
   );
-  injected.push({ client, name });
   return { attempts: () => attempt };
 }
 
-/** Removes every middleware added with `inject` (or pushed onto `injected`). */
+/** Removes every middleware added with `inject` or `intercept`. */
 export const clearFaults = () => {
   for (const { client, name } of injected.splice(0)) stackOf(client).remove(name);
 };

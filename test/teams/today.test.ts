@@ -17,7 +17,7 @@ import type { TeamItem } from '../../shared/teams/store.ts';
 import { buildTodayView } from '../../shared/teams/today.ts';
 import { dynamoRequestsOf, type RecordedRequest, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { stackOf } from '../support/sdk-faults.ts';
+import { clearFaults, intercept } from '../support/sdk-faults.ts';
 import { createTeam } from './fixtures.ts';
 
 let h: Harness;
@@ -565,19 +565,17 @@ describe('today view', () => {
     assert.equal(stale?.length, 1);
     await updateLoopInstance(team.id, loop, { status: 'completed', completed_at: '2026-11-20T10:00:00Z' });
     // The index has not caught up yet: it still answers the running copy.
-    const stack = stackOf('dynamo');
-    stack.add(
+    intercept(
+      'dynamo',
       (next: (args: unknown) => Promise<{ output: { Items?: unknown[] } }>) =>
         async (args: { input: Record<string, unknown> }) => {
           const result = await next(args);
           if (isRunningIndex(args.input)) result.output.Items = [...(stale ?? [])];
           return result;
         },
-      { step: 'initialize', priority: 'high', name: 'stale-running-index' },
+      'initialize',
     );
-    const view = await h
-      .call('GET', `/api/v1/teams/${team.id}/today`)
-      .finally(() => stack.remove('stale-running-index'));
+    const view = await h.call('GET', `/api/v1/teams/${team.id}/today`).finally(clearFaults);
     assert.deepEqual([ids(view.body.running), ids(view.body.completed_today)], [[], ['finished']]);
   });
 
