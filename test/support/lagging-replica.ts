@@ -16,11 +16,8 @@ import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { config } from '../../shared/config.ts';
 import { createTableInput } from '../../shared/db/table.ts';
+import { intercept } from './sdk-faults.ts';
 
-type Stack = {
-  add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
-  remove(name: string): unknown;
-};
 type Input = { TableName?: string; ConsistentRead?: boolean; IndexName?: string };
 
 const BATCH_WRITE_ITEMS = 25;
@@ -42,9 +39,8 @@ export async function lagReplica(): Promise<{ stop(): Promise<void> }> {
     start = page.LastEvaluatedKey;
   } while (start);
 
-  const name = `lagging-replica-${replicas}`;
-  const stack = client.middlewareStack as unknown as Stack;
-  stack.add(
+  const removeRouting = intercept(
+    'dynamo',
     (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
       async (args: { input: Input }) => {
         const { input } = args;
@@ -55,11 +51,11 @@ export async function lagReplica(): Promise<{ stop(): Promise<void> }> {
           return next({ ...args, input: { ...input, TableName: replica } });
         return next(args);
       },
-    { step: 'initialize', name },
+    'initialize',
   );
   return {
     async stop() {
-      stack.remove(name);
+      removeRouting();
       await client.send(new DeleteTableCommand({ TableName: replica }));
     },
   };

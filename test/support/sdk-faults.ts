@@ -56,6 +56,7 @@ export interface Fault {
 }
 
 const injected: { client: 'dynamo' | 's3'; name: string }[] = [];
+let added = 0;
 
 interface Stack {
   add(middleware: unknown, options: { step: string; priority: string; name: string }): void;
@@ -64,18 +65,25 @@ interface Stack {
 const stackOf = (client: 'dynamo' | 's3') =>
   (client === 'dynamo' ? dynamo().middlewareStack : s3().middlewareStack) as unknown as Stack;
 
-/** Adds a middleware to a client, removed by `clearFaults`: inside the SDK's retry loop
- * (finalizeRequest, low priority: each attempt), or ahead of it (initialize, high priority: once per
- * call, so a fault there outlasts the retries). */
+/** Adds a middleware to a client, removed by `clearFaults` or by the function returned: inside the
+ * SDK's retry loop (finalizeRequest, low priority: each attempt), or ahead of it (initialize, high
+ * priority: once per call, so a fault there outlasts the retries). */
 export function intercept(
   client: 'dynamo' | 's3',
   // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
   middleware: (next: any, context: any) => (args: any) => Promise<any>,
   step: 'finalizeRequest' | 'initialize' = 'finalizeRequest',
-): void {
-  const name = `hardening-fault-${injected.length}`;
+): () => void {
+  const name = `sdk-fault-${++added}`;
   stackOf(client).add(middleware, { step, priority: step === 'initialize' ? 'high' : 'low', name });
-  injected.push({ client, name });
+  const entry = { client, name };
+  injected.push(entry);
+  return () => {
+    const at = injected.indexOf(entry);
+    if (at < 0) return; // already cleared
+    injected.splice(at, 1);
+    stackOf(client).remove(name);
+  };
 }
 
 /** Adds a fault inside the SDK's retry loop. */

@@ -24,6 +24,7 @@ import {
 import { loopId, teamKeys } from '../../shared/teams/keys.ts';
 import { dynamoRequestsOf, recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { intercept, sdkError } from '../support/sdk-faults.ts';
 import { createTeam } from './fixtures.ts';
 
 /** A team's stored items (whose sort key begins with `prefix`), every page: a Scan's one page ends at
@@ -40,26 +41,18 @@ async function loopAppendAnswerLost<T>(
   about = 'loop_keys',
 ) {
   let armed = true;
-  const name = 'update-answer-lost';
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (
-        !armed ||
-        context.commandName !== 'UpdateItemCommand' ||
-        !JSON.stringify(args.input).includes(about)
-      )
-        return next(args);
-      armed = false;
-      await next(args);
-      await meanwhile?.();
-      throw Object.assign(new Error('answer lost'), { name: 'TimeoutError', $metadata: {} });
-    },
-    { step: 'finalizeRequest', priority: 'low', name },
-  );
+  const removeFault = intercept('dynamo', (next, context) => async (args) => {
+    if (!armed || context.commandName !== 'UpdateItemCommand' || !JSON.stringify(args.input).includes(about))
+      return next(args);
+    armed = false;
+    await next(args);
+    await meanwhile?.();
+    throw sdkError('timeout');
+  });
   try {
     return { result: await add(), lost: !armed };
   } finally {
-    dynamo().middlewareStack.remove(name);
+    removeFault();
   }
 }
 
@@ -365,19 +358,19 @@ describe('a record within its DynamoDB item', () => {
   };
   /** Runs `add` with its process dying after its key's append, before its instance's put. */
   const diesBeforeInstance = async (add: () => Promise<unknown>) => {
-    const client = dynamo();
-    client.middlewareStack.add(
+    const removeFault = intercept(
+      'dynamo',
       (next, context) => async (args) => {
         if (context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('loop_instance'))
           throw new Error('process died');
         return next(args);
       },
-      { step: 'initialize', name: 'diesBeforeInstance' },
+      'initialize',
     );
     try {
       await assert.rejects(add(), /process died/);
     } finally {
-      client.middlewareStack.remove('diesBeforeInstance');
+      removeFault();
     }
   };
 
@@ -460,8 +453,8 @@ describe('a record within its DynamoDB item', () => {
     // Between the refused append and the read of the full task, a slot is given back (the first
     // key's, as another add's release takes one off), so the read finds room and no key to release.
     let armed = true;
-    const name = 'slotGivenBack';
-    dynamo().middlewareStack.add(
+    const removeFault = intercept(
+      'dynamo',
       (next, context) => async (args) => {
         if (
           armed &&
@@ -474,13 +467,13 @@ describe('a record within its DynamoDB item', () => {
         }
         return next(args);
       },
-      { step: 'initialize', name },
+      'initialize',
     );
     let added: LoopInstanceItem;
     try {
       added = await loop(200);
     } finally {
-      dynamo().middlewareStack.remove(name);
+      removeFault();
     }
     assert.equal(armed, false, 'the slot was given back between the two');
     const held = (await getItem<{ loop_keys: string[] }>(taskKeys))!.loop_keys;
@@ -490,14 +483,14 @@ describe('a record within its DynamoDB item', () => {
 
   it('gives back a key to nothing once when two adds to the full task find it together', async () => {
     const { start, team, task, loop } = await fullTaskWithKeyToNothing();
-    const client = dynamo();
 
     // One add's lookup of the keys answers after the other add gave the key back and took its slot:
     // the list has moved, so the later add takes nothing off and is refused as full.
     setClock(new Date(start + 21 * 60_000));
     let armed = true;
     let winner: LoopInstanceItem | undefined;
-    client.middlewareStack.add(
+    const removeFault = intercept(
+      'dynamo',
       (next, context) => async (args) => {
         if (armed && context.commandName === 'BatchGetItemCommand') {
           armed = false;
@@ -505,7 +498,7 @@ describe('a record within its DynamoDB item', () => {
         }
         return next(args);
       },
-      { step: 'initialize', name: 'otherAddFirst' },
+      'initialize',
     );
     const warnings: string[] = [];
     const { warn } = console;
@@ -515,7 +508,7 @@ describe('a record within its DynamoDB item', () => {
     try {
       await assert.rejects(loop(201), full);
     } finally {
-      client.middlewareStack.remove('otherAddFirst');
+      removeFault();
       console.warn = warn;
       process.env.LOG_LEVEL = level;
     }
@@ -607,26 +600,19 @@ describe('updateLoopInstance', () => {
     const { team, loop } = await runningSince('2026-11-20T09:00:00Z');
     // Every write of the update is refused, as where another update lands before each one.
     let refused = 0;
-    const name = 'other-update-first';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'UpdateItemCommand' || !JSON.stringify(args.input).includes(loop.id))
-          return next(args);
-        refused++;
-        throw Object.assign(new Error('The conditional request failed'), {
-          name: 'ConditionalCheckFailedException',
-          $metadata: {},
-        });
-      },
-      { step: 'finalizeRequest', priority: 'low', name },
-    );
+    const removeFault = intercept('dynamo', (next, context) => async (args) => {
+      if (context.commandName !== 'UpdateItemCommand' || !JSON.stringify(args.input).includes(loop.id))
+        return next(args);
+      refused++;
+      throw sdkError('condition');
+    });
     try {
       await assert.rejects(
         updateLoopInstance(team.id, loop, { status: 'completed' }),
         /not updated: other updates landed first 10 times/,
       );
     } finally {
-      dynamo().middlewareStack.remove(name);
+      removeFault();
     }
     assert.equal(refused, 10);
     const item = await getItem<Record<string, string>>(teamKeys.loop(team.id, loop.scheduled_at, loop.id));
@@ -679,14 +665,14 @@ describe('updateTask beside addLoopInstance', () => {
     const task = await addTask(team.id, { task_type: 'social_post', title: 'Before', platform: 'x' });
     // The process dies after addLoopInstance's first write: its second write never reaches the table.
     let writes = 0;
-    const client = dynamo();
-    client.middlewareStack.add(
+    const removeFault = intercept(
+      'dynamo',
       (next, context) => async (args) => {
         if (/^(PutItem|UpdateItem)Command$/.test(context.commandName ?? '') && ++writes === 2)
           throw new Error('process died');
         return next(args);
       },
-      { step: 'initialize', name: 'diesBetweenWrites' },
+      'initialize',
     );
     try {
       await assert.rejects(
@@ -700,7 +686,7 @@ describe('updateTask beside addLoopInstance', () => {
         /process died/,
       );
     } finally {
-      client.middlewareStack.remove('diesBetweenWrites');
+      removeFault();
     }
     // The task learnt of the instance first: its key (to nothing now) is there, and copies skip it.
     const known = await getItem<{ loop_keys?: string[] }>(teamKeys.task(team.id, task.id));
@@ -732,8 +718,8 @@ describe('updateTask beside addLoopInstance', () => {
     const firstCopyReached = new Promise<void>((resolve) => {
       firstCopyWaiting = resolve;
     });
-    const client = dynamo();
-    client.middlewareStack.add(
+    const removeFault = intercept(
+      'dynamo',
       (next) => async (args) => {
         const input = args.input as {
           ExpressionAttributeNames?: Record<string, string>;
@@ -748,7 +734,7 @@ describe('updateTask beside addLoopInstance', () => {
         }
         return next(args);
       },
-      { step: 'initialize', name: 'holdFirstCopy' },
+      'initialize',
     );
     try {
       const first = updateTask(team.id, task.id, { title: 'First' });
@@ -757,7 +743,7 @@ describe('updateTask beside addLoopInstance', () => {
       release();
       await first;
     } finally {
-      client.middlewareStack.remove('holdFirstCopy');
+      removeFault();
     }
     const copy = await getItem<LoopInstanceItem>(teamKeys.loop(team.id, loop.scheduled_at, loop.id));
     assert.deepEqual([copy?.task_title, copy?.task_version], ['Second', 2]);
