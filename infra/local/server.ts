@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { STATUS_TEXT } from '../../shared/http/errors.ts';
 import { CORS, routeRequest } from '../routes.ts';
 import { buildEvent } from './events.ts';
-import { invoke } from './handlers.ts';
+import { type HandlerLoader, invoke, loadHandler } from './handlers.ts';
 
 /** API Gateway's own payload limit. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -75,7 +75,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse) {
+async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLoader) {
   const method = req.method ?? 'GET';
   const { url, host } = originForm(req.url ?? '/');
   const path = url.split('?')[0] ?? '/';
@@ -111,7 +111,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, ''),
     port: req.socket.localPort,
   });
-  const result = await invoke(route, event);
+  const result = await invoke(route, event, load);
   const headers: Record<string, string | string[]> = { ...corsHeaders(req) };
   for (const [name, value] of Object.entries(result.headers ?? {}))
     headers[name.toLowerCase()] = String(value);
@@ -143,9 +143,18 @@ function answerUnparsed(error: NodeJS.ErrnoException, socket: Duplex) {
   socket.destroy(error);
 }
 
-export async function startServer(port: number, host = '127.0.0.1'): Promise<LocalServer> {
+export interface ServerOptions {
+  host?: string;
+  /** Where each route's handler comes from (by default its module under functions/). */
+  handlers?: HandlerLoader;
+}
+
+export async function startServer(
+  port: number,
+  { host = '127.0.0.1', handlers = loadHandler }: ServerOptions = {},
+): Promise<LocalServer> {
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: Error & { code?: string }) => {
+    handle(req, res, handlers).catch((error: Error & { code?: string }) => {
       // A client that went away mid-request (or was dropped by a stop) is not a server failure.
       if (error.code === 'ECONNRESET' && req.destroyed) return void res.destroy();
       console.error(JSON.stringify({ level: 'error', message: 'local server failure', error: error.name }));

@@ -17,6 +17,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { jwtVerify } from 'jose';
 import { type EmbeddedAws, ensureTable, LOCAL_TABLE } from '../../infra/local/embedded.ts';
+import { loadHandler } from '../../infra/local/handlers.ts';
 import {
   ensureSeed,
   fillFromSeed,
@@ -45,13 +46,23 @@ let aws: EmbeddedAws;
 let server: LocalServer;
 let seed: SeedFile;
 let secret: string;
+/** The module list-brands runs instead of its own, where a test sets it: a fixture under
+ * test/fixtures/, or a path naming nothing (a route table itself is never changed). */
+let listBrandsEntry: string | undefined;
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tcs-data-'));
   const stores = await openLocalStores(dataDir);
   aws = stores.aws!;
   secret = stores.secret;
-  server = await startServer(0);
+  server = await startServer(0, {
+    handlers: (route) =>
+      loadHandler(
+        route.entry === 'brands/list-brands' && listBrandsEntry
+          ? { ...route, entry: listBrandsEntry }
+          : route,
+      ),
+  });
   seed = await ensureSeed(dataDir, server.url, secret);
 });
 after(async () => {
@@ -358,9 +369,7 @@ describe('local server', () => {
   it('hands the function the v2.0 event API Gateway builds: cookies apart, repeated query values joined, the peer after x-forwarded-for', async () => {
     // Payload format 2.0: Cookie headers go to `cookies` (not `headers`), a repeated query parameter is
     // one value joined with ",", and the client's own x-forwarded-for is kept with the peer appended.
-    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
-    const entry = route.entry;
-    route.entry = '../test/fixtures/event-echo-handler';
+    listBrandsEntry = '../test/fixtures/event-echo-handler';
     try {
       const event = await new Promise<APIGatewayProxyEventV2>((resolve, reject) => {
         const req = request(
@@ -385,7 +394,7 @@ describe('local server', () => {
       assert.match(peer, /^(127\.0\.0\.1|::1)$/);
       assert.equal(event.headers['x-forwarded-for'], `203.0.113.7, ${peer}`);
     } finally {
-      route.entry = entry;
+      listBrandsEntry = undefined;
     }
   });
 
@@ -437,9 +446,7 @@ describe('local server', () => {
   it('answers a function whose module fails to load as API Gateway does, with the CORS headers, logging the cause once', async () => {
     // The route's module path made to name nothing (as a file renamed or saved mid-edit would): on AWS
     // the function fails to initialise, and API Gateway answers its own 500.
-    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
-    const entry = route.entry;
-    route.entry = 'brands/no-such-module';
+    listBrandsEntry = 'brands/no-such-module';
     const logged: unknown[][] = [];
     const consoleError = console.error;
     console.error = (...line: unknown[]) => logged.push(line);
@@ -455,7 +462,7 @@ describe('local server', () => {
       }
     } finally {
       console.error = consoleError;
-      route.entry = entry;
+      listBrandsEntry = undefined;
     }
     // Once, however many requests meet the failure (Node.js keeps it until a restart): the function
     // and the cause, never the request's credentials or the signing secret.
@@ -470,10 +477,8 @@ describe('local server', () => {
   });
 
   it('answers its own failure (a handler that throws) with the CORS headers too', async () => {
-    const route = routes.find((r) => r.entry === 'brands/list-brands')! as { entry: string };
-    const entry = route.entry;
     // A module outside functions/ whose handler rejects instead of answering.
-    route.entry = '../test/fixtures/rejecting-handler';
+    listBrandsEntry = '../test/fixtures/rejecting-handler';
     const consoleError = console.error;
     console.error = () => {};
     try {
@@ -485,7 +490,7 @@ describe('local server', () => {
       assert.deepEqual(await res.json(), { detail: 'Internal Server Error' });
     } finally {
       console.error = consoleError;
-      route.entry = entry;
+      listBrandsEntry = undefined;
     }
   });
 });
