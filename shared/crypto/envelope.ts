@@ -163,10 +163,13 @@ function unwrapFor(provider: KeyProvider, wrapped: Buffer): Promise<Buffer> {
   const known = unwrapped.get(id);
   if (known && known.expires > at) return known.key;
   if (unwrapped.size >= DATA_KEY_LIMITS.unwrappedEntries) unwrapped.delete(unwrapped.keys().next().value!);
-  const key = provider.unwrap(wrapped);
-  key.catch(() => unwrapped.delete(id));
-  unwrapped.set(id, { key, expires: at + DATA_KEY_LIMITS.ttlMs });
-  return key;
+  const entry = { key: provider.unwrap(wrapped), expires: at + DATA_KEY_LIMITS.ttlMs };
+  // A failed unwrap is not kept, unless a later one has taken its place.
+  entry.key.catch(() => {
+    if (unwrapped.get(id) === entry) unwrapped.delete(id);
+  });
+  unwrapped.set(id, entry);
+  return entry.key;
 }
 
 // ---- sealing ----------------------------------------------------------------------------------

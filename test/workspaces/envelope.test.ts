@@ -27,9 +27,15 @@ afterEach(() => {
 /**
  * A stand-in for KMS on the real SDK client (a middleware, for this test only): it "wraps" a data key
  * by XOR with a fixed pad, records each request, and answers the first `failingDecrypts` Decrypts with
- * KMS's internal error (a transient fault that outlasted the SDK's retries).
+ * KMS's internal error (a transient fault that outlasted the SDK's retries), once `failWhen` settles.
  */
-async function useFakeKms(t: TestContext, { failingDecrypts = 0 } = {}) {
+async function useFakeKms(
+  t: TestContext,
+  {
+    failingDecrypts = 0,
+    failWhen = Promise.resolve(),
+  }: { failingDecrypts?: number; failWhen?: Promise<void> } = {},
+) {
   const { kms, resetKms } = await import('../../shared/crypto/kms.ts');
   t.after(resetKms);
   process.env.SECRETS_KEY_ID = 'arn:aws:kms:eu-west-1:123456789012:key/test';
@@ -47,12 +53,14 @@ async function useFakeKms(t: TestContext, { failingDecrypts = 0 } = {}) {
         return { output: { Plaintext: key, CiphertextBlob: xor(key), $metadata: {} }, response: {} };
       }
       if (context.commandName === 'DecryptCommand') {
-        if (failingDecrypts-- > 0)
+        if (failingDecrypts-- > 0) {
+          await failWhen;
           throw Object.assign(new Error('injected KMS fault'), {
             name: 'KMSInternalException',
             $fault: 'server',
             $metadata: { httpStatusCode: 500 },
           });
+        }
         return {
           output: { Plaintext: xor(input.CiphertextBlob as Uint8Array), $metadata: {} },
           response: {},
@@ -175,6 +183,26 @@ describe('envelope encryption with KMS', () => {
     await assert.rejects(open(sealed, context), /injected KMS fault/);
     assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
     assert.equal(countOf(calls, 'DecryptCommand'), 2);
+  });
+
+  it('keeps a later unwrap of a data key when an earlier one, begun before it expired, fails', async (t) => {
+    let failNow = () => {};
+    const calls = await useFakeKms(t, {
+      failingDecrypts: 1,
+      failWhen: new Promise((resolve) => {
+        failNow = resolve;
+      }),
+    });
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const sealed = await seal(SECRET, context);
+    forgetDataKeys();
+    const first = open(sealed, context); // its Decrypt still in flight when the entry expires
+    t.mock.timers.tick(DATA_KEY_LIMITS.ttlMs);
+    assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
+    failNow();
+    await assert.rejects(first, /injected KMS fault/);
+    assert.equal((await open(sealed, context)).toString('utf8'), SECRET);
+    assert.equal(countOf(calls, 'DecryptCommand'), 2, 'the later unwrap is still remembered');
   });
 
   it('unwraps a data key again once ttlMs has passed, so a key revoked in KMS stops opening', async (t) => {
