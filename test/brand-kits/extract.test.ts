@@ -81,6 +81,7 @@ describe('colour notation', () => {
         'Issue #123',
         'Black text is always #000 on white paper',
         'Primary Pantone #286 C',
+        'Grey Pantone #444 C',
         'Grey #100',
       ].map(line),
     ).map((m) => m.hex);
@@ -135,9 +136,9 @@ describe('colour notation', () => {
   });
 
   test('skips colours shown as misuse', () => {
-    const found = printedColors(['Brand red #E4572E', "Don't recolour the logo #00FF00"].map(line)).map(
-      (m) => m.hex,
-    );
+    const found = printedColors(
+      ['Brand red #E4572E', "Don't recolour the logo #00FF00", 'Never set the logo in:', '#0000FF'].map(line),
+    ).map((m) => m.hex);
     assert.deepEqual(found, ['#E4572E']);
   });
 
@@ -190,6 +191,50 @@ describe('colour notation', () => {
       (m) => m.hex,
     );
     assert.deepEqual(found, ['#FAB90F']);
+    // Rounded apart (within 48 of each other): still one swatch. Further apart: two colours.
+    const near = printedColors(['Honey Yellow', 'RGB: 240 / 175 / 30', 'HEX: #FAB90F'].map(line));
+    assert.deepEqual(
+      near.map((m) => m.hex),
+      ['#FAB90F'],
+    );
+    const apart = printedColors(['Honey Yellow', 'RGB: 200 / 185 / 15', 'HEX: #FAB90F'].map(line));
+    assert.deepEqual(
+      apart.map((m) => m.hex),
+      ['#C8B90F', '#FAB90F'],
+    );
+  });
+});
+
+describe('palette roles', () => {
+  const palette = (texts: string[]) => {
+    const lines = texts.map(line);
+    return findPalette({
+      lines,
+      printedColors: printedColors(lines),
+      shapes: [],
+      themeColors: [],
+    } as unknown as DocumentModel);
+  };
+
+  test('a colour takes the best role it is given anywhere, not only where it is first printed', () => {
+    const found = palette([
+      'Overview',
+      'Our red #E4572E leads.',
+      'Accent colour',
+      '#0A9396',
+      'Primary colour',
+      '#E4572E',
+    ]);
+    assert.deepEqual([found.primary, found.accent], ['#E4572E', '#0A9396']);
+    assert.deepEqual(found.palette, ['#E4572E', '#0A9396']);
+  });
+
+  test('a secondary colour is a hue: a grey is none, and a muted hue is one', () => {
+    // A range of 24 between channels is a hue (#707088), 23 is a grey (#707087).
+    const found = palette(['Colours', '#E4572E', '#707087', '#333333']);
+    assert.deepEqual([found.primary, found.secondary], ['#E4572E', null]);
+    const muted = palette(['Colours', '#707087', '#707088']);
+    assert.deepEqual([muted.primary, muted.secondary], ['#707088', null]);
   });
 });
 
