@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { before, describe, mock, test } from 'node:test';
 import { encode } from 'fast-png';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { findPalette, MAX_COLOR_MENTIONS, printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
@@ -617,6 +618,16 @@ describe('DOCX guideline', () => {
     assert.deepEqual([...(roles['logo']?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
   });
 
+  test('a hyperlink to a part of the document or a file beside it is no website', async () => {
+    const parts = docxParts({ withLogo: false });
+    const rels = new TextDecoder().decode(parts['word/_rels/document.xml.rels']);
+    parts['word/_rels/document.xml.rels'] = strToU8(
+      rels.replace('https://www.linkedin.com/company/globex', 'styles/print.docx'),
+    );
+    const { draft } = await extractBrandKit(zipSync(parts));
+    assert.deepEqual([draft.website_url, draft.social_links], [null, null]);
+  });
+
   test('reads a font whose name holds pattern characters (C++ Sans) as a name: a 500 before', async () => {
     const body = [
       paragraph('Globex Brand Guidelines', 'Title'),
@@ -1008,6 +1019,57 @@ describe('bad input', () => {
     const parts = docxParts();
     parts['word/media/padding.bin'] = new Uint8Array(4 * 1024 * 1024);
     await rejectsWith(zipSync(parts, { level: 9 }), 'too_large');
+  });
+
+  /** What checkZipSizes reads of a zip: the declared sizes, inflated and compressed, of all its entries. */
+  const declaredSizes = (zip: Uint8Array) => {
+    let [total, compressed] = [0, 0];
+    unzipSync(zip, {
+      filter(info) {
+        total += info.originalSize;
+        compressed += info.size;
+        return false;
+      },
+    });
+    return { total, compressed };
+  };
+  const refusedFor = async (zip: Uint8Array, reason: RegExp) => {
+    await rejectsWith(zip, 'too_large');
+    await assert.rejects(extractBrandKit(zip), reason);
+  };
+
+  test('the 50 MB and 100-times bounds hold just past them, and each for itself', async () => {
+    // Random bytes do not compress: their part's declared size sets the ratio alone.
+    const noise = (kib: number) => new Uint8Array(randomBytes(kib * 1024));
+    const MiB = 1024 * 1024;
+    // 51 MB declared over 1 MiB stored: past 50 MB, some 50 times compressed.
+    const large = withDeclared(
+      zipSync({ ...docxParts({ withLogo: false }), 'word/media/noise.bin': noise(1024) }, { level: 0 }),
+      'word/media/noise.bin',
+      { size: 51 * MiB },
+    );
+    assert.ok(declaredSizes(large).total < 100 * declaredSizes(large).compressed);
+    await refusedFor(large, /more than 50 MB/);
+    // Three parts each declared 1 MiB (no part past the floor a part is judged alone from) over 7 KiB:
+    // some 150 times compressed in all.
+    const parts: Record<string, Uint8Array> = docxParts({ withLogo: false });
+    for (const k of [1, 2, 3]) parts[`word/media/noise${k}.bin`] = noise(7);
+    let dense: Uint8Array = zipSync(parts, { level: 0 });
+    for (const k of [1, 2, 3]) dense = withDeclared(dense, `word/media/noise${k}.bin`, { size: MiB });
+    const ratio = declaredSizes(dense).total / declaredSizes(dense).compressed;
+    assert.ok(ratio > 120 && ratio < 180, `compressed ${ratio} times`);
+    await refusedFor(dense, /more than 100 times/);
+    // One part 1,000 times compressed among 1 MiB of noise: 3 times in all, but that part is a bomb.
+    const bomb = zipSync(
+      {
+        ...docxParts({ withLogo: false }),
+        'word/media/noise.bin': noise(1024),
+        'word/media/zeros.bin': new Uint8Array(2 * MiB),
+      },
+      { level: 9 },
+    );
+    assert.ok(declaredSizes(bomb).total < 10 * declaredSizes(bomb).compressed);
+    await refusedFor(bomb, /more than 100 times/);
   });
 
   test('a DOCX that takes longer than the timeout is refused, though no timer can stop its reading', async () => {
