@@ -22,6 +22,7 @@ import {
   fontPagesPdf,
   guidelineDocx,
   guidelinePdf,
+  iconPng,
   inflatingPng,
   logoPagesPdf,
   paragraph,
@@ -616,6 +617,58 @@ describe('DOCX guideline', () => {
     assert.equal(roles['logo']?.labelled, true);
     assert.equal(roles['icon']?.width, 32);
     assert.deepEqual([...(roles['logo']?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
+  });
+
+  test('a link to a design tool is no website', async () => {
+    const parts = docxParts({ withLogo: false });
+    const rels = new TextDecoder().decode(parts['word/_rels/document.xml.rels']);
+    parts['word/_rels/document.xml.rels'] = strToU8(
+      rels.replace('https://www.linkedin.com/company/globex', 'https://www.figma.com/file/k3y/brand-kit'),
+    );
+    const { draft } = await extractBrandKit(zipSync(parts));
+    assert.deepEqual([draft.website_url, draft.social_links], [null, null]);
+  });
+
+  test('drafts the wordmark only when the document speaks of one', async () => {
+    const body = (...more: string[]) =>
+      [
+        paragraph('Globex Brand Guidelines', 'Title'),
+        paragraph('Logo', 'Heading1'),
+        ...more.map((t) => paragraph(t)),
+      ].join('');
+    const plain = (
+      await extractBrandKit(guidelineDocx({ body: body('Give the logo room.'), withLogo: false }))
+    ).draft;
+    assert.deepEqual([plain.name, plain.logo_wordmark], ['Globex', null]);
+    const said = await extractBrandKit(
+      guidelineDocx({ body: body('Our wordmark is the name set in Poppins.'), withLogo: false }),
+    );
+    assert.deepEqual([said.draft.name, said.draft.logo_wordmark], ['Globex', 'Globex']);
+  });
+
+  test('an unnamed first image is drafted as the logo, but its fields are not said to be authoritative', async () => {
+    const parts = docxParts();
+    const body = new TextDecoder().decode(parts['word/document.xml']);
+    parts['word/document.xml'] = strToU8(
+      body
+        .replace('name="Globex logo"', 'name="Picture 1"')
+        .replace('name="Globex app icon"', 'name="Picture 2"'),
+    );
+    const { draft, logos } = await extractBrandKit(zipSync(parts));
+    assert.deepEqual(
+      logos.map((logo) => [logo.role, logo.labelled]),
+      [['logo', false]],
+    );
+    assert.equal(draft.logo_fields_authoritative, false);
+    // Square, the image is still the logo the document shows, not only a square variant.
+    parts['word/media/image1.png'] = iconPng();
+    const square = await extractBrandKit(zipSync(parts));
+    assert.deepEqual(
+      square.logos.map((logo) => [logo.role, logo.width]),
+      [['logo', 32]],
+    );
+    // Named as a logo, the same image's fields are.
+    assert.equal((await extractBrandKit(guidelineDocx())).draft.logo_fields_authoritative, true);
   });
 
   test('a hyperlink to a part of the document or a file beside it is no website', async () => {
