@@ -80,6 +80,7 @@ describe('font bounds', () => {
     const fontUse = new Map(Array.from({ length: 500 }, (_, i) => [`Family${i} Sans`, 1_000 - i]));
     const lines = [line('Body copy is set in Lato.', 0), line('Headings use Poppins.', 1)];
     const fonts = findFonts(model({ lines, fontUse }), deadline);
+    assert.equal(MAX_FONTS, 24);
     assert.equal(fonts.all.length, MAX_FONTS);
     assert.deepEqual(fonts.all.slice(0, 4), ['Poppins', 'Lato', 'Family0 Sans', 'Family1 Sans']);
     assert.deepEqual([fonts.headings, fonts.body], ['Poppins', 'Lato']);

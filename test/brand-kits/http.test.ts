@@ -616,6 +616,8 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
     };
 
     it('refuses the next kit of a full brand with 409; a kit without the brand is still saved', async () => {
+      // The bound docs/brand-kits.md states (and the brand item's room is reckoned for).
+      assert.equal(BRAND_KIT_LIMITS.perBrand, 1_000);
       const draft = (await generate(fileForm(pdf))).body;
       const brandId = await brandOf();
       await setKitCount(brandId, BRAND_KIT_LIMITS.perBrand - 1);
@@ -901,6 +903,18 @@ describe('POST /api/v1/brand-kits and GET /api/v1/brand-kits/{id}', () => {
         },
       ],
     });
+  });
+
+  it('takes a colour only as the whole of a hex code', async () => {
+    for (const colour of ['#1A2B3C0', '#1A2B3C; background: red', 'abcd', '#12']) {
+      const res = await save({ primary_color: colour });
+      assert.equal(res.status, 422, colour);
+      assert.deepEqual(
+        res.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['value_error', ['body', 'primary_color']]],
+        colour,
+      );
+    }
   });
 
   it('refuses free-form objects nested deeper than 16 levels (DynamoDB stops at 32; dynalite does not check)', async () => {
