@@ -619,6 +619,16 @@ describe('DOCX guideline', () => {
     assert.deepEqual([...(roles['logo']?.png.subarray(0, 4) ?? [])], PNG_SIGNATURE);
   });
 
+  test('a family name that is an ordinary word is no typeface outside talk of type', async () => {
+    const body = [
+      paragraph('Acme Brand Guidelines', 'Title'),
+      paragraph('Values', 'Heading1'),
+      paragraph('Inter alia, we ship every week from a cabin by the lake.'),
+    ].join('');
+    const { draft, stats } = await extractBrandKit(guidelineDocx({ body, theme: false, withLogo: false }));
+    assert.deepEqual([draft.font_headings, draft.font_body, stats.fonts], [null, null, []]);
+  });
+
   test('a link to a design tool is no website', async () => {
     const parts = docxParts({ withLogo: false });
     const rels = new TextDecoder().decode(parts['word/_rels/document.xml.rels']);
