@@ -25,6 +25,7 @@ import {
   iconPng,
   inflatingPng,
   logoPagesPdf,
+  type PlacedText,
   paragraph,
   placedTextPdf,
   plainPagesPdf,
@@ -329,6 +330,48 @@ describe('PDF colours without printed values', () => {
 });
 
 describe('PDF pages read for drawing', () => {
+  test('reads a PDF’s first 60 pages, not the rest', async () => {
+    const pages = Array.from({ length: 61 }, (_, i): PlacedText[] => [[`Section ${i + 1}`, 50, 500, 20]]);
+    pages[59]!.push(['Accent #0A9396', 50, 300]);
+    pages[60]!.push(['Primary #E4572E', 50, 300]);
+    const { draft, stats } = await extractBrandKit(await placedTextPdf(pages));
+    assert.equal(stats.pages, 61);
+    assert.deepEqual(draft.color_palette, ['#0A9396']);
+  });
+
+  test('keeps images of 16 pixels a side or more, at most 24, and only on the cover and logo pages', async () => {
+    const doc = await PDFDocument.create();
+    const square = (side: number, n: number) => {
+      const data = new Uint8Array(side * side * 4);
+      for (let i = 0; i < side * side; i++) data.set([n * 9, 100, 200, 255], i * 4);
+      return doc.embedPng(encode({ width: side, height: side, data, channels: 4, depth: 8 }));
+    };
+    const cover = doc.addPage([600, 400]);
+    cover.drawText('Vandelay Brand Guidelines', { x: 50, y: 350, size: 20 });
+    // A 15-pixel image, then 25 distinct 16-pixel ones: 24 are looked at, 23 of them kept.
+    cover.drawImage(await square(15, 0), { x: 10, y: 10, width: 15, height: 15 });
+    for (let n = 1; n <= 25; n++)
+      cover.drawImage(await square(16, n), { x: 20 * n, y: 50, width: 16, height: 16 });
+    // A page of photography in a font of its own (so it is drawn): its picture is no logo candidate.
+    const photos = doc.addPage([600, 400]);
+    photos.drawText('Photography', {
+      x: 50,
+      y: 350,
+      size: 20,
+      font: await doc.embedFont(StandardFonts.Courier),
+    });
+    photos.drawImage(await square(32, 30), { x: 50, y: 100, width: 96, height: 96 });
+    const read = await readPdf(
+      await doc.save(),
+      { at: Date.now() + 60_000, ms: 60_000 },
+      { cancelled: false },
+    );
+    assert.deepEqual(
+      read.images.map((image) => [image.page, image.width]),
+      Array.from({ length: 23 }, () => [1, 16]),
+    );
+  });
+
   test('skips pages that cannot change the draft, but not a page whose font is new', async () => {
     const doc = await readPdf(
       await plainPagesPdf(),
