@@ -5,7 +5,12 @@ import { describe, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { readDocx } from '../../shared/brand-kits/extract/docx.ts';
 import { extractBrandKit } from '../../shared/brand-kits/extract/index.ts';
-import { assignHeadingLevels, type Section, sections } from '../../shared/brand-kits/extract/layout.ts';
+import {
+  assignHeadingLevels,
+  type Section,
+  sections,
+  withoutRunningLines,
+} from '../../shared/brand-kits/extract/layout.ts';
 import { DocumentError, type DocumentModel, type TextLine } from '../../shared/brand-kits/extract/types.ts';
 import { documentText, findLinks, findWords } from '../../shared/brand-kits/extract/words.ts';
 import { docxParts, textLine as line, paragraph, strToU8, zipSync } from './fixtures.ts';
@@ -48,6 +53,46 @@ function wordsOf(lines: TextLine[], title: string | null = null) {
 }
 
 describe('sections and heading levels', () => {
+  test('headings are lines of at most 12 words set 8% or more above body size', () => {
+    const body = 'Body text runs on in sentences that are long enough to set the body size of the page.';
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+    const lines = [
+      line(body, 0, { size: 10, y: 0 }),
+      line('Colour palette', 1, { size: 10.8, y: -100 }),
+      line('Just under', 2, { size: 10.7, y: -200 }),
+      line(words(12), 3, { size: 20, y: -300 }),
+      line(words(13), 4, { size: 20, y: -400 }),
+      line(body, 5, { size: 10, y: -500 }),
+    ];
+    assignHeadingLevels(lines);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      [0, 2, 0, 1, 0, 0],
+    );
+  });
+
+  test('running lines are those on 30% of the pages or more (3 at least), and page numbers', () => {
+    const pages = 20;
+    const lines = Array.from({ length: pages }, (_, i) => [
+      line(`Chapter ${String.fromCharCode(65 + i)} has its own words`, 0, { page: i + 1 }),
+      ...(i < 6 ? [line('Acme confidential', 1, { page: i + 1 })] : []),
+      ...(i < 5 ? [line('Acme colours', 1, { page: i + 1 })] : []),
+      // Numbered on two pages only: too few to be running lines, still page numbers.
+      ...(i < 2 ? [line(`${i + 1}`, 2, { page: i + 1 })] : []),
+    ]).flat();
+    const kept = new Set(withoutRunningLines(lines, pages).map((l) => l.text));
+    assert.ok(!kept.has('Acme confidential'));
+    assert.ok(kept.has('Acme colours'));
+    assert.ok(![...kept].some((text) => /^\d+$/.test(text)));
+    assert.equal(kept.size, pages + 1);
+    // A document of two pages has no running lines, but its page numbers go.
+    const short = [line('Acme confidential', 0, { page: 1 }), line('2', 1, { page: 2 })];
+    assert.deepEqual(
+      withoutRunningLines(short, 2).map((l) => l.text),
+      ['Acme confidential'],
+    );
+  });
+
   /** The rule as it was written: each heading's body copied out up to the next of its rank or higher. */
   function reference(lines: TextLine[]) {
     const out: [string, string[]][] = [];
