@@ -241,6 +241,33 @@ describe('palette roles', () => {
   });
 });
 
+describe('painted swatches', () => {
+  const swatches = (shapes: [hex: string, width: number, height: number][]) =>
+    findPalette({
+      lines: [],
+      printedColors: [],
+      shapes: shapes.map(([hex, width, height]) => ({ hex, page: 1, width, height })),
+      swatchPages: new Set([1]),
+      themeColors: [],
+    } as unknown as DocumentModel);
+
+  test('are shapes of one size in two colours or more, 10 points a side or more, the most painted first', () => {
+    const found = swatches([
+      ['#1A80B3', 80, 80],
+      ['#E64D1A', 80, 80],
+      ['#E64D1A', 80, 80],
+      // A pair of dots of one colour is decoration, not a swatch set.
+      ['#4D8033', 30, 30],
+      ['#4D8033', 30, 30],
+      // Below 10 points a side: bullets and rules.
+      ['#AA3377', 9, 9],
+      ['#33AA77', 9, 9],
+    ]);
+    assert.deepEqual(found.palette, ['#E64D1A', '#1A80B3']);
+    assert.deepEqual([found.primary, found.secondary, found.source], ['#E64D1A', '#1A80B3', 'swatches']);
+  });
+});
+
 describe('embedded font names', () => {
   test('drop the subset tag and style suffix and match known families', () => {
     assert.equal(familyFromFontName('ABCDEF+Montserrat-Bold'), 'Montserrat');
@@ -1006,6 +1033,20 @@ describe('bad input', () => {
     doc.addPage([600, 400]);
     doc.addPage([600, 400]);
     await rejectsWith(await doc.save(), 'invalid');
+  });
+
+  test('a PDF the parser trips over while reading its pages is invalid, not a server fault', async (t) => {
+    // Past opening the file (whose failures readPdf words itself), whatever pdf.js throws is the document's.
+    const pagePrototype = await pdfPagePrototype();
+    t.mock.method(pagePrototype, 'getOperatorList', () => Promise.reject(new TypeError('bad operator')));
+    await assert.rejects(extractBrandKit(await guidelinePdf()), (error: unknown) => {
+      assert.ok(error instanceof DocumentError, String(error));
+      assert.deepEqual(
+        [error.kind, error.message],
+        ['invalid', 'The PDF file is corrupt and cannot be read.'],
+      );
+      return true;
+    });
   });
 
   test('an encrypted PDF is invalid', async () => {
