@@ -391,6 +391,17 @@ describe('brand-kit extraction in a worker process', () => {
     assert.equal(next.draft.name, 'Globex');
   });
 
+  test('a worker that refuses a document at its own deadline is not kept: it may still be finishing abandoned reads', async () => {
+    // A PDF is read between awaits: the worker's own timer refuses it at 20 ms, before the caller's
+    // (250 ms later) would kill it.
+    const reading = extractInWorker(await guidelinePdf(), { timeoutMs: 20 });
+    reading.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const workers = workerProcesses();
+    await assert.rejects(reading, refusedAs('timeout', 'longer than 20 ms'));
+    await oneEnds(workers);
+  });
+
   test('a worker still reading at its deadline is stopped there: no clock check of its own is waited for', async () => {
     // The worker's own deadline is a minute away, so only the caller's timer can stop it: it is fired
     // once set (when the worker reports its start) while the worker reads, as the clock would.
