@@ -699,6 +699,56 @@ describe('DOCX guideline', () => {
     assert.deepEqual([draft.font_headings, draft.font_body, stats.fonts], [null, null, []]);
   });
 
+  test('a list section gives its first 15 distinct items', async () => {
+    const rivals = Array.from({ length: 20 }, (_, i) => `Rival ${String.fromCharCode(65 + i)}`);
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title'),
+      paragraph('Competitors', 'Heading1'),
+      paragraph(['Rival A', ...rivals].join(', ')),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, withLogo: false }));
+    assert.deepEqual(draft.competitors, rivals.slice(0, 15));
+  });
+
+  test('a network linked twice is drafted from its first link', async () => {
+    const parts = docxParts({ withLogo: false });
+    const rels = new TextDecoder().decode(parts['word/_rels/document.xml.rels']);
+    parts['word/_rels/document.xml.rels'] = strToU8(
+      rels.replace(
+        '</Relationships>',
+        '<Relationship Id="rIdLink2" Type="x" Target="https://www.linkedin.com/company/globex-careers" TargetMode="External"/></Relationships>',
+      ),
+    );
+    const body = new TextDecoder().decode(parts['word/document.xml']);
+    parts['word/document.xml'] = strToU8(
+      body.replace(
+        '</w:body>',
+        '<w:p><w:hyperlink r:id="rIdLink2"><w:r><w:t>Careers</w:t></w:r></w:hyperlink></w:p></w:body>',
+      ),
+    );
+    const { draft } = await extractBrandKit(zipSync(parts));
+    assert.deepEqual(
+      [draft.social_links?.['linkedin'], draft.social_profiles?.['linkedin']],
+      ['https://www.linkedin.com/company/globex', 'globex'],
+    );
+  });
+
+  test('a document’s most used face is its body font unless it is a fallback (Arial, Times …)', async () => {
+    const body = [
+      paragraph('Globex Brand Guidelines', 'Title', 'Poppins'),
+      paragraph('Overview', 'Heading1', 'Poppins'),
+      // The face Word falls back to sets the most text, but no brand chooses it.
+      paragraph(
+        'A long paragraph of copy that runs on for longer than all the others do.',
+        undefined,
+        'Arial',
+      ),
+      paragraph('Some shorter copy for the body of this page.', undefined, 'Work Sans'),
+    ].join('');
+    const { draft } = await extractBrandKit(guidelineDocx({ body, theme: false, withLogo: false }));
+    assert.equal(draft.font_body, 'Work Sans');
+  });
+
   test('a link to a design tool is no website', async () => {
     const parts = docxParts({ withLogo: false });
     const rels = new TextDecoder().decode(parts['word/_rels/document.xml.rels']);
@@ -1136,6 +1186,32 @@ describe('bad input', () => {
       logos.map((logo) => logo.width),
       [32],
     );
+  });
+
+  test('a logo image is read from 16 pixels a side to 5 MiB, and drafted at most 800 pixels a side', async () => {
+    const solid = (width: number, height: number) =>
+      encode({ width, height, data: new Uint8Array(width * height * 4).fill(200), channels: 4, depth: 8 });
+    const widths = async (logo: Uint8Array) => {
+      const parts = docxParts();
+      parts['word/media/image1.png'] = logo;
+      const { logos } = await extractBrandKit(zipSync(parts));
+      return logos.map((l) => l.width).sort((a, b) => a - b);
+    };
+    // The 32×32 icon is drafted beside whatever the named logo image gives.
+    assert.deepEqual(await widths(solid(15, 15)), [32]);
+    assert.deepEqual(await widths(solid(16, 16)), [16, 32]);
+    // Shrunk by a whole factor: 1,000 pixels wide becomes 500.
+    assert.deepEqual(await widths(solid(1_000, 500)), [32, 500]);
+    // Noise does not compress: 1,200 × 1,200 pixels (within 4,000,000) in more than 5 MiB.
+    const noisy = encode({
+      width: 1_200,
+      height: 1_200,
+      data: randomBytes(1_200 * 1_200 * 4),
+      channels: 4,
+      depth: 8,
+    });
+    assert.ok(noisy.length > 5 * 1024 * 1024);
+    assert.deepEqual(await widths(noisy), [32]);
   });
 
   test('an image far wider or taller than a mark is no logo (13,000 × 16 pixels was a 500)', async () => {
