@@ -88,13 +88,16 @@ describe('font bounds', () => {
 
   test('takes no family name past 100 characters (a 60,000-character one threw: a pattern too large)', () => {
     const huge = `F${'a'.repeat(60_000)}`;
+    const [longest, tooLong] = [`G${'a'.repeat(99)}`, `H${'a'.repeat(100)}`];
     const fontUse = new Map([
       [huge, 5_000],
+      [tooLong, 4_000],
       ['Lato', 10],
+      [longest, 5],
     ]);
     const lines = [line('The wordmark is set in Lato.', 0)];
     const fonts = findFonts(model({ lines, fontUse }), deadline);
-    assert.deepEqual([fonts.body, fonts.all], ['Lato', ['Lato']]);
+    assert.deepEqual([fonts.body, fonts.all], ['Lato', ['Lato', longest]]);
     assert.equal(wordmarkFont(fonts.all, lines[0]!.text), 'Lato');
   });
 
