@@ -4,7 +4,12 @@ import { before, describe, mock, test } from 'node:test';
 import { encode } from 'fast-png';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { findPalette, MAX_COLOR_MENTIONS, printedColors } from '../../shared/brand-kits/extract/colors.ts';
+import {
+  findPalette,
+  MAX_COLOR_MENTIONS,
+  printedColors,
+  swatchPages,
+} from '../../shared/brand-kits/extract/colors.ts';
 import { familyFromFontName } from '../../shared/brand-kits/extract/fonts.ts';
 import {
   type BrandKitExtraction,
@@ -138,6 +143,15 @@ describe('colour notation', () => {
     assert.equal(found.at(-1)!.hex, '#FAB90F');
   });
 
+  test('a notation header counts on its own page only', () => {
+    const found = printedColors([
+      textLine('RGB', 0, { page: 1 }),
+      textLine('Ocean 8 101 173', 1, { page: 1 }),
+      textLine('Visitors by region 12 30 20', 0, { page: 2 }),
+    ]).map((m) => m.hex);
+    assert.deepEqual(found, ['#0865AD']);
+  });
+
   test('skips colours shown as misuse', () => {
     const found = printedColors(
       ['Brand red #E4572E', "Don't recolour the logo #00FF00", 'Never set the logo in:', '#0000FF'].map(line),
@@ -242,6 +256,15 @@ describe('palette roles', () => {
 });
 
 describe('painted swatches', () => {
+  test('are read on pages under a short colour heading, and on every page of a document without text', () => {
+    const lines = [
+      textLine('Colour palette', 0, { page: 2 }),
+      textLine('We think about colour a great deal in this long sentence', 1, { page: 3 }),
+    ];
+    assert.deepEqual([...swatchPages(lines, 4)], [2]);
+    assert.deepEqual([...swatchPages([], 3)], [1, 2, 3]);
+  });
+
   const swatches = (shapes: [hex: string, width: number, height: number][]) =>
     findPalette({
       lines: [],
