@@ -440,7 +440,6 @@ export const AMBIGUOUS_FAMILIES: ReadonlySet<string> = new Set(
     'Sora',
     'Teko',
     'Play',
-    'Meta',
     'Interstate',
     'Nexa',
     'Eina',
