@@ -297,6 +297,24 @@ describe('content cadence', () => {
     assert.equal((await create([{ ...wide, per_week: 5 }, monday])).status, 422);
   });
 
+  it('takes preferred times as 24-hour HH:MM only: 00:00 to 23:59', async () => {
+    const at = (times: string[]) => create([{ ...line, per_week: 1, preferred_times: times }]);
+    assert.equal((await at(['00:00', '23:59'])).status, 201);
+    for (const time of ['24:00', '23:60', '9:00', '09:00:00']) {
+      const res = await at([time]);
+      assert.equal(res.status, 422, time);
+      assert.deepEqual(res.body.detail, [
+        {
+          type: 'value_error',
+          loc: ['body', 'content_cadence', 0, 'preferred_times', 0],
+          msg: 'Value error, time must be HH:MM (24-hour)',
+          input: time,
+          ctx: { error: {} },
+        },
+      ]);
+    }
+  });
+
   it('accepts two lines of the same platform and task type', async () => {
     const res = await create([
       { ...line, title: 'A' },
