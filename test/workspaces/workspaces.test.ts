@@ -48,6 +48,8 @@ describe('POST /api/v1/workspaces and GET /api/v1/workspaces/{workspace_id}', ()
     const read = await h.call('GET', `/api/v1/workspaces/${res.body.id}`);
     assert.equal(read.status, 200);
     assert.deepEqual(read.body, res.body);
+    // No route answers the role, but the stored membership must say who owns the workspace.
+    assert.equal((await getMember(h.owner.id, res.body.id))?.role, 'owner');
   });
 
   it('nests the integrations in the details, in the integration-status shape', async () => {
@@ -59,6 +61,35 @@ describe('POST /api/v1/workspaces and GET /api/v1/workspaces/{workspace_id}', ()
     assert.deepEqual(read.body.integrations, [saved.body]);
     const listing = await h.call('GET', `/api/v1/workspaces/${ws.id}/integrations`);
     assert.deepEqual(listing.body, [saved.body]);
+  });
+
+  it('shows at most 25 integrations, the first in provider order, in the details and the list', async () => {
+    const { body: ws } = await create({ name: 'Many providers' });
+    // Only ads-provider can be saved through the API: the others are written as a provider would be.
+    const providers = Array.from({ length: 26 }, (_, i) => `provider-${String(i).padStart(2, '0')}`);
+    for (const provider of providers)
+      await put({
+        ...workspaceKeys.integration(ws.id, provider),
+        kind: 'integration',
+        id: newId(),
+        workspace_id: ws.id,
+        provider,
+        status: 'connected',
+        created_at: ws.created_at,
+        updated_at: ws.created_at,
+        revision: 1,
+      });
+    const shown = providers.slice(0, 25);
+    const read = await h.call('GET', `/api/v1/workspaces/${ws.id}`);
+    assert.deepEqual(
+      read.body.integrations.map((i: { provider: string }) => i.provider),
+      shown,
+    );
+    const listing = await h.call('GET', `/api/v1/workspaces/${ws.id}/integrations`);
+    assert.deepEqual(
+      listing.body.map((i: { provider: string }) => i.provider),
+      shown,
+    );
   });
 
   it('answers its creator’s next requests at once, even from a replica behind the writes', async () => {
