@@ -13,6 +13,7 @@ import { newIdAt } from '../../shared/ids.ts';
 import { recordDynamoRequests, recordS3Requests, wavesOf } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { lagReplica } from '../support/lagging-replica.ts';
+import { clearFaults, intercept } from '../support/sdk-faults.ts';
 import {
   avatarTeam,
   callback,
@@ -393,6 +394,34 @@ describe('provider callback: signature', () => {
     assert.deepEqual([third.status, third.body], [401, { detail: SIGNATURE_TEXTS.replayed }]);
   });
 
+  it('a report whose move another report beat answers the status the avatar got, not the one it asked for', async () => {
+    const { team, avatar } = await training();
+    let beaten = false;
+    intercept(
+      'dynamo',
+      (next, context) => async (args) => {
+        if (
+          !beaten &&
+          context.commandName === 'UpdateItemCommand' &&
+          `${args.input.Key?.sk}`.startsWith('AVATAR#')
+        ) {
+          beaten = true;
+          // Another report's move lands between this one's read and its move.
+          await moveAvatar(team, avatar, 'ready');
+        }
+        return next(args);
+      },
+      'initialize',
+    );
+    try {
+      const res = await callback(h, report(team, avatar, 'failed', { error: 'too late' }));
+      assert.deepEqual([res.status, res.body], [200, { avatar_id: avatar, status: 'ready' }], res.text);
+    } finally {
+      clearFaults();
+    }
+    assert.equal((await readAvatar(team, avatar))?.error, null);
+  });
+
   it('a report takes one wave of writes: its receipt beside the move, after the avatar’s read', async () => {
     // Before: the receipt, then its `applied` mark beside the avatar's read, then the move: three
     // writes one after another (four waves with the consent check of a ready report).
@@ -448,7 +477,12 @@ describe('provider callback: signature', () => {
       assert.equal(overtaking.status, 503, overtaking.text);
       const wait = Number(overtaking.headers['retry-after']);
       assert.ok(wait >= 1 && wait <= AVATAR_LIMITS.inFlightSeconds, overtaking.headers['retry-after']);
-      setClock(new Date(made + AVATAR_LIMITS.inFlightSeconds * 1000));
+      // docs/avatars.md's 30 seconds from the time in the id, not the code's constant.
+      setClock(new Date(made + 29_999));
+      const still = await callback(h, { ...early, event_id: 'still' });
+      // A millisecond left is a second to wait, never `Retry-After: 0`.
+      assert.deepEqual([still.status, still.headers['retry-after']], [503, '1']);
+      setClock(new Date(made + 30_000));
       const late = await callback(h, { ...early, event_id: 'late' });
       assert.deepEqual([late.status, late.body], [404, { detail: 'Avatar not found' }]);
     } finally {

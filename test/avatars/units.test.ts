@@ -19,6 +19,9 @@ describe('sniffVideo', () => {
     assert.deepEqual(sniffVideo(mp4()), { ext: 'mp4', contentType: 'video/mp4' });
     assert.deepEqual(sniffVideo(quicktime()), { ext: 'mov', contentType: 'video/quicktime' });
     assert.deepEqual(sniffVideo(webm()), { ext: 'webm', contentType: 'video/webm' });
+    // The brand ends at byte 12: those are enough, one fewer is a truncated header.
+    assert.equal(sniffVideo(mp4().subarray(0, 12))?.ext, 'mp4');
+    assert.equal(sniffVideo(mp4().subarray(0, 11)), undefined);
   });
 
   it('refuses audio, images, Matroska, other files and truncated headers', () => {
@@ -27,6 +30,9 @@ describe('sniffVideo', () => {
       isoMedia('heic'),
       isoMedia('avif'),
       ebml('matroska'),
+      ebml('webmx'),
+      // A WebM DocType without the EBML magic before it.
+      Buffer.concat([Buffer.alloc(4), webm().subarray(4)]),
       Buffer.from('1a45dfa3', 'hex'),
       Buffer.from('%PDF-1.7'),
       Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79]),
