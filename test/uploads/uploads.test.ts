@@ -274,8 +274,26 @@ describe('POST /api/v1/uploads', () => {
         ],
       });
     }
-    assert.equal(UPLOAD_MAX_BYTES['application/pdf'], 50 * 1024 * 1024);
-    assert.equal(UPLOAD_MAX_BYTES['video/mp4'], 2 * 1024 * 1024 * 1024);
+    // The limits above are the code's: each is held here to docs/uploads.md's table.
+    const [document, image, chatDocument, video] = [52_428_800, 20_971_520, 4_718_592, 2_147_483_648];
+    assert.deepEqual(UPLOAD_MAX_BYTES, {
+      'application/pdf': document,
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document': document,
+      'image/png': image,
+      'image/jpeg': image,
+      'image/gif': image,
+      'image/webp': image,
+      'text/plain': chatDocument,
+      'text/csv': chatDocument,
+      'text/markdown': chatDocument,
+      'text/html': chatDocument,
+      'application/msword': chatDocument,
+      'application/vnd.ms-excel': chatDocument,
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': chatDocument,
+      'video/mp4': video,
+      'video/quicktime': video,
+      'video/webm': video,
+    });
   });
 
   it('takes every type a chat attachment takes; a document only chat reads, up to what chat takes', async () => {
