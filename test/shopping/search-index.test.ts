@@ -47,6 +47,8 @@ describe('tokenisation', () => {
     ]);
     assert.deepEqual(tokenize('Straße Æble'), ['strasse', 'aeble']);
     assert.equal(stem('batteries'), 'battery');
+    assert.equal(stem('flies'), 'fly', 'five letters are enough for -ies');
+    assert.equal(stem('ties'), 'tie');
     assert.equal(stem('glasses'), 'glass');
     assert.equal(stem('boxes'), 'box');
     assert.equal(stem('shoes'), 'shoe');
@@ -98,6 +100,11 @@ describe('Chinese, Japanese and Korean', () => {
     assert.equal(index.search({ query: '耳机' }).total_count, 1, '机 alone (machine) is no match');
   });
 
+  test('a lone character is a word of its own: 茶 (tea) finds 茶 500g', () => {
+    assert.deepEqual(tokenize('茶 500g'), ['茶', '500g']);
+    assert.deepEqual(ids(buildIndex([product({ id: 'tea', title: '茶 500g' })]), { query: '茶' }), ['tea']);
+  });
+
   test('a voiced kana is not its unvoiced neighbour: バッグ (bag) does not find パック (pack)', () => {
     assert.deepEqual(ids(index, { query: 'バッグ' }), ['bag']);
     assert.deepEqual(ids(index, { query: 'パック' }), ['face-pack']);
@@ -134,6 +141,13 @@ describe('Thai, Lao, Khmer and Myanmar', () => {
        console.log(JSON.stringify([words.length, ...new Set(words)]));`,
     );
     assert.deepEqual(cut, [300_000, 'กาแฟ', 'คั่ว', 'บด']);
+  });
+
+  test('a run is not cut in pieces inside a surrogate pair: a Myanmar digit past U+FFFF at the seam stays', () => {
+    // Pieces are 1,000 code units; the pair here is at 999–1000.
+    const words = tokenize(`${'က'.repeat(999)}\u{116D0}${'က'.repeat(10)}`);
+    assert.ok(words.every((word) => word.isWellFormed()));
+    assert.ok(words.join('').includes('\u{116D0}'));
   });
 
   test('a vowel NFKD takes apart (Thai and Lao SARA AM, Lao HO NO and HO MO) is cut as written', () => {
