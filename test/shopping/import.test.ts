@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { handler as importHandler } from '../../functions/shopping/import-catalog-feed.ts';
 import { readImportArgs, runImport } from '../../scripts/catalog-import.ts';
 import { headObject, s3 } from '../../shared/aws/s3.ts';
@@ -25,11 +30,15 @@ import { CATALOG_KEYS } from '../../shared/shopping/keys.ts';
 import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
 import {
   CATALOG_SOURCE,
+  CatalogChangedError,
   KEPT_SNAPSHOTS,
+  MissingSnapshotError,
   readLatestPointer,
   readSnapshot,
 } from '../../shared/shopping/snapshots.ts';
+import { startExposureScan } from '../hardening/support.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { clearFaults, intercept, sdkError } from '../support/sdk-faults.ts';
 
 let h: Harness;
 const dir = mkdtempSync(join(tmpdir(), 'feeds-'));
@@ -222,6 +231,60 @@ describe('catalogue import', () => {
     assert.ok(ids.includes('race.example:r1') && ids.includes('slow.example:s1'), ids.join());
   });
 
+  it('an import that loses the pointer race nine times lands on its tenth try; one that loses every try throws', async () => {
+    // A night's batch of ten feeds: the last to land loses nine races first (IMPORT_ATTEMPTS).
+    const losing = (losses: number) => {
+      let writes = 0;
+      intercept(
+        's3',
+        (next, context) => async (args) => {
+          const isPointerWrite =
+            context.commandName === 'PutObjectCommand' && args.input.Key === CATALOG_KEYS.latest;
+          if (isPointerWrite && ++writes <= losses) throw sdkError('conflict');
+          return next(args);
+        },
+        'initialize',
+      );
+      return () => writes;
+    };
+    const feed = gmc(['n1\tLamp\thttps://nine.example/n1\t5 USD']);
+    try {
+      const writes = losing(9);
+      const report = await importCatalogFeed(feed, { merchant: 'nine.example', merchantType: 'ucp' });
+      assert.equal(writes(), 10);
+      assert.equal((await catalog())!.pointer.version, report.version);
+      clearFaults();
+      const before = (await catalog())!.pointer;
+      const always = losing(Number.POSITIVE_INFINITY);
+      await assert.rejects(
+        importCatalogFeed(feed, { merchant: 'nine.example', merchantType: 'ucp' }),
+        CatalogChangedError,
+      );
+      assert.equal(always(), IMPORT_ATTEMPTS);
+      assert.deepEqual((await catalog())!.pointer, before);
+    } finally {
+      clearFaults();
+    }
+  });
+
+  it('a pointer naming a snapshot that is gone is a broken catalogue, thrown at once, not a race merged again', async () => {
+    const { key } = (await catalog())!.pointer;
+    const object = await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }));
+    const bytes = await object.Body!.transformToByteArray();
+    await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key }));
+    try {
+      await assert.rejects(
+        importCatalogFeed(gmc(['b1\tLamp\thttps://broken.example/b1\t5 USD']), {
+          merchant: 'broken.example',
+          merchantType: 'ucp',
+        }),
+        MissingSnapshotError,
+      );
+    } finally {
+      await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: bytes }));
+    }
+  });
+
   it('imports of ten merchants at once all land, each report true to the catalogue', async () => {
     // No simulated 412 here: the embedded S3 must refuse the stale pointer writes itself, as S3 does.
     // Each lost race is another import's win: IMPORT_ATTEMPTS imports at once must all land.
@@ -350,12 +413,40 @@ describe('catalogue import', () => {
       detail: { object: { key: 'catalog/feeds/ucp/drop.example/gone.tsv' } },
     });
     assert.match((gone[0] as { refused: string }).refused, /is gone: deleted before its import/);
+    // A plain notification's key is decoded once: a deleted 'a+b.tsv' (sent as a%2Bb.tsv) is gone,
+    // though 'a b.tsv', its key decoded once more, is there.
+    await putFeed(
+      'catalog/feeds/ucp/drop.example/a b.tsv',
+      gmc(['ab\tLamp\thttps://drop.example/ab\t5 USD']),
+    );
+    const deleted = await importHandler({
+      Records: [{ s3: { object: { key: 'catalog/feeds/ucp/drop.example/a%2Bb.tsv' } } }],
+    });
+    assert.match(
+      (deleted[0] as { refused: string }).refused,
+      /"catalog\/feeds\/ucp\/drop\.example\/a\+b\.tsv" is gone/,
+    );
     assert.deepEqual((await catalog())!.pointer, before);
     assert.throws(() => feedObjectTarget('catalog/feeds/acp/shop.example/'), FeedError);
     assert.deepEqual(feedObjectTarget('catalog/feeds/acp/www.Shop.example/a/b.csv'), {
       merchant: 'shop.example',
       merchantType: 'acp',
     });
+  });
+
+  it('the function logs the first 50 skipped rows of a feed; its report counts them all', async () => {
+    const key = 'catalog/feeds/ucp/skips.example/feed.tsv';
+    const bad = Array.from({ length: 60 }, (_, i) => `x${i}\tLamp\thttps://skips.example/x${i}\tfree`);
+    await putFeed(key, gmc([...bad, 'ok\tLamp\thttps://skips.example/ok\t5 USD']));
+    const scan = startExposureScan();
+    let reports: { rejected: unknown[] }[];
+    try {
+      reports = (await importHandler({ detail: { object: { key } } })) as { rejected: unknown[] }[];
+    } finally {
+      scan.stop();
+    }
+    assert.equal(reports[0]!.rejected.length, 60);
+    assert.equal(scan.texts.filter((text) => text.includes('catalog feed row skipped')).length, 50);
   });
 
   it('the function imports a feed of exactly 100 MiB and refuses one byte more, the catalogue as it was', async () => {
