@@ -982,6 +982,20 @@ describe('catalog snapshot', () => {
     assert.throws(() => parseSnapshot(text.replace('"version":1', '"version":2')), /unsupported version 2/);
     assert.throws(() => parseSnapshot(text.replace('"count":2', '"count":3')), /truncated/);
     assert.throws(() => parseSnapshot(text.replace('1500,', '"1500",')), /price_cents/);
+    assert.throws(() => parseSnapshot(text.replace('1500,', '-1,')), /price_cents is not a non-negative/);
+    assert.throws(() => parseSnapshot(text.replace(',4.5,', ',1e999,')), /rating is not a number/);
+    assert.throws(
+      () => parseSnapshot(text.replace(/"created_at":"[^"]*"/, '"created_at":"soon"')),
+      /created_at/,
+    );
+    assert.throws(
+      () => parseSnapshot(text.replace('"affiliate_url",', '"affiliate_link",')),
+      /missing columns: affiliate_url/,
+    );
+    // Bytes that are no UTF-8 are refused, not read as U+FFFD.
+    const bytes = new TextEncoder().encode(text.replace('"Lamp"', '"L?mp"'));
+    bytes[bytes.indexOf(0x3f)] = 0xff;
+    assert.throws(() => parseSnapshot(bytes), TypeError);
   });
 
   test('maps to the API search result, leaving out an unknown rating', () => {
