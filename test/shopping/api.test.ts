@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ndcgAt } from '../../scripts/eval-search.ts';
-import { setClock } from '../../shared/clock.ts';
+import { now, setClock } from '../../shared/clock.ts';
 import { importCatalogFeed } from '../../shared/shopping/import.ts';
 import { RECHECK_MS } from '../../shared/shopping/loaded-catalog.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { clearFaults, inject, intercept } from '../support/sdk-faults.ts';
 
 let h: Harness;
 let session: string;
@@ -476,5 +477,38 @@ describe('POST /shopping/sessions/{id}/search', () => {
     assert.equal(after.body.total_count, 1);
     assert.equal(after.body.results[0].title, 'Glass Kettle');
     assert.equal((await search({ query: 'running shoes' })).body.total_count, 5, 'other merchants kept');
+  });
+
+  it('re-checks with one GET of the pointer a minute, shared by searches at once; a failed re-check waits its minute too', async () => {
+    const reads: string[] = [];
+    intercept(
+      's3',
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetObjectCommand') reads.push(args.input.Key);
+        return next(args);
+      },
+      'initialize',
+    );
+    const at = async (ms: number, searches = 1) => {
+      setClock(new Date(base + ms));
+      reads.length = 0;
+      for (const res of await Promise.all(
+        Array.from({ length: searches }, () => search({ query: 'kettle' })),
+      ))
+        assert.equal(res.status, 200, res.text);
+      return [...reads];
+    };
+    const base = now().getTime() + 10 * RECHECK_MS;
+    try {
+      assert.deepEqual(await at(0), ['catalog/snapshots/latest.json']);
+      assert.deepEqual(await at(59_999), [], 'within the minute');
+      // The same version: the pointer alone is read, once for both searches.
+      assert.deepEqual(await at(60_000, 2), ['catalog/snapshots/latest.json']);
+      inject('s3', { commands: /^GetObject/, failing: () => true, kind: 'server' });
+      assert.ok((await at(120_000)).length > 0, 'the failed re-check is tried');
+      assert.deepEqual(await at(179_999), [], 'and tried again a minute later, not at each search');
+    } finally {
+      clearFaults();
+    }
   });
 });

@@ -664,6 +664,8 @@ describe('snapshot pruning', () => {
       CATALOG_KEYS.latest,
     ]);
     assert.deepEqual(await search('pruned lantern'), [`Pruned Lantern ${KEPT_SNAPSHOTS + 2}`]);
+    // docs/shopping.md: the current snapshot and four to roll back to.
+    assert.equal((await snapshotObjects()).length, 5 + 1);
   });
 
   it('keeps the snapshot the pointer names when newer ones were written meanwhile', async () => {
@@ -772,6 +774,76 @@ describe('snapshot pruning', () => {
       s3().middlewareStack.remove('prunedBeforeSearchRead');
     }
     assert.equal(pruned, true, 'the snapshot the pointer first named was pruned');
+  });
+
+  it('a refused pointer write whose pointer then cannot be read keeps its snapshot: the pointer may name it', async () => {
+    // The write lands with its answer lost and the SDK's resend is refused; the pointer read after
+    // fails. Deleting the snapshot then would break a catalogue whose pointer names it.
+    let pointerPuts = 0;
+    let pointerGets = 0;
+    intercept(
+      's3',
+      (next, context) => async (args) => {
+        if (args.input.Key !== CATALOG_KEYS.latest) return next(args);
+        if (context.commandName === 'GetObjectCommand' && ++pointerGets === 2) throw sdkError('server');
+        if (context.commandName !== 'PutObjectCommand' || ++pointerPuts !== 1) return next(args);
+        await next(args);
+        throw sdkError('conflict');
+      },
+      'initialize',
+    );
+    let report: Awaited<ReturnType<typeof importCatalogFeed>>;
+    try {
+      report = await importCatalogFeed(gmc(['u1\tUnread\thttps://unread.example/1\t1 USD']), {
+        merchant: 'unread.example',
+        merchantType: 'ucp',
+      });
+    } finally {
+      clearFaults();
+    }
+    assert.equal(pointerPuts, 2, 'merged again, from the pointer that names its first snapshot');
+    assert.equal((await readLatestPointer())!.pointer.version, report.version);
+    assert.ok((await catalog())!.products.some((p) => p.merchant === 'unread.example'));
+  });
+
+  it('the first import into an empty bucket writes the pointer only where none exists: a racing first import lands too', async () => {
+    const pointer = await s3().send(
+      new GetObjectCommand({ Bucket: config.bucketName, Key: CATALOG_KEYS.latest }),
+    );
+    const saved = await pointer.Body!.transformToByteArray();
+    await s3().send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: CATALOG_KEYS.latest }));
+    let raced = false;
+    intercept(
+      's3',
+      (next, context) => async (args) => {
+        if (context.commandName !== 'PutObjectCommand' || args.input.Key !== CATALOG_KEYS.latest || raced)
+          return next(args);
+        raced = true;
+        // Another first import lands between this one's pointer read (none) and its write.
+        await importCatalogFeed(gmc(['f1\tFirst\thttps://first.example/1\t1 USD']), {
+          merchant: 'first.example',
+          merchantType: 'ucp',
+        });
+        return next(args);
+      },
+      'initialize',
+    );
+    try {
+      await importCatalogFeed(gmc(['s1\tSecond\thttps://second.example/1\t1 USD']), {
+        merchant: 'second.example',
+        merchantType: 'ucp',
+      });
+      assert.ok(raced);
+      assert.deepEqual(Object.keys((await catalog())!.pointer.merchants).sort(), [
+        'first.example',
+        'second.example',
+      ]);
+    } finally {
+      clearFaults();
+      await s3().send(
+        new PutObjectCommand({ Bucket: config.bucketName, Key: CATALOG_KEYS.latest, Body: saved }),
+      );
+    }
   });
 
   it('deletes the snapshot of a lost pointer race at once, and takes a landed pointer write whose answer was lost for landed', async () => {
