@@ -68,6 +68,9 @@ describe('itemBytes', () => {
       }),
       { numRuns: 300 },
     );
+    // Zero, which the property may not draw: 1 byte, as dynalite counts it.
+    const zeros = { zero: 0, list: [0, 0.0, -0] };
+    assert.equal(itemBytes(zeros), dynalite.itemSize(await marshalled(zeros)));
   });
 
   it('counts strings and names in UTF-8, as AWS does, where dynalite counts UTF-16 units', async () => {

@@ -386,6 +386,10 @@ describe('POST /shopping/sessions/{id}/search', () => {
         source: 'merchant-catalog',
       },
     );
+    // Its total_count is every match, not the page answered.
+    await search({ query: 'running shoes', max_results: 1 }, undefined, id);
+    const paged = (await h.call('GET', `/api/v1/shopping/sessions/${id}`)).body.recent_searches[0];
+    assert.deepEqual([paged.query, paged.total_count], ['running shoes', 5]);
     for (let i = 0; i < 21; i++) await search({ query: `mug ${i}` }, undefined, id);
     const read = await h.call('GET', `/api/v1/shopping/sessions/${id}`);
     assert.equal(read.body.recent_searches.length, 20);
