@@ -1047,6 +1047,11 @@ describe('a local key file that holds no key', () => {
         );
         return true;
       });
+      // 64 hex digits exactly: a shorter or a longer key is no key of ours either.
+      for (const wrong of ['ab'.repeat(16), 'a'.repeat(65)]) {
+        await writeFile(join(folder, 'secrets-key'), wrong);
+        await assert.rejects(loadOrCreateLocalSecretsKey(folder), UnreadableKeyFileError);
+      }
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

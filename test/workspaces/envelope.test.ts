@@ -174,6 +174,7 @@ describe('envelope encryption with KMS', () => {
       ['GenerateDataKeyCommand', 'DecryptCommand'],
     );
     assert.equal(calls[1]!.input.KeyId, process.env.SECRETS_KEY_ID);
+    assert.deepEqual(calls[1]!.input.EncryptionContext, { purpose: 'integration-secrets' });
     await assert.rejects(open(sealed[0]!, ['workspace', 'other']));
   });
 
