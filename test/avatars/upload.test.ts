@@ -4,6 +4,7 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { accountKeys } from '../../shared/accounts/keys.ts';
+import { readAccount, setStudioTraining } from '../../shared/accounts/store.ts';
 import { recordingProvider } from '../../shared/avatars/provider.ts';
 import { AVATAR_LIMITS, AVATAR_TEXTS } from '../../shared/avatars/schemas.ts';
 import { SIGNATURE_HEADER, verifyCallback } from '../../shared/avatars/signature.ts';
@@ -312,6 +313,17 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
     assert.deepEqual(res.body, { detail: AVATAR_TEXTS.trainingDisabled });
     assert.deepEqual(await teamObjects(team), []);
     assert.deepEqual(await avatarRecords(team), []);
+    // Turned on, then off an hour later: refused again, and the account keeps when it was made.
+    await setStudioTraining(user, true);
+    const made = (await readAccount(user))!.created_at;
+    setClock(new Date(Date.now() + 3_600_000));
+    try {
+      await setStudioTraining(user, false);
+    } finally {
+      setClock(undefined);
+    }
+    assert.equal((await uploadVideo(h, team, undefined, await h.tokenFor(user))).status, 403);
+    assert.equal((await readAccount(user))!.created_at, made);
   });
 
   it('409 while the team’s current avatar is training; nothing of the second upload is stored', async () => {
