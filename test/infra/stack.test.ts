@@ -290,7 +290,11 @@ describe('CDK stack', () => {
             ExpirationInDays: 1,
             NoncurrentVersionExpiration: { NoncurrentDays: 1 },
           }),
-          Match.objectLike({ ExpiredObjectDeleteMarker: true }),
+          // Every other object's replaced versions are kept 30 days (docs/security.md), then go.
+          Match.objectLike({
+            ExpiredObjectDeleteMarker: true,
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+          }),
           Match.objectLike({
             Prefix: 'catalog/feeds/',
             ExpirationInDays: 30,
