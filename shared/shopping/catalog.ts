@@ -137,7 +137,12 @@ const rowToProduct = (row: unknown, index: number, at: Map<string, number>): Cat
 
 /** Reads a snapshot; throws SnapshotError on anything unexpected so a bad upload is never served. */
 export const parseSnapshot = (input: string | Uint8Array): CatalogSnapshot => {
-  const text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: true }).decode(input);
+  let text: string;
+  try {
+    text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: true }).decode(input);
+  } catch {
+    throw new SnapshotError('not UTF-8 text');
+  }
   let doc: unknown;
   try {
     doc = JSON.parse(text);

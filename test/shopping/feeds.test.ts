@@ -995,7 +995,10 @@ describe('catalog snapshot', () => {
     // Bytes that are no UTF-8 are refused, not read as U+FFFD.
     const bytes = new TextEncoder().encode(text.replace('"Lamp"', '"L?mp"'));
     bytes[bytes.indexOf(0x3f)] = 0xff;
-    assert.throws(() => parseSnapshot(bytes), TypeError);
+    assert.throws(() => parseSnapshot(bytes), {
+      name: 'SnapshotError',
+      message: 'Invalid catalog snapshot: not UTF-8 text',
+    });
   });
 
   test('maps to the API search result, leaving out an unknown rating', () => {
