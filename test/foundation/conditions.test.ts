@@ -8,6 +8,7 @@ import {
   holds,
   keyText,
   put,
+  queryAfter,
   removeListEntries,
   updateItem,
 } from '../../shared/db/store.ts';
@@ -103,5 +104,21 @@ describe('existingKeys', () => {
       { pk, sk: 'LEFT' },
     ];
     assert.deepEqual(await existingKeys([...keys, ...keys]), new Set([keyText(keys[0]!)]));
+  });
+});
+
+describe('queryAfter', () => {
+  it('answers an item heavier than the page budget alone, never an empty page, so paging goes on', async () => {
+    const pk = `CONDITION#${newId()}`;
+    const ids = ['a', 'b', 'c'];
+    for (const id of ids) await put({ pk, sk: `ITEM#${id}`, id, text: 'x'.repeat(500) });
+    const pages: string[][] = [];
+    let after: string | undefined;
+    do {
+      const page = await queryAfter<{ id: string }>(pk, { prefix: 'ITEM#', limit: 3, after, maxBytes: 100 });
+      pages.push(page.items.map((item) => item.id));
+      after = page.nextAfter === null ? undefined : `ITEM#${page.nextAfter}`;
+    } while (after !== undefined && pages.length < 5);
+    assert.deepEqual(pages, [['a'], ['b'], ['c']]);
   });
 });

@@ -248,6 +248,36 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual(res.body, { detail: 'Service temporarily unavailable, retry later' });
   });
 
+  it('DynamoDB leaving each batch write unprocessed three times (calendar): retried until written', async () => {
+    setClock(new Date('2026-11-23T07:00:00Z'));
+    const team = await createTeam(h, {
+      content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
+    });
+    // Each batch (named by its first request) comes back whole on its first three sends: throttling
+    // that the batch's own retries (up to six, backing off) outlast.
+    const sends = new Map<string, number>();
+    intercept(
+      'dynamo',
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        if (context.commandName !== 'BatchWriteItemCommand') return next(args);
+        const batch = JSON.stringify(Object.values(args.input.RequestItems as object)[0][0]);
+        sends.set(batch, (sends.get(batch) ?? 0) + 1);
+        if (sends.get(batch)! <= 3)
+          return { output: { UnprocessedItems: args.input.RequestItems, $metadata: {} } };
+        return next(args);
+      },
+      'initialize',
+    );
+    const res = await h
+      .call('POST', `/api/v1/teams/${team.id}/calendar/generate`)
+      .finally(() => setClock(undefined));
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.entries.length, 3);
+    assert.ok(sends.size > 0);
+    assert.deepEqual(new Set(sends.values()), new Set([4]), 'each batch written on its fourth send');
+  });
+
   it('DynamoDB unreachable (DNS failure): 503, not 500, and the log names the cause', async () => {
     inject('dynamo', { commands: /Get/, failing: () => true, kind: 'dns' });
     const logged = scan.texts.length;
