@@ -278,6 +278,25 @@ describe('faults in the AWS SDK clients', () => {
     assert.deepEqual(new Set(sends.values()), new Set([4]), 'each batch written on its fourth send');
   });
 
+  it('a server fault outside the retried statuses (501): 503, not 500', async () => {
+    // The SDK marks a service's own failure `$fault: server`; 501 is not among the transient statuses.
+    intercept(
+      'dynamo',
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+      (next: any, context: any) => async (args: any) => {
+        if (context.commandName !== 'GetItemCommand') return next(args);
+        throw Object.assign(new Error('injected 501'), {
+          name: 'NotImplemented',
+          $fault: 'server',
+          $metadata: { httpStatusCode: 501 },
+        });
+      },
+      'initialize',
+    );
+    const res = await h.call('GET', `/api/v1/brands/${ids.brand_id}`);
+    assert.deepEqual([res.status, res.headers['retry-after']], [503, '1'], res.text);
+  });
+
   it('DynamoDB unreachable (DNS failure): 503, not 500, and the log names the cause', async () => {
     inject('dynamo', { commands: /Get/, failing: () => true, kind: 'dns' });
     const logged = scan.texts.length;
