@@ -23,6 +23,7 @@ import { DAILY_ALLOWANCE_USED, UPLOAD_LIMITS } from '../../shared/uploads/schema
 import { useDailyAllowance } from '../../shared/uploads/store.ts';
 import { recordDynamoRequests } from '../support/aws-requests.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { clearFaults, inject } from '../support/sdk-faults.ts';
 import {
   avatarRecords,
   avatarTeam,
@@ -387,6 +388,24 @@ describe('avatar upload: preconditions, checked before any byte is stored', () =
       (await avatarRecords(team)).map((a) => a.id),
       [winner?.body.avatar_id],
     );
+  });
+
+  it('a lost race for the pointer that now names nothing in flight: 409 with Retry-After 1, never 0', async () => {
+    const team = await avatarTeam(h.owner.id);
+    // The pointer write is refused, and the team read back names no avatar: another upload moved the
+    // pointer and, failing, gave it back. Nothing is in flight, but the client must still wait a second.
+    const refused = inject('dynamo', {
+      commands: /^UpdateItem/,
+      about: 'current_avatar_id',
+      failing: (attempt) => attempt === 1,
+      kind: 'condition',
+    });
+    const loser = await uploadVideo(h, team).finally(clearFaults);
+    assert.equal(refused.attempts() >= 1, true, 'the pointer write was refused');
+    assert.equal(loser.status, 409, loser.text);
+    assert.deepEqual(loser.body, { detail: AVATAR_TEXTS.alreadyTraining });
+    assert.equal(loser.headers['retry-after'], '1');
+    assert.deepEqual(await avatarRecords(team), []);
   });
 
   it('an avatar stuck in training past the timeout is failed and no longer blocks', async () => {
