@@ -102,4 +102,48 @@ describe('embedded S3', () => {
     // A token S3 did not give is refused as S3 refuses it, not a 500.
     await assert.rejects(list({ ContinuationToken: 'not-a-token' }), { name: 'InvalidArgument' });
   });
+
+  it('answers at most 1,000 keys a page whatever MaxKeys asks, and refuses a max-keys that is no integer', async () => {
+    const keys = Array.from({ length: 1001 }, (_, i) => `cap/${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < keys.length; i += 50)
+      await Promise.all(keys.slice(i, i + 50).map((key) => put(key, '')));
+    const list = (ContinuationToken?: string) =>
+      s3().send(
+        new ListObjectsV2Command({
+          Bucket: config.bucketName,
+          Prefix: 'cap/',
+          MaxKeys: 5000,
+          ContinuationToken,
+        }),
+      );
+    const first = await list();
+    assert.deepEqual([first.KeyCount, first.IsTruncated], [1000, true]);
+    const second = await list(first.NextContinuationToken);
+    assert.deepEqual(
+      [second.Contents?.map((object) => object.Key), second.IsTruncated],
+      [[keys[1000]], false],
+    );
+    // The SDK sends only integers; another client may not.
+    for (const maxKeys of ['ten', '2.5', '-1']) {
+      const res = await fetch(
+        `${aws.s3Endpoint}/${config.bucketName}?list-type=2&prefix=cap/&max-keys=${maxKeys}`,
+      );
+      assert.equal(res.status, 400, maxKeys);
+      assert.match(await res.text(), /<Code>InvalidArgument<\/Code>/, maxKeys);
+    }
+  });
+
+  it('answers a conditional PUT as S3 does: If-Match on a missing key 404, an ETag matched quoted or not', async () => {
+    const putIf = (key: string, IfMatch: string) =>
+      s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: 'next', IfMatch }));
+    await assert.rejects(
+      putIf('conditional/missing.json', '"0123456789abcdef0123456789abcdef"'),
+      (error: Error & { $metadata?: { httpStatusCode?: number } }) =>
+        error.name === 'NoSuchKey' && error.$metadata?.httpStatusCode === 404,
+    );
+    const { ETag } = await put('conditional/there.json', 'first');
+    assert.match(ETag!, /^"[0-9a-f]{32}"$/);
+    await putIf('conditional/there.json', ETag!.replace(/"/g, ''));
+    assert.equal((await get('conditional/there.json')).toString(), 'next');
+  });
 });
