@@ -1,7 +1,6 @@
 // The agents' write API (shared/teams/agents.ts): what its writes leave in the table.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dynamo } from '../../shared/aws/dynamo.ts';
 import { setClock } from '../../shared/clock.ts';
 import { itemBytes } from '../../shared/db/item-size.ts';
 import { getItem, queryPartition, removeListEntries, updateItem } from '../../shared/db/store.ts';
