@@ -638,6 +638,131 @@ describe('parseFeed: sale prices and their effective period', () => {
   });
 });
 
+describe('parseFeed: the edges a shopper meets', () => {
+  const opts = { merchant: 'shop.com', merchantType: 'affiliate' as const };
+  const at = new Date('2026-11-15T12:00:00Z');
+
+  test('a price of zero skips the row, written or in minor units', () => {
+    const written = parseFeed(
+      'id,title,link,price\n1,Mug,https://shop.com/1,0.00 USD\n2,Cup,https://shop.com/2,0.01 USD\n',
+      opts,
+    );
+    assert.deepEqual(
+      written.products.map((p) => [p.id, p.price_cents]),
+      [['2', 1]],
+    );
+    assert.deepEqual(written.errors, [{ line: 2, reason: 'price must be greater than zero' }]);
+    const json = parseFeed(
+      '{"id":"1","title":"Mug","link":"https://shop.com/1","price":{"amount":0,"currency":"USD"}}\n' +
+        '{"id":"2","title":"Cup","link":"https://shop.com/2","price":{"amount":1,"currency":"USD"}}\n',
+      opts,
+    );
+    assert.deepEqual(
+      json.products.map((p) => [p.id, p.price_cents]),
+      [['2', 1]],
+    );
+    assert.deepEqual(json.errors, [{ line: 1, reason: 'price must be greater than zero' }]);
+  });
+
+  test("a link on a subdomain is the merchant's; a host that only ends in its name is not", () => {
+    const { products, errors } = parseFeed(
+      'id,title,link,price\n1,Mug,https://eu.shop.com/1,5 USD\n2,Cup,https://myshop.com/2,5 USD\n',
+      opts,
+    );
+    assert.deepEqual(
+      products.map((p) => p.merchant_domain),
+      ['eu.shop.com'],
+    );
+    assert.deepEqual(errors, [{ line: 3, reason: 'link host myshop.com is not on merchant shop.com' }]);
+  });
+
+  test('a sale price in another currency is ignored; a sale ends at its end, not after it', () => {
+    const { products } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'price', 'sale_price', 'sale_price_effective_date'],
+        ['euro-sale', 'Kettle', 'https://shop.com/1', '50.00 USD', '30.00 EUR', ''],
+        [
+          'ends-now',
+          'Kettle',
+          'https://shop.com/2',
+          '50.00 USD',
+          '30.00 USD',
+          '2026-11-01T00:00:00Z/2026-11-15T12:00:00Z',
+        ],
+        [
+          'starts-now',
+          'Kettle',
+          'https://shop.com/3',
+          '50.00 USD',
+          '30.00 USD',
+          '2026-11-15T12:00:00Z/2026-11-16T00:00:00Z',
+        ],
+      ]),
+      { ...opts, at },
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.price_cents, p.currency]),
+      [
+        ['euro-sale', 5000, 'USD'],
+        ['ends-now', 5000, 'USD'],
+        ['starts-now', 3000, 'USD'],
+      ],
+    );
+  });
+
+  test(`a title of exactly ${MAX_TITLE_LENGTH} characters and an image link of exactly ${MAX_LINK_LENGTH} are kept whole`, () => {
+    const title = `${'Towel '.repeat((MAX_TITLE_LENGTH - 2) / 6)}XL`;
+    assert.equal([...title].length, MAX_TITLE_LENGTH);
+    const image = `https://shop.com/${'p'.repeat(MAX_LINK_LENGTH - 'https://shop.com/'.length)}`;
+    const { products } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'image_link', 'price'],
+        ['1', title, 'https://shop.com/1', image, '5 USD'],
+      ]),
+      opts,
+    );
+    assert.equal(products[0]!.title, title);
+    assert.equal(products[0]!.image_url, image);
+  });
+
+  test('a rating of 5 is kept; past 5 it is no rating', () => {
+    const { products } = parseFeed(
+      'id,title,link,price,product_rating\n1,Mug,https://shop.com/1,5 USD,5\n2,Cup,https://shop.com/2,5 USD,5.01\n',
+      opts,
+    );
+    assert.deepEqual(
+      products.map((p) => p.rating),
+      [5, null],
+    );
+  });
+
+  test('a header with as many commas as tabs is read as TSV', () => {
+    const { products } = parseFeed(
+      tsv([
+        ['id', 'title', 'link', 'price', 'notes, care, fit, size, cut'],
+        ['1', 'Mug, large', 'https://shop.com/1', '5 USD', 'a, b, c'],
+      ]),
+      opts,
+    );
+    assert.deepEqual(
+      products.map((p) => p.title),
+      ['Mug, large'],
+    );
+  });
+
+  test('what is refused as a whole says why', () => {
+    assert.throws(() => parseFeed('[{"id":"1"}]\n', opts), /JSON array; send JSON Lines/);
+    assert.throws(
+      () => parseFeed('id,title,link,price\n', { ...opts, merchant: 'shop.com/our shop' }),
+      /not a domain name/,
+    );
+    assert.throws(
+      () => parseFeed('id,title,link,price\n', { ...opts, trackingParams: { ' ': 'x' } }),
+      /tracking parameter names must not be empty/,
+    );
+  });
+});
+
 describe('parseFeed: a sale period without a time zone', () => {
   test('is read in UTC, whatever the zone of the machine importing it', () => {
     // 11:00 to 13:00 with no zone, checked at noon UTC: running in UTC; on a machine in New York, read
