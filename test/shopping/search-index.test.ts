@@ -289,6 +289,45 @@ describe('ranking', () => {
     );
     for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
   });
+
+  test('a word in the title counts most, then the brand, the category, the description', () => {
+    // Every field one word long, so only the fields' weights tell the four apart.
+    const field = (id: string, at: 'title' | 'brand' | 'product_type' | 'description') =>
+      product({
+        id,
+        title: 'alpha',
+        brand: 'beta',
+        product_type: 'gamma',
+        description: 'delta',
+        [at]: 'oak',
+      });
+    const fields = buildIndex([
+      field('a-description', 'description'),
+      field('b-category', 'product_type'),
+      field('c-brand', 'brand'),
+      field('d-title', 'title'),
+    ]);
+    assert.deepEqual(ids(fields, { query: 'oak' }), ['d-title', 'c-brand', 'b-category', 'a-description']);
+  });
+
+  test('the category field holds the product type and the category; a bare taxonomy id is no word', () => {
+    const categories = buildIndex([
+      product({ id: 'lamp', title: 'Desk Light', product_type: 'Lighting', category: 'Home > Lamps' }),
+      product({ id: 'rug', title: 'Wool Rug', category: '2271' }),
+    ]);
+    assert.deepEqual(ids(categories, { query: 'lighting' }), ['lamp']);
+    assert.deepEqual(ids(categories, { query: 'lamps' }), ['lamp']);
+    assert.deepEqual(categories.search({ query: '2271' }), { results: [], total_count: 0 });
+  });
+
+  test('a title pair skips its stop-words: "pair of shoes" is asked for as "pair shoes"', () => {
+    const pairs = buildIndex([
+      product({ id: 'shoes', title: 'Pair of Shoes' }),
+      product({ id: 'other', title: 'Pair' }),
+    ]);
+    const score = (query: string) => pairs.matchAll({ query }).find((m) => m.product.id === 'shoes')!.score;
+    assert.ok(score('pair of shoes') > score('shoes pair'), 'the pair, in order, adds its bigram');
+  });
 });
 
 describe('sizes', () => {
@@ -371,6 +410,16 @@ describe('typos', () => {
     // A title's pair of corrected words is a guess too: the whole score halves, its bigram's share too.
     assert.ok(Math.abs(score('runing snekers') - score('running sneakers') / 2) < 1e-12);
     assert.equal(ids(index, { query: 'white snekers' })[0], 'sneakers-2');
+  });
+
+  test("a pair of a right and a corrected word counts at the corrected word's weight", () => {
+    const score = (query: string) =>
+      index.matchAll({ query }).find((m) => m.product.id === 'sneakers')!.score;
+    // Every word matched: the coordination factor is 1, so the parts add. In reverse order no pair.
+    const pair = score('running sneakers') - score('sneakers running');
+    assert.ok(pair > 0);
+    const halved = score('running sneakers') - (score('sneakers') + pair) / 2;
+    assert.ok(Math.abs(score('running snekers') - halved) < 1e-9);
   });
 
   test('not a word the catalogue holds, a short one, one with digits, or twice for one word', () => {
@@ -611,6 +660,36 @@ describe('filters and total_count', () => {
 
   test('ties break by id, so equal products always come back in the same order', () => {
     assert.deepEqual(ids(index, { query: 'chair' }), ['a', 'b', 'c']);
+  });
+
+  test('a query is its first 32 terms: the 32nd still matches, the 33rd not', () => {
+    // Words with a digit are never read as a typo of another word.
+    const filler = (count: number) => Array.from({ length: count }, (_, i) => `x${i}`).join(' ');
+    assert.deepEqual(ids(index, { query: `${filler(31)} sofa` }), ['d']);
+    assert.deepEqual(ids(index, { query: `${filler(32)} sofa` }), []);
+  });
+
+  test('a page is 10 results unless max_results says otherwise', () => {
+    const many = buildIndex(
+      Array.from({ length: 12 }, (_, i) => product({ id: `chair-${i}`, title: 'chair' })),
+    );
+    const page = many.search({ query: 'chair' });
+    assert.equal(page.results.length, 10);
+    assert.equal(page.total_count, 12);
+  });
+
+  test('one id at two merchants: ties break by the merchant domain, whatever the catalogue order', () => {
+    const at = (domain: string) =>
+      product({ id: 'same', title: 'red chair', merchant_domain: domain, merchant: domain });
+    for (const catalog of [
+      [at('b.example'), at('a.example')],
+      [at('a.example'), at('b.example')],
+    ]) {
+      const domains = buildIndex(catalog)
+        .search({ query: 'chair' })
+        .results.map((r) => r.merchant_domain);
+      assert.deepEqual(domains, ['a.example', 'b.example']);
+    }
   });
 });
 
