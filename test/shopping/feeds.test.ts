@@ -760,6 +760,59 @@ describe('parseFeed: the edges a shopper meets', () => {
       () => parseFeed('id,title,link,price\n', { ...opts, trackingParams: { ' ': 'x' } }),
       /tracking parameter names must not be empty/,
     );
+    // UTF-16 with either byte order mark, NUL bytes and a file of empty fields are no feed at all.
+    assert.throws(
+      () => parseFeed(new Uint8Array([0xff, 0xfe, 0x69, 0x00]), opts),
+      /UTF-16; export it as UTF-8/,
+    );
+    assert.throws(
+      () => parseFeed(new Uint8Array([0xfe, 0xff, 0x00, 0x69]), opts),
+      /UTF-16; export it as UTF-8/,
+    );
+    assert.throws(
+      () => parseFeed('id,title,link,price\n1,Mu\u0000g,https://shop.com/1,5 USD\n', opts),
+      /not text \(it contains NUL bytes\)/,
+    );
+    assert.throws(() => parseFeed(',,,\n\t\n', opts), /feed has no header row/);
+  });
+
+  test('a url column without a link column is the ACP feed', () => {
+    const row = '1,Mug,https://shop.com/1,5 USD\n';
+    assert.equal(parseFeed(`id,title,url,price\n${row}`, opts).format, 'acp');
+    assert.equal(parseFeed(`id,title,link,price\n${row}`, opts).format, 'gmc');
+  });
+
+  test('JSON Lines: availability as a boolean, and a negative minor-unit amount refused as such', () => {
+    const { products, errors } = parseFeed(
+      [
+        {
+          id: '1',
+          title: 'Mug',
+          link: 'https://shop.com/1',
+          price: { amount: 500, currency: 'USD' },
+          availability: true,
+        },
+        {
+          id: '2',
+          title: 'Cup',
+          link: 'https://shop.com/2',
+          price: { amount: 500, currency: 'USD' },
+          availability: false,
+        },
+        { id: '3', title: 'Jug', link: 'https://shop.com/3', price: { amount: -500, currency: 'USD' } },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
+      opts,
+    );
+    assert.deepEqual(
+      products.map((p) => [p.id, p.availability]),
+      [
+        ['1', 'in_stock'],
+        ['2', 'out_of_stock'],
+      ],
+    );
+    assert.deepEqual(errors, [{ line: 3, reason: 'price -500 is not an integer amount in minor units' }]);
   });
 });
 
