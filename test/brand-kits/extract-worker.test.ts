@@ -19,7 +19,7 @@ import {
 import { extractInWorker, WORKER_START_MS } from '../../shared/brand-kits/extract/worker.ts';
 import { BRAND_KIT_LIMITS } from '../../shared/brand-kits/schemas.ts';
 import { ServiceUnavailableError } from '../../shared/http/errors.ts';
-import { guidelineDocx, guidelinePdf, inflatingPdf, paragraph } from './fixtures.ts';
+import { fontPagesPdf, guidelineDocx, guidelinePdf, inflatingPdf, paragraph } from './fixtures.ts';
 
 const TIMEOUT_MS = 60_000;
 
@@ -393,11 +393,17 @@ describe('brand-kit extraction in a worker process', () => {
 
   test('a worker that refuses a document at its own deadline is not kept: it may still be finishing abandoned reads', async () => {
     // A PDF is read between awaits: the worker's own timer refuses it at 20 ms, before the caller's
-    // (250 ms later) would kill it.
-    const reading = extractInWorker(await guidelinePdf(), { timeoutMs: 20 });
+    // (250 ms later) would kill it. Sixty pages take far longer than 20 ms to read on any machine.
+    const reading = extractInWorker(await fontPagesPdf(60), { timeoutMs: 20 });
     reading.catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const workers = workerProcesses();
+    // Its worker, once running (a new one may take a moment to start).
+    let workers = workerProcesses();
+    for (
+      const until = Date.now() + 5_000;
+      workers.length === 0 && Date.now() < until;
+      workers = workerProcesses()
+    )
+      await new Promise((resolve) => setTimeout(resolve, 2));
     await assert.rejects(reading, refusedAs('timeout', 'longer than 20 ms'));
     await oneEnds(workers);
   });

@@ -98,6 +98,7 @@ before(async () => {
 // drained on purpose by the exhaustion tests, and would stop retries in the next one.
 afterEach(() => {
   clearFaults();
+  setClock(undefined);
   resetDynamo();
   resetS3();
 });

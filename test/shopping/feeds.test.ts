@@ -711,6 +711,8 @@ describe('parseFeed: the edges a shopper meets', () => {
   });
 
   test(`a title of exactly ${MAX_TITLE_LENGTH} characters and an image link of exactly ${MAX_LINK_LENGTH} are kept whole`, () => {
+    // The bounds docs/shopping.md states.
+    assert.deepEqual([MAX_TITLE_LENGTH, MAX_LINK_LENGTH], [500, 2000]);
     const title = `${'Towel '.repeat((MAX_TITLE_LENGTH - 2) / 6)}XL`;
     assert.equal([...title].length, MAX_TITLE_LENGTH);
     const image = `https://shop.com/${'p'.repeat(MAX_LINK_LENGTH - 'https://shop.com/'.length)}`;
