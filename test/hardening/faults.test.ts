@@ -98,7 +98,6 @@ before(async () => {
 // drained on purpose by the exhaustion tests, and would stop retries in the next one.
 afterEach(() => {
   clearFaults();
-  setClock(undefined);
   resetDynamo();
   resetS3();
 });
@@ -219,10 +218,11 @@ describe('faults in the AWS SDK clients', () => {
       assert.equal(JSON.parse(warning ?? '{}').code, socket);
     });
 
-  it('DynamoDB leaving a batch write unprocessed throughout (calendar): 503, not 500', async () => {
+  it('DynamoDB leaving a batch write unprocessed throughout (calendar): 503, not 500', async (t) => {
     // A Monday morning: the week's slots are ahead (late in the week, with every slot past, the
     // calendar has nothing to write and the test failed: on a Friday after 09:00 UTC).
     setClock(new Date('2026-11-23T07:00:00Z'));
+    t.after(() => setClock(undefined));
     const team = await createTeam(h, {
       content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
     });
@@ -241,16 +241,15 @@ describe('faults in the AWS SDK clients', () => {
       },
       'initialize',
     );
-    const res = await h
-      .call('POST', `/api/v1/teams/${team.id}/calendar/generate`)
-      .finally(() => setClock(undefined));
+    const res = await h.call('POST', `/api/v1/teams/${team.id}/calendar/generate`);
     assert.ok(batches > 1, 'the unprocessed items were retried');
     assert.deepEqual([res.status, res.headers['retry-after']], [503, '1'], res.text);
     assert.deepEqual(res.body, { detail: 'Service temporarily unavailable, retry later' });
   });
 
-  it('DynamoDB leaving each batch write unprocessed three times (calendar): retried until written', async () => {
+  it('DynamoDB leaving each batch write unprocessed three times (calendar): retried until written', async (t) => {
     setClock(new Date('2026-11-23T07:00:00Z'));
+    t.after(() => setClock(undefined));
     const team = await createTeam(h, {
       content_cadence: [{ platform: 'instagram', task_type: 'social_post', per_week: 3 }],
     });
@@ -270,9 +269,7 @@ describe('faults in the AWS SDK clients', () => {
       },
       'initialize',
     );
-    const res = await h
-      .call('POST', `/api/v1/teams/${team.id}/calendar/generate`)
-      .finally(() => setClock(undefined));
+    const res = await h.call('POST', `/api/v1/teams/${team.id}/calendar/generate`);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.entries.length, 3);
     assert.ok(sends.size > 0);
