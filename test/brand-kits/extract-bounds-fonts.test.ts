@@ -2,30 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
 import { findPalette, MAX_SWATCH_SHAPES, printedColors } from '../../shared/brand-kits/extract/colors.ts';
 import { findFonts, MAX_FONTS, wordmarkFont } from '../../shared/brand-kits/extract/fonts.ts';
-import type { DocumentModel, PaintedShape } from '../../shared/brand-kits/extract/types.ts';
-import { textLine as line } from './fixtures.ts';
+import type { PaintedShape } from '../../shared/brand-kits/extract/types.ts';
+import { textLine as line, documentModel as model } from './fixtures.ts';
 
 // Bounds on the font and colour rules: work a document decides grows with it, not with its square.
 // No timings: the tests count what the fix changes (pattern tests, characters read, comparisons).
 
 const deadline = { at: Date.now() + 600_000, ms: 600_000 };
-
-const model = (over: Partial<DocumentModel>): DocumentModel => ({
-  format: 'docx',
-  pages: 1,
-  title: null,
-  lines: [],
-  links: [],
-  fontUse: new Map(),
-  shapes: [],
-  printedColors: [],
-  swatchPages: new Set(),
-  themeColors: [],
-  themeFonts: { headings: null, body: null },
-  images: [],
-  imagesSeen: 0,
-  ...over,
-});
 
 /** Runs `work` counting RegExp#test calls and the characters they were given. */
 function patternTests<T>(t: TestContext, work: () => T): { result: T; calls: number; chars: number } {

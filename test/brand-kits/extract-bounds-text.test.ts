@@ -11,9 +11,9 @@ import {
   sections,
   withoutRunningLines,
 } from '../../shared/brand-kits/extract/layout.ts';
-import { DocumentError, type DocumentModel, type TextLine } from '../../shared/brand-kits/extract/types.ts';
+import { DocumentError, type TextLine } from '../../shared/brand-kits/extract/types.ts';
 import { documentText, findLinks, findWords } from '../../shared/brand-kits/extract/words.ts';
-import { docxParts, textLine as line, paragraph, strToU8, zipSync } from './fixtures.ts';
+import { documentModel, docxParts, textLine as line, paragraph, strToU8, zipSync } from './fixtures.ts';
 
 const NO_DEADLINE = { at: Number.MAX_SAFE_INTEGER, ms: 1e9 };
 
@@ -47,7 +47,7 @@ const docx = (body: string, edit?: (parts: Record<string, Uint8Array>) => void) 
 const run = (text: string) => `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
 /** The words' inputs for a document of these lines, as buildDraft makes them. */
 function wordsOf(lines: TextLine[], title: string | null = null) {
-  const doc = { format: 'docx', pages: 1, title, lines, links: [] } as unknown as DocumentModel;
+  const doc = documentModel({ title, lines });
   const text = documentText(lines);
   return findWords(doc, lines, text, null, []);
 }
@@ -355,7 +355,7 @@ describe('words of any length', () => {
     // https://acme.com/ then 320,000 dots and a letter: 81 s (audit), in the text or as a link.
     const long = `https://acme.com/${'.'.repeat(80_000)}x`;
     const links = (text: string, linked: string[] = []) =>
-      findLinks({ links: linked } as unknown as DocumentModel, text, [], undefined).website;
+      findLinks(documentModel({ links: linked }), text, [], undefined).website;
     let found: (string | null)[] = [];
     const ms = cpuOnce(() => {
       found = [links(`see ${long}`), links('hello', [long])];

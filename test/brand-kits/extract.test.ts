@@ -17,10 +17,11 @@ import {
   extractBrandKit,
 } from '../../shared/brand-kits/extract/index.ts';
 import { readPdf } from '../../shared/brand-kits/extract/pdf.ts';
-import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
+import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
 import {
   colourlessPdf,
   colourTablePdf,
+  documentModel,
   docxParts,
   dutchSwatchPdf,
   encryptedPdf,
@@ -183,12 +184,7 @@ describe('colour notation', () => {
         .flat()
         .map(line);
     const tests = (lines: TextLine[]) => {
-      const doc = {
-        lines,
-        printedColors: printedColors(lines),
-        shapes: [],
-        themeColors: [],
-      } as unknown as DocumentModel;
+      const doc = documentModel({ lines, printedColors: printedColors(lines) });
       const counted = t.mock.method(RegExp.prototype, 'test');
       try {
         return { palette: findPalette(doc), calls: counted.mock.callCount() };
@@ -225,12 +221,7 @@ describe('colour notation', () => {
 describe('palette roles', () => {
   const palette = (texts: string[]) => {
     const lines = texts.map(line);
-    return findPalette({
-      lines,
-      printedColors: printedColors(lines),
-      shapes: [],
-      themeColors: [],
-    } as unknown as DocumentModel);
+    return findPalette(documentModel({ lines, printedColors: printedColors(lines) }));
   };
 
   test('a colour takes the best role it is given anywhere, not only where it is first printed', () => {
@@ -266,13 +257,12 @@ describe('painted swatches', () => {
   });
 
   const swatches = (shapes: [hex: string, width: number, height: number][]) =>
-    findPalette({
-      lines: [],
-      printedColors: [],
-      shapes: shapes.map(([hex, width, height]) => ({ hex, page: 1, width, height })),
-      swatchPages: new Set([1]),
-      themeColors: [],
-    } as unknown as DocumentModel);
+    findPalette(
+      documentModel({
+        shapes: shapes.map(([hex, width, height]) => ({ hex, page: 1, width, height })),
+        swatchPages: new Set([1]),
+      }),
+    );
 
   test('are shapes of one size in two colours or more, 10 points a side or more, the most painted first', () => {
     const found = swatches([

@@ -2,10 +2,28 @@ import { createDeflate, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, rgb, StandardFonts } from 'pdf-lib';
-import type { TextLine } from '../../shared/brand-kits/extract/types.ts';
+import type { DocumentModel, TextLine } from '../../shared/brand-kits/extract/types.ts';
 
 /** A 64×32 red mark on a transparent background. */
 /** A line of text as the readers make them: page 1, 11 pt body text, 20 points below the one before. */
+/** A read document as the extractor's finders take it: empty but for `over`. */
+export const documentModel = (over: Partial<DocumentModel>): DocumentModel => ({
+  format: 'docx',
+  pages: 1,
+  title: null,
+  lines: [],
+  links: [],
+  fontUse: new Map(),
+  shapes: [],
+  printedColors: [],
+  swatchPages: new Set(),
+  themeColors: [],
+  themeFonts: { headings: null, body: null },
+  images: [],
+  imagesSeen: 0,
+  ...over,
+});
+
 export const textLine = (text: string, i: number, over: Partial<TextLine> = {}): TextLine => ({
   text,
   page: 1,
